@@ -1,0 +1,50 @@
+"""The ``trajguard`` command line: one module per command, each parsing, calling the API, printing.
+
+Exit codes: 0 ok (no regression), 1 regression, 2 usage or input error, 3 infrastructure failure.
+User errors are printed without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from trajguard import __version__
+from trajguard.cli import validate
+from trajguard.errors import TrajguardError
+
+_COMMANDS = (validate,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="trajguard",
+        description="Behavioural regression testing for LLM agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"trajguard {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except TrajguardError as error:
+        print(f"trajguard: error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("trajguard: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

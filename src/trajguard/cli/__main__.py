@@ -1,0 +1,3 @@
+from trajguard.cli import entry
+
+entry()

@@ -1,0 +1,48 @@
+"""``trajguard validate FILE...``: check ATIF files against the schema and rules N1 to N9."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from trajguard.atif import load_trajectory, unknown_fields
+from trajguard.errors import TrajguardError
+from trajguard.normative import check_normative
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "validate",
+        help="check ATIF trajectory files (schema and normative rules N1-N9)",
+        description="Check ATIF v1.0-v1.7 files. Exits 2 when any file is invalid.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="ATIF JSON files")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    invalid = 0
+    for file in args.files:
+        try:
+            trajectory = load_trajectory(str(file))
+        except TrajguardError as error:
+            invalid += 1
+            print(f"{error}", file=sys.stderr)
+            continue
+        violations = check_normative(trajectory)
+        for path in unknown_fields(trajectory):
+            print(f"{file}: {path}: note: field not in ATIF, kept as is")
+        if violations:
+            invalid += 1
+            for violation in violations:
+                print(f"{file}: {violation.path}: {violation.rule} {violation.message}")
+        else:
+            subagents = len(trajectory.subagent_trajectories or ())
+            print(
+                f"{file}: valid {trajectory.schema_version} "
+                f"({len(trajectory.steps)} steps, {subagents} subagents)"
+            )
+    total = len(args.files)
+    print(f"{total - invalid} of {total} files valid", file=sys.stderr if invalid else sys.stdout)
+    return 2 if invalid else 0

@@ -1,0 +1,130 @@
+"""The one exception hierarchy of trajguard.
+
+Every error a user can cause says what was wrong, where (file, line, JSON path, field, scenario)
+and what to do next. The CLI prints ``str(error)`` without a traceback and exits with
+``error.exit_code``: 2 for input and usage errors, 3 for infrastructure failures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "CassetteError",
+    "GoldenError",
+    "InfrastructureError",
+    "InvalidTrajectory",
+    "MissingExtra",
+    "ModelRequestError",
+    "ModelUnavailable",
+    "RequestDrift",
+    "ScriptExhausted",
+    "StoreError",
+    "SuiteError",
+    "TrajguardError",
+    "UnsupportedSchemaVersion",
+]
+
+
+class TrajguardError(Exception):
+    """Base of every error trajguard raises on purpose.
+
+    Args:
+        message: what was wrong, as one sentence.
+        file: the file the problem is in, if any.
+        line: 1-based line in ``file``, if known.
+        path: a JSON path (``$.steps[3].source``) or a field name, if any.
+        hint: what the user can do about it.
+    """
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        path: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.path = path
+        self.hint = hint
+        super().__init__(str(self))
+
+    def location(self) -> str:
+        """``file:line: $.path`` with whatever parts are known."""
+        parts: list[str] = []
+        if self.file is not None:
+            parts.append(self.file if self.line is None else f"{self.file}:{self.line}")
+        if self.path:
+            parts.append(self.path)
+        return ": ".join(parts)
+
+    def __str__(self) -> str:
+        where = self.location()
+        text = f"{where}: {self.message}" if where else self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class InvalidTrajectory(TrajguardError):
+    """Input that is not JSON, not ATIF, or breaks the ATIF structure."""
+
+
+class UnsupportedSchemaVersion(InvalidTrajectory):
+    """An ATIF ``schema_version`` outside the supported range (v1.0 to v1.7)."""
+
+
+class GoldenError(TrajguardError):
+    """A golden file that cannot be read or written."""
+
+
+class SuiteError(TrajguardError):
+    """A suite file that is not valid."""
+
+
+class StoreError(TrajguardError):
+    """A run set or Parquet file that cannot be read or written."""
+
+
+class CassetteError(TrajguardError):
+    """A cassette that is missing, unreadable or does not match the run."""
+
+
+class ScriptExhausted(CassetteError):
+    """Replay was asked for one model call more than the cassette recorded."""
+
+
+class RequestDrift(CassetteError):
+    """A replayed request differs from the request that was recorded."""
+
+
+class InfrastructureError(TrajguardError):
+    """Something outside the user's input failed: the model, the disk, a server."""
+
+    exit_code = 3
+
+
+class ModelUnavailable(InfrastructureError):
+    """The model could not be reached after bounded retries."""
+
+
+class ModelRequestError(TrajguardError):
+    """The model endpoint answered but rejected the request (bad request, context overflow).
+
+    This is not retried: the same request would fail again. An agent records it as an agent
+    error of the run rather than an infrastructure failure.
+    """
+
+    def __init__(self, message: str, *, context_overflow: bool = False, **kwargs: object) -> None:
+        self.context_overflow = context_overflow
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
+class MissingExtra(InfrastructureError):
+    """An optional dependency is not installed; the message names the install command."""

@@ -1,0 +1,169 @@
+"""Golden files: read, compare, write.
+
+A golden file is the canonical JSON (sorted keys, two-space indent, trailing newline) of a
+normalised trajectory, committed next to the test that produced it and reviewed in the diff. A
+missing golden is a failure on a normal run, never created silently; ``--golden-update`` writes
+it. Writes are atomic (temp file in the same directory, then rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from trajguard.core.diff import Delta, diff, render_diff
+from trajguard.core.normalize import Normalized, canonical_json, normalize
+from trajguard.errors import GoldenError
+
+__all__ = [
+    "GoldenResult",
+    "check_golden",
+    "golden_path",
+    "golden_text",
+    "read_golden",
+    "write_golden",
+]
+
+Status = Literal["match", "created", "updated", "missing", "mismatch", "schema_mismatch"]
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+def golden_path(
+    test_file: Path, test_name: str, *, name: str | None = None, golden_dir: str = "golden"
+) -> Path:
+    """Where the golden of a test lives: ``<test dir>/<golden_dir>/<module>/<test>[.<name>].json``.
+
+    Parametrised ids (``test_x[a-1]``) become part of the file name, made filesystem-safe.
+    """
+    stem = _UNSAFE.sub("_", test_name).strip("_")
+    if name:
+        stem += "." + _UNSAFE.sub("_", name).strip("_")
+    return test_file.parent / golden_dir / test_file.stem / f"{stem}.json"
+
+
+def golden_text(normalized: Mapping[str, Any]) -> str:
+    """The exact text of a golden file for a normalised trajectory."""
+    return canonical_json(normalized, indent=2) + "\n"
+
+
+def read_golden(path: Path) -> dict[str, Any] | None:
+    """The golden's content, or ``None`` when the file does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise GoldenError(f"cannot read golden file: {exc}", file=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GoldenError(
+            f"golden file is not valid JSON: {exc.msg}",
+            file=path,
+            line=exc.lineno,
+            hint="resolve the merge conflict or re-record it with --golden-update",
+        ) from None
+    if not isinstance(data, dict):
+        raise GoldenError("golden file does not hold a JSON object", file=path)
+    return data
+
+
+def write_golden(path: Path, normalized: Mapping[str, Any]) -> None:
+    """Write a golden file atomically, creating its directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(golden_text(normalized))
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class GoldenResult:
+    """The outcome of checking (or updating) one golden file."""
+
+    status: Status
+    path: Path
+    deltas: tuple[Delta, ...] = ()
+    text_diff: str = ""
+    recorded_version: str | None = None
+    running_version: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """Whether the test should pass."""
+        return self.status in ("match", "created", "updated")
+
+    def failure_message(self, update_command: str) -> str:
+        """What a failing test prints: deltas, then the diff, then the command to update."""
+        if self.status == "missing":
+            return (
+                f"golden file missing: {self.path}\n"
+                "A missing golden is never created on a normal run. Review the run, then create "
+                f"it with:\n    {update_command}"
+            )
+        if self.status == "schema_mismatch":
+            return (
+                f"golden recorded under {self.recorded_version}, running "
+                f"{self.running_version}: re-record\n    {update_command}\n(golden: {self.path})"
+            )
+        lines = [f"trajectory differs from golden {self.path}", "", "Shape changes:"]
+        lines += [f"  {delta}" for delta in self.deltas] or ["  (none)"]
+        if self.text_diff:
+            lines += ["", "Diff of the normalised trajectory (golden → actual):", self.text_diff]
+        lines += ["If this change is intended, update the golden with:", f"    {update_command}"]
+        return "\n".join(lines)
+
+
+def check_golden(
+    path: Path,
+    actual: Mapping[str, Any],
+    *,
+    update: bool = False,
+    token_tolerance: float = 0.0,
+    compare_content: bool = True,
+) -> GoldenResult:
+    """Compare a normalised trajectory with its golden file, or write it when ``update``.
+
+    With ``update``, a golden the run still matches is left untouched (status ``match``, so that
+    tolerances do not churn the file); a failing one is rewritten (``updated``, with the deltas it
+    had); a missing one is written (``created``).
+    """
+    current = actual if isinstance(actual, Normalized) else normalize(actual)
+    golden = read_golden(path)
+    if golden is None:
+        if update:
+            write_golden(path, current)
+            return GoldenResult("created", path)
+        return GoldenResult("missing", path)
+    expected = normalize(golden)
+    recorded, running = expected.get("schema_version"), current.get("schema_version")
+    if recorded != running and not update:
+        return GoldenResult(
+            "schema_mismatch", path, recorded_version=recorded, running_version=running
+        )
+    deltas = tuple(
+        diff(expected, current, token_tolerance=token_tolerance, compare_content=compare_content)
+    )
+    if update:
+        if not deltas and recorded == running:
+            return GoldenResult("match", path)
+        write_golden(path, current)
+        return GoldenResult("updated", path, deltas=deltas)
+    if not deltas:
+        return GoldenResult("match", path)
+    return GoldenResult(
+        "mismatch",
+        path,
+        deltas=deltas,
+        text_diff=render_diff(expected, current, golden_name=f"golden/{path.name}"),
+    )

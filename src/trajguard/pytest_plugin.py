@@ -1,0 +1,133 @@
+"""The trajguard pytest plugin: golden trajectories (and, with capture, cassettes).
+
+Registered through the ``pytest11`` entry point, so installing trajguard is enough. This module
+is imported by every pytest session of every user: it imports only pytest and the standard
+library at load time; the work happens in :mod:`trajguard.golden`, imported on first use.
+
+Settings, highest precedence first: the command-line option, then the ini option.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from trajguard.golden import GoldenResult
+
+_RESULTS = pytest.StashKey[list["GoldenResult"]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("trajguard", "trajguard: golden trajectories")
+    group.addoption(
+        "--golden-update",
+        action="store_true",
+        dest="trajguard_golden_update",
+        default=False,
+        help="write missing golden trajectory files and rewrite those that differ",
+    )
+    group.addoption(
+        "--golden-dir",
+        action="store",
+        dest="trajguard_golden_dir",
+        default=None,
+        help="directory (relative to each test file) holding golden files; default 'golden'",
+    )
+    parser.addini(
+        "trajguard_golden_dir",
+        "directory (relative to each test file) holding golden trajectory files",
+        default="golden",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RESULTS] = []
+
+
+def _golden_dir(config: pytest.Config) -> str:
+    option = config.getoption("trajguard_golden_dir")
+    return str(option if option is not None else config.getini("trajguard_golden_dir"))
+
+
+@pytest.fixture
+def golden_trajectory(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Compare a trajectory with this test's golden file; fail with the shape deltas if it moved.
+
+    Call it as ``golden_trajectory(trajectory, *, name=None, token_tolerance=0.0,
+    compare_content=True, scrubbers=(), sort_subagents=True)``. ``trajectory`` is an ATIF
+    :class:`~trajguard.atif.Trajectory`, a dict, a JSON string or a path. Calling it twice in one
+    test without ``name`` numbers the files ``<test>.json``, ``<test>.2.json`` ...
+    """
+    config = request.config
+    update = bool(config.getoption("trajguard_golden_update"))
+    calls = 0
+
+    def check(
+        trajectory: Any,
+        *,
+        name: str | None = None,
+        token_tolerance: float = 0.0,
+        compare_content: bool = True,
+        scrubbers: Iterable[Any] = (),
+        sort_subagents: bool = True,
+    ) -> None:
+        __tracebackhide__ = True
+        nonlocal calls
+        from trajguard.atif import load_trajectory
+        from trajguard.core.normalize import normalize
+        from trajguard.golden import check_golden, golden_path
+
+        calls += 1
+        if name is None and calls > 1:
+            name = str(calls)
+        path = golden_path(
+            Path(str(request.node.path)),
+            request.node.name,
+            name=name,
+            golden_dir=_golden_dir(config),
+        )
+        actual = normalize(
+            load_trajectory(trajectory), sort_subagents=sort_subagents, scrubbers=scrubbers
+        )
+        result = check_golden(
+            path,
+            actual,
+            update=update,
+            token_tolerance=token_tolerance,
+            compare_content=compare_content,
+        )
+        config.stash[_RESULTS].append(result)
+        if not result.passed:
+            command = f"pytest {shlex.quote(request.node.nodeid)} --golden-update"
+            pytest.fail(result.failure_message(command), pytrace=False)
+
+    return check
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    results = config.stash.get(_RESULTS, [])
+    written = [r for r in results if r.status in ("created", "updated")]
+    if not written:
+        return
+    rootdir = Path(str(config.rootpath))
+    terminalreporter.section("trajguard golden files")
+    for result in written:
+        try:
+            shown = result.path.relative_to(rootdir)
+        except ValueError:
+            shown = result.path
+        terminalreporter.write_line(f"{result.status}: {shown}")
+        for delta in result.deltas:
+            terminalreporter.write_line(f"    {delta}")
+    created = sum(r.status == "created" for r in written)
+    terminalreporter.write_line(
+        f"{created} created, {len(written) - created} updated: review them in the diff "
+        "before committing"
+    )

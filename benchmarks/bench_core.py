@@ -16,7 +16,9 @@ from typing import Any
 from trajguard import load_trajectory, normalize, shape
 
 
-def build(steps: int = 1000, subagents: int = 5, sub_steps: int = 40, seed: int = 1) -> dict[str, Any]:
+def build(
+    steps: int = 1000, subagents: int = 5, sub_steps: int = 40, seed: int = 1
+) -> dict[str, Any]:
     rng = random.Random(seed)
 
     def trajectory(n: int, tid: str | None) -> dict[str, Any]:
@@ -32,10 +34,20 @@ def build(steps: int = 1000, subagents: int = 5, sub_steps: int = 40, seed: int 
             if step["source"] == "agent":
                 cid = f"call_{rng.getrandbits(48):012x}"
                 step["tool_calls"] = [
-                    {"tool_call_id": cid, "function_name": f"tool_{i % 7}", "arguments": {"x": i, "q": "abc"}}
+                    {
+                        "tool_call_id": cid,
+                        "function_name": f"tool_{i % 7}",
+                        "arguments": {"x": i, "q": "abc"},
+                    }
                 ]
-                step["observation"] = {"results": [{"source_call_id": cid, "content": f"result {i} " * 5}]}
-                step["metrics"] = {"prompt_tokens": 100 + i, "completion_tokens": 20, "cost_usd": 0.001}
+                step["observation"] = {
+                    "results": [{"source_call_id": cid, "content": f"result {i} " * 5}]
+                }
+                step["metrics"] = {
+                    "prompt_tokens": 100 + i,
+                    "completion_tokens": 20,
+                    "cost_usd": 0.001,
+                }
                 step["extra"] = {"generation_id": f"gen-{rng.getrandbits(64):x}"}
             out.append(step)
         doc: dict[str, Any] = {
@@ -69,8 +81,12 @@ def main() -> None:
         core.append((end - mid) * 1000)
         total.append((end - start) * 1000)
     steps = len(traj.steps) + sum(len(c.steps) for c in traj.subagent_trajectories or [])
-    print(f"trajectory: {len(traj.steps)} root steps + {len(traj.subagent_trajectories or [])} subagents ({steps} steps in all)")
-    print(f"normalize + shape: median {statistics.median(core):.1f} ms (min {min(core):.1f}, max {max(core):.1f}) over {args.repeat} runs")
+    print(
+        f"trajectory: {len(traj.steps)} root steps + {len(traj.subagent_trajectories or [])} subagents ({steps} steps in all)"
+    )
+    print(
+        f"normalize + shape: median {statistics.median(core):.1f} ms (min {min(core):.1f}, max {max(core):.1f}) over {args.repeat} runs"
+    )
     print(f"load (pydantic) + normalize + shape: median {statistics.median(total):.1f} ms")
 
 

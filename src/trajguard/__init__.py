@@ -31,7 +31,26 @@ _EXPORTS = {
     "TrajguardError": "trajguard.errors",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "Delta",
+    "DropKey",
+    "Replace",
+    "Shape",
+    "Trajectory",
+    "TrajguardError",
+    "Violation",
+    "__version__",
+    "canonical_json",
+    "check_normative",
+    "diff",
+    "dump_trajectory",
+    "load_trajectory",
+    "normalize",
+    "render_diff",
+    "shape",
+    "trajectory_to_dict",
+    "unknown_fields",
+]
 
 if TYPE_CHECKING:
     from trajguard.atif import (

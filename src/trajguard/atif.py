@@ -190,11 +190,16 @@ class Trajectory(_Model):
 
 def _json_path(loc: tuple[int | str, ...]) -> str:
     path = "$"
+    tag_next = False
     for part in loc:
         if isinstance(part, int):
             path += f"[{part}]"
         elif part in {"str", "list[tagged-union[TextPart,ImagePart]]", "function-after"}:
-            continue  # pydantic's union-branch labels are not part of the document
+            # pydantic's union-branch labels are not part of the document; inside a tagged
+            # union the loc also names the discriminator value ("text"), skipped below
+            tag_next = "tagged-union[" in part
+        elif tag_next:
+            tag_next = False
         else:
             path += f".{part}"
     return path
@@ -282,20 +287,21 @@ def load_trajectory(
 
 
 def _structural_error(exc: ValidationError, file: str | None) -> InvalidTrajectory:
-    errors = exc.errors(include_url=False)
-    lines = []
-    for err in errors[:8]:
+    problems = []
+    for err in exc.errors(include_url=False):
         got = err.get("input")
         shown = "" if isinstance(got, dict | list) else f" (got {got!r:.60})"
-        lines.append(f"{_json_path(err['loc'])}: {err['msg']}{shown}")
-    if len(errors) > 8:
-        lines.append(f"... and {len(errors) - 8} more")
-    first = _json_path(errors[0]["loc"]) if errors else None
+        problems.append((_json_path(err["loc"]), f"{err['msg']}{shown}"))
+    first_path, first_message = problems[0]
+    details = [f"also {path}: {message}" for path, message in problems[1:8]]
+    if len(problems) > 8:
+        details.append(f"... and {len(problems) - 8} more")
     return InvalidTrajectory(
-        "not a valid ATIF trajectory:\n    " + "\n    ".join(lines),
+        f"not valid ATIF: {first_message}",
         file=file,
-        path=first,
-        hint="fix the fields above; the format is described in ATIF's RFC (v1.7)",
+        path=first_path,
+        details=details,
+        hint="fix the field(s) above; the format is described in ATIF's RFC (v1.7)",
     )
 
 

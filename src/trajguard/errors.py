@@ -7,6 +7,7 @@ and what to do next. The CLI prints ``str(error)`` without a traceback and exits
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = [
@@ -35,6 +36,7 @@ class TrajguardError(Exception):
         line: 1-based line in ``file``, if known.
         path: a JSON path (``$.steps[3].source``) or a field name, if any.
         hint: what the user can do about it.
+        details: further problems of the same kind, one line each.
     """
 
     exit_code = 2
@@ -47,8 +49,10 @@ class TrajguardError(Exception):
         line: int | None = None,
         path: str | None = None,
         hint: str | None = None,
+        details: Sequence[str] = (),
     ) -> None:
         self.message = message
+        self.details = tuple(details)
         self.file = str(file) if file is not None else None
         self.line = line
         self.path = path
@@ -67,6 +71,8 @@ class TrajguardError(Exception):
     def __str__(self) -> str:
         where = self.location()
         text = f"{where}: {self.message}" if where else self.message
+        for detail in self.details:
+            text += f"\n    {detail}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text

@@ -80,6 +80,7 @@ def golden_trajectory(request: pytest.FixtureRequest) -> Callable[..., None]:
         nonlocal calls
         from trajguard.atif import load_trajectory
         from trajguard.core.normalize import normalize
+        from trajguard.errors import TrajguardError
         from trajguard.golden import check_golden, golden_path
 
         calls += 1
@@ -91,16 +92,22 @@ def golden_trajectory(request: pytest.FixtureRequest) -> Callable[..., None]:
             name=name,
             golden_dir=_golden_dir(config),
         )
-        actual = normalize(
-            load_trajectory(trajectory), sort_subagents=sort_subagents, scrubbers=scrubbers
-        )
-        result = check_golden(
-            path,
-            actual,
-            update=update,
-            token_tolerance=token_tolerance,
-            compare_content=compare_content,
-        )
+        problem: str | None = None
+        try:
+            actual = normalize(
+                load_trajectory(trajectory), sort_subagents=sort_subagents, scrubbers=scrubbers
+            )
+            result = check_golden(
+                path,
+                actual,
+                update=update,
+                token_tolerance=token_tolerance,
+                compare_content=compare_content,
+            )
+        except TrajguardError as error:
+            problem = f"golden_trajectory: {error}"
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
         config.stash[_RESULTS].append(result)
         if not result.passed:
             command = f"pytest {shlex.quote(request.node.nodeid)} --golden-update"

@@ -1,0 +1,230 @@
+"""Pass criteria: trajectory assertions evaluated on every run of a scenario.
+
+In a suite file a scenario's ``pass`` is a list of one-key mappings::
+
+    pass:
+      - tool_called: calculator                 # at least once
+      - tool_called: {name: lookup, min: 1, max: 2}
+      - tool_not_called: get_weather
+      - tool_called_with: {name: lookup, arguments: {city: Paris}}
+      - final_output_contains: "391"            # case-insensitive unless case_sensitive: true
+      - final_output_matches: "\\\\b391\\\\b"
+      - max_steps: 8
+      - max_total_tokens: 4000
+      - predicate: my_checks:answer_is_prime    # module:function(trajectory_dict) -> bool
+
+A run passes when every criterion holds. Evaluation is pure: it reads the normalised trajectory
+and its shape, nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from trajguard.core.shape import Shape
+
+__all__ = ["CRITERION_TYPES", "KINDS", "Criterion", "CriterionResult", "evaluate", "parse_criterion"]
+
+
+class _Criterion(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolCalled(_Criterion):
+    """The tool was called between ``min`` and ``max`` times."""
+
+    kind: Literal["tool_called"] = "tool_called"
+    name: str
+    min: int = Field(default=1, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+
+class ToolNotCalled(_Criterion):
+    """The tool was never called."""
+
+    kind: Literal["tool_not_called"] = "tool_not_called"
+    name: str
+
+
+class ToolCalledWith(_Criterion):
+    """Some call of the tool had arguments containing all of ``arguments``."""
+
+    kind: Literal["tool_called_with"] = "tool_called_with"
+    name: str
+    arguments: dict[str, Any]
+
+
+class FinalOutputContains(_Criterion):
+    """The final output contains the text."""
+
+    kind: Literal["final_output_contains"] = "final_output_contains"
+    text: str
+    case_sensitive: bool = False
+
+
+class FinalOutputMatches(_Criterion):
+    """The final output matches the regular expression (``re.search``)."""
+
+    kind: Literal["final_output_matches"] = "final_output_matches"
+    pattern: str
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from None
+        return value
+
+
+class MaxSteps(_Criterion):
+    """The run took at most this many steps."""
+
+    kind: Literal["max_steps"] = "max_steps"
+    value: int = Field(ge=1)
+
+
+class MaxTotalTokens(_Criterion):
+    """The run used at most this many prompt plus completion tokens."""
+
+    kind: Literal["max_total_tokens"] = "max_total_tokens"
+    value: int = Field(ge=1)
+
+
+class Predicate(_Criterion):
+    """A user function ``module:function`` taking the normalised trajectory dict."""
+
+    kind: Literal["predicate"] = "predicate"
+    function: str = Field(pattern=r"^[\w.]+:[\w.]+$")
+
+
+CRITERION_TYPES = (
+    ToolCalled,
+    ToolNotCalled,
+    ToolCalledWith,
+    FinalOutputContains,
+    FinalOutputMatches,
+    MaxSteps,
+    MaxTotalTokens,
+    Predicate,
+)
+Criterion = Annotated[
+    ToolCalled
+    | ToolNotCalled
+    | ToolCalledWith
+    | FinalOutputContains
+    | FinalOutputMatches
+    | MaxSteps
+    | MaxTotalTokens
+    | Predicate,
+    Field(discriminator="kind"),
+]
+
+_SCALAR_FIELD = {
+    "tool_called": "name",
+    "tool_not_called": "name",
+    "final_output_contains": "text",
+    "final_output_matches": "pattern",
+    "max_steps": "value",
+    "max_total_tokens": "value",
+    "predicate": "function",
+}
+KINDS = (*_SCALAR_FIELD, "tool_called_with")
+
+
+def parse_criterion(raw: Any) -> dict[str, Any]:
+    """Turn the suite form ``{kind: value}`` into the tagged form pydantic validates."""
+    if not isinstance(raw, Mapping) or len(raw) != 1:
+        raise ValueError(
+            f"a pass criterion is a mapping with exactly one key, one of: {', '.join(KINDS)}"
+        )
+    ((kind, value),) = raw.items()
+    if kind not in KINDS:
+        raise ValueError(f"unknown pass criterion {kind!r}; known: {', '.join(KINDS)}")
+    if isinstance(value, Mapping):
+        return {"kind": kind, **value}
+    if kind == "tool_called_with":
+        raise ValueError("tool_called_with takes a mapping: {name: ..., arguments: {...}}")
+    return {"kind": kind, _SCALAR_FIELD[kind]: value}
+
+
+class CriterionResult(BaseModel):
+    """Whether one criterion held, and why not."""
+
+    model_config = ConfigDict(frozen=True)
+
+    criterion: str
+    passed: bool
+    reason: str = ""
+
+
+def _calls(trajectory: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+    found: list[Mapping[str, Any]] = []
+    stack = [trajectory]
+    while stack:
+        node = stack.pop()
+        for step in node.get("steps", ()):
+            found += [c for c in step.get("tool_calls") or () if c.get("function_name") == name]
+        stack += node.get("subagent_trajectories") or []
+    return found
+
+
+def _is_subset(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, Mapping):
+        return isinstance(actual, Mapping) and all(
+            key in actual and _is_subset(value, actual[key]) for key, value in expected.items()
+        )
+    return bool(expected == actual)
+
+
+def _check(
+    criterion: Any,
+    trajectory: Mapping[str, Any],
+    shape: Shape,
+    resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+) -> tuple[bool, str]:
+    output = shape.final_output or ""
+    match criterion:
+        case ToolCalled(name=name, min=low, max=high):
+            count = shape.tool_counts.get(name, 0)
+            ok = count >= low and (high is None or count <= high)
+            bounds = f"{low}..{'∞' if high is None else high}"
+            return ok, f"{name} called {count} times, expected {bounds}"
+        case ToolNotCalled(name=name):
+            count = shape.tool_counts.get(name, 0)
+            return count == 0, f"{name} called {count} times, expected none"
+        case ToolCalledWith(name=name, arguments=arguments):
+            ok = any(_is_subset(arguments, c.get("arguments")) for c in _calls(trajectory, name))
+            return ok, f"no call of {name} had arguments {arguments}"
+        case FinalOutputContains(text=text, case_sensitive=sensitive):
+            ok = text in output if sensitive else text.lower() in output.lower()
+            return ok, f"final output does not contain {text!r}"
+        case FinalOutputMatches(pattern=pattern):
+            return re.search(pattern, output) is not None, f"final output does not match {pattern!r}"
+        case MaxSteps(value=value):
+            return shape.step_count <= value, f"{shape.step_count} steps > {value}"
+        case MaxTotalTokens(value=value):
+            return shape.total_tokens <= value, f"{shape.total_tokens} tokens > {value}"
+        case Predicate(function=function):
+            return bool(resolve(function)(trajectory)), f"{function} returned false"
+    raise TypeError(f"unknown criterion {criterion!r}")  # pragma: no cover
+
+
+def evaluate(
+    criteria: list[Any],
+    trajectory: Mapping[str, Any],
+    shape: Shape,
+    *,
+    resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+) -> list[CriterionResult]:
+    """Evaluate every criterion on one run (a normalised trajectory and its shape)."""
+    results = []
+    for criterion in criteria:
+        passed, reason = _check(criterion, trajectory, shape, resolve)
+        results.append(CriterionResult(criterion=criterion.kind, passed=passed, reason="" if passed else reason))
+    return results

@@ -1,0 +1,406 @@
+"""Suite files: YAML → validated pydantic models, with errors that name the file, line and field.
+
+A suite has a name, defaults and scenarios; each scenario has an id, an agent, its input, pass
+criteria, tolerances and optional variants (named overrides used by A/B comparisons). See the
+README for the full format. :func:`load_suite` validates everything it can before any model call:
+structure, types, unknown keys (with a "did you mean"), prompt files, and every ``module:function``
+import path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from trajguard.core.normalize import canonical_json
+from trajguard.errors import SuiteError
+from trajguard.live.criteria import CRITERION_TYPES, KINDS, Criterion, parse_criterion
+from trajguard.live.imports import ImportPathError, import_object
+from trajguard.live.yaml_lines import LineMap, load_yaml_with_lines
+
+__all__ = [
+    "BASE_VARIANT",
+    "BuiltinAgent",
+    "CallableAgent",
+    "CommandAgent",
+    "Defaults",
+    "ResolvedScenario",
+    "Scenario",
+    "Suite",
+    "Variant",
+    "load_suite",
+]
+
+BASE_VARIANT = "base"
+"""The variant name of a scenario run without overrides."""
+
+_ID = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+_IMPORT_PATH = r"^[\w.]+:[\w.]+$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Defaults(_Strict):
+    """Settings every scenario inherits unless it overrides them."""
+
+    runs: int = Field(default=20, ge=1, le=10_000)
+    model: str = "local/smollm2"
+    temperature: float | None = Field(default=0.7, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=256, ge=1)
+    max_steps: int = Field(default=8, ge=1, le=200)
+    concurrency: int = Field(default=2, ge=1, le=256)
+    timeout_s: float = Field(default=120.0, gt=0)
+    api_base: str | None = None
+
+
+class BuiltinAgent(_Strict):
+    """The reference agent: a tool-calling loop over Python functions."""
+
+    kind: Literal["builtin"]
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    """A path relative to the suite file."""
+    tools: list[Annotated[str, Field(pattern=_IMPORT_PATH)]] = Field(default_factory=list)
+    mode: Literal["json", "native"] = "json"
+    tool_budget: int | None = Field(default=None, ge=0)
+
+
+class CallableAgent(_Strict):
+    """``module:function`` (sync or async) called with a run context."""
+
+    kind: Literal["callable"]
+    function: str = Field(pattern=_IMPORT_PATH)
+
+
+class CommandAgent(_Strict):
+    """An external process that writes an ATIF file to the path given in ``{output}``."""
+
+    kind: Literal["command"]
+    argv: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("argv")
+    @classmethod
+    def _needs_output_placeholder(cls, argv: list[str]) -> list[str]:
+        if not any("{output}" in arg for arg in argv):
+            raise ValueError("argv must contain {output}: the path where the ATIF file goes")
+        return argv
+
+
+AgentSpec = Annotated[BuiltinAgent | CallableAgent | CommandAgent, Field(discriminator="kind")]
+
+
+class Variant(_Strict):
+    """Named overrides of a scenario (for A/B comparisons)."""
+
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    model: str | None = None
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_steps: int | None = Field(default=None, ge=1)
+    tool_budget: int | None = Field(default=None, ge=0)
+    tools: list[Annotated[str, Field(pattern=_IMPORT_PATH)]] | None = None
+
+
+class Scenario(_Strict):
+    """One task the agent is run on, N times."""
+
+    id: str = Field(pattern=_ID)
+    description: str = ""
+    agent: AgentSpec
+    input: str
+    pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
+    tolerances: dict[str, float] = Field(default_factory=dict)
+    variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
+    runs: int | None = Field(default=None, ge=1)
+    max_steps: int | None = Field(default=None, ge=1)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("pass_criteria", mode="before")
+    @classmethod
+    def _tag_criteria(cls, raw: Any) -> Any:
+        if not isinstance(raw, list):
+            return raw
+        return [parse_criterion(item) for item in raw]
+
+
+class Suite(_Strict):
+    """A suite file."""
+
+    name: str = Field(pattern=_ID)
+    description: str = ""
+    defaults: Defaults = Field(default_factory=Defaults)
+    scenarios: list[Scenario] = Field(min_length=1)
+    path: Path | None = Field(default=None, exclude=True)
+
+    def scenario(self, scenario_id: str) -> Scenario:
+        """The scenario with this id (``SuiteError`` listing the ids when absent)."""
+        for scenario in self.scenarios:
+            if scenario.id == scenario_id:
+                return scenario
+        known = ", ".join(s.id for s in self.scenarios)
+        raise SuiteError(f"no scenario {scenario_id!r} in suite {self.name!r}; known: {known}")
+
+    def variant_names(self) -> list[str]:
+        """Every variant name used by any scenario, plus ``base``."""
+        names = {name for s in self.scenarios for name in s.variants}
+        return [BASE_VARIANT, *sorted(names)]
+
+    def resolve(self, scenario_id: str, variant: str = BASE_VARIANT) -> ResolvedScenario:
+        """The effective settings of a scenario under a variant."""
+        return _resolve(self, self.scenario(scenario_id), variant)
+
+
+class ResolvedScenario(_Strict):
+    """A scenario with defaults and a variant applied: everything one run needs."""
+
+    suite: str
+    scenario: str
+    variant: str
+    input: str
+    agent: AgentSpec
+    system_prompt: str | None
+    model: str
+    api_base: str | None
+    temperature: float | None
+    max_tokens: int | None
+    max_steps: int
+    timeout_s: float
+    runs: int
+    pass_criteria: list[Criterion]
+    tolerances: dict[str, float]
+    base_dir: str
+
+    def config_hash(self) -> str:
+        """SHA-256 prefix over the scenario definition, prompt text included."""
+        data = self.model_dump(mode="json", exclude={"runs", "base_dir"})
+        return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
+
+
+def _read_prompt(base_dir: Path, relative: str) -> str:
+    path = base_dir / relative
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SuiteError(
+            f"cannot read system_prompt_file {relative!r}: {exc.strerror or exc}",
+            file=path,
+            hint="the path is relative to the suite file",
+        ) from None
+
+
+def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario:
+    if variant != BASE_VARIANT and variant not in scenario.variants:
+        raise SuiteError(
+            f"scenario {scenario.id!r} has no variant {variant!r}; "
+            f"known: {', '.join([BASE_VARIANT, *scenario.variants])}",
+        )
+    override = scenario.variants.get(variant, Variant())
+    base_dir = suite.path.parent if suite.path else Path.cwd()
+    agent: Any = scenario.agent
+    prompt = None
+    if isinstance(agent, BuiltinAgent):
+        prompt_file = override.system_prompt_file or agent.system_prompt_file
+        prompt = override.system_prompt or agent.system_prompt
+        if override.system_prompt is None and prompt_file:
+            prompt = _read_prompt(base_dir, prompt_file)
+        updates: dict[str, Any] = {}
+        if override.tools is not None:
+            updates["tools"] = override.tools
+        if override.tool_budget is not None:
+            updates["tool_budget"] = override.tool_budget
+        agent = agent.model_copy(update=updates)
+    defaults = suite.defaults
+    return ResolvedScenario(
+        suite=suite.name,
+        scenario=scenario.id,
+        variant=variant,
+        input=scenario.input,
+        agent=agent,
+        system_prompt=prompt,
+        model=override.model or defaults.model,
+        api_base=defaults.api_base,
+        temperature=override.temperature if override.temperature is not None else defaults.temperature,
+        max_tokens=defaults.max_tokens,
+        max_steps=override.max_steps or scenario.max_steps or defaults.max_steps,
+        timeout_s=defaults.timeout_s,
+        runs=scenario.runs or defaults.runs,
+        pass_criteria=scenario.pass_criteria,
+        tolerances=scenario.tolerances,
+        base_dir=str(base_dir),
+    )
+
+
+def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
+    """Read and validate a suite file.
+
+    Raises:
+        SuiteError: naming the file, line and field of the first problem, what was expected,
+            and a likely fix; further problems are listed after it.
+    """
+    path = Path(path)
+    data, lines = load_yaml_with_lines(path)
+    if not isinstance(data, Mapping):
+        raise SuiteError(
+            "a suite file is a YAML mapping with name, defaults and scenarios",
+            file=path,
+            line=1,
+        )
+    try:
+        suite = Suite.model_validate({**data, "path": path.resolve()})
+    except ValidationError as exc:
+        raise _suite_error(exc, path, lines, data) from None
+    _check_unique_ids(suite, path, lines)
+    for index, scenario in enumerate(suite.scenarios):
+        for variant in [BASE_VARIANT, *scenario.variants]:
+            _resolve(suite, scenario, variant)  # reads every prompt file now, not mid-batch
+        if check_imports:
+            _check_imports(scenario, index, path, lines)
+    return suite
+
+
+def _check_unique_ids(suite: Suite, path: Path, lines: LineMap) -> None:
+    seen: set[str] = set()
+    for index, scenario in enumerate(suite.scenarios):
+        if scenario.id in seen:
+            raise SuiteError(
+                f"duplicate scenario id {scenario.id!r}",
+                file=path,
+                line=lines.line_of(("scenarios", index, "id")),
+                path=f"scenarios[{index}].id",
+                hint="every scenario needs its own id",
+            )
+        seen.add(scenario.id)
+
+
+def _check_imports(scenario: Scenario, index: int, path: Path, lines: LineMap) -> None:
+    targets: list[tuple[tuple[int | str, ...], str]] = []
+    agent = scenario.agent
+    if isinstance(agent, BuiltinAgent):
+        targets += [(("agent", "tools", i), tool) for i, tool in enumerate(agent.tools)]
+    elif isinstance(agent, CallableAgent):
+        targets.append((("agent", "function"), agent.function))
+    for name, variant in scenario.variants.items():
+        targets += [(("variants", name, "tools", i), t) for i, t in enumerate(variant.tools or ())]
+    for c_index, criterion in enumerate(scenario.pass_criteria):
+        if criterion.kind == "predicate":
+            targets.append((("pass", c_index, "predicate"), criterion.function))
+    for where, target in targets:
+        try:
+            import_object(target)
+        except ImportPathError as exc:
+            raise SuiteError(
+                f"scenario {scenario.id!r}: {exc}",
+                file=path,
+                line=lines.line_of(("scenarios", index, *where)),
+                path=_dotted(("scenarios", index, *where)),
+                hint=exc.hint,
+            ) from None
+
+
+def _suite_error(exc: ValidationError, path: Path, lines: LineMap, data: Any) -> SuiteError:
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(p for p in err["loc"] if not _is_union_label(p))
+        loc = tuple("pass" if p == "pass_criteria" else p for p in loc)
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            message = _unknown_key_message(loc, data)
+        elif err["type"] == "string_pattern_mismatch":
+            message = _pattern_message(err["ctx"].get("pattern", ""), err.get("input"))
+        elif err["type"] == "missing":
+            message = f"required field {loc[-1]!r} is missing"
+        got = err.get("input")
+        quiet = ("missing", "extra_forbidden", "string_pattern_mismatch")
+        if err["type"] not in quiet and not isinstance(got, dict | list):
+            message += f" (got {got!r:.60})"
+        problems.append((loc, message))
+    loc, message = problems[0]
+    where = _dotted(loc)
+    scenario = _scenario_id(data, loc)
+    prefix = f"scenario {scenario!r}: " if scenario else ""
+    return SuiteError(
+        f"{prefix}{message}",
+        file=path,
+        line=lines.line_of(loc),
+        path=where or None,
+        details=[f"also {_dotted(other)}: {text}" for other, text in problems[1:6]],
+        hint="see the suite format in the README",
+    )
+
+
+_UNION_TAGS = frozenset(
+    {"builtin", "callable", "command", "[key]", *KINDS}
+)
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
+
+
+def _pattern_message(pattern: str, got: Any) -> str:
+    if pattern == _IMPORT_PATH:
+        return f"{got!r} is not an import path; write it as module.submodule:function"
+    return f"{got!r} is not a valid id; use letters, digits, '_', '.' and '-'"
+
+
+def _is_union_label(part: int | str) -> bool:
+    # pydantic puts the discriminator value (e.g. "builtin") into error locations; the YAML
+    # document has no such level.
+    return isinstance(part, str) and part in _UNION_TAGS
+
+
+def _scenario_id(data: Any, loc: tuple[int | str, ...]) -> str | None:
+    if len(loc) >= 2 and loc[0] == "scenarios" and isinstance(loc[1], int):
+        scenarios = data.get("scenarios") if isinstance(data, Mapping) else None
+        if isinstance(scenarios, list) and loc[1] < len(scenarios):
+            item = scenarios[loc[1]]
+            if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+                return item["id"]
+    return None
+
+
+_ALLOWED: dict[str, list[str]] = {
+    "suite": ["name", "description", "defaults", "scenarios"],
+    "defaults": list(Defaults.model_fields),
+    "scenario": ["id", "description", "agent", "input", "pass", "tolerances", "variants", "runs", "max_steps"],
+    "variant": list(Variant.model_fields),
+}
+
+
+def _criterion_fields(data: Any, parent: tuple[int | str, ...]) -> list[str]:
+    try:
+        raw = data["scenarios"][parent[1]]["pass"][parent[3]]
+        kind = parse_criterion(raw)["kind"]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return []
+    adapter_fields = {c.model_fields["kind"].default: c for c in CRITERION_TYPES}
+    return [f for f in adapter_fields[kind].model_fields if f != "kind"]
+
+
+def _unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
+    key = str(loc[-1])
+    parent = loc[:-1]
+    if not parent:
+        known = _ALLOWED["suite"]
+    elif parent == ("defaults",):
+        known = _ALLOWED["defaults"]
+    elif len(parent) == 2 and parent[0] == "scenarios":
+        known = _ALLOWED["scenario"]
+    elif len(parent) >= 3 and parent[2] == "variants":
+        known = _ALLOWED["variant"]
+    elif len(parent) == 4 and parent[2] == "pass":
+        known = _criterion_fields(data, parent)
+    else:
+        known = []
+    close = difflib.get_close_matches(key, known, n=1)
+    suggestion = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown field {key!r}{suggestion}" + (f" (allowed: {', '.join(known)})" if known and not close else "")

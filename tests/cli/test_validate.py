@@ -1,0 +1,104 @@
+"""`trajguard validate` as a subprocess: output, exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "trajguard.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+VALID = {
+    "schema_version": "ATIF-v1.7",
+    "agent": {"name": "demo", "version": "1"},
+    "steps": [
+        {"step_id": 1, "source": "user", "message": "hi"},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [{"tool_call_id": "c1", "function_name": "f", "arguments": {}}],
+            "observation": {"results": [{"source_call_id": "c1", "content": "ok"}]},
+        },
+    ],
+}
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "good.json").write_text(json.dumps(VALID))
+    (tmp_path / "broken.json").write_text('{\n  "schema_version": "ATIF-v1.7",\n  "agent": }\n')
+    (tmp_path / "v2.json").write_text(json.dumps({**VALID, "schema_version": "ATIF-v2.0"}))
+    wrong_type = json.loads(json.dumps(VALID))
+    wrong_type["steps"][1]["tool_calls"][0]["arguments"] = "x=1"
+    (tmp_path / "wrong_type.json").write_text(json.dumps(wrong_type))
+    dangling = json.loads(json.dumps(VALID))
+    dangling["steps"][1]["observation"]["results"][0]["source_call_id"] = "c9"
+    dangling["steps"][1]["mystery"] = True
+    (tmp_path / "dangling.json").write_text(json.dumps(dangling))
+    return tmp_path
+
+
+def test_valid_file_exits_0(files: Path) -> None:
+    result = _run("validate", "good.json", cwd=files)
+    assert result.returncode == 0, result.stderr
+    assert "good.json: valid ATIF-v1.7 (2 steps, 0 subagents)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("broken.json", "broken.json:3: not valid JSON: Expecting value (column 12)"),
+        ("v2.json", "v2.json: $.schema_version: schema_version 'ATIF-v2.0' is not supported"),
+        ("wrong_type.json", "wrong_type.json: $.steps[1].tool_calls[0].arguments: not valid ATIF"),
+        ("missing.json", "missing.json: file not found"),
+    ],
+)
+def test_bad_input_exits_2_with_location_and_no_traceback(
+    files: Path, name: str, expected: str
+) -> None:
+    result = _run("validate", name, cwd=files)
+    assert result.returncode == 2
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_normative_violation_and_unknown_field_are_reported(files: Path) -> None:
+    result = _run("validate", "good.json", "dangling.json", cwd=files)
+    assert result.returncode == 2
+    assert (
+        "dangling.json: $.steps[1].observation.results[0].source_call_id: N2 'c9' joins no "
+        "tool_call_id of this step" in result.stdout
+    )
+    assert "dangling.json: $.steps[1].mystery: note: field not in ATIF, kept as is" in result.stdout
+    assert "1 of 2 files valid" in result.stderr
+
+
+def test_usage_error_exits_2(files: Path) -> None:
+    result = _run("validate", cwd=files)
+    assert result.returncode == 2
+    assert "usage: trajguard validate" in result.stderr
+
+
+def test_console_script_is_installed(files: Path) -> None:
+    script = Path(sys.executable).parent / "trajguard"
+    result = subprocess.run(
+        [str(script), "validate", "good.json"],
+        capture_output=True,
+        text=True,
+        cwd=files,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 
 from trajguard import __version__
-from trajguard.cli import validate
+from trajguard.cli import baseline, run, show, validate
 from trajguard.errors import TrajguardError
 
-_COMMANDS = (validate,)
+_COMMANDS = (run, show, baseline, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
-from trajguard.live.criteria import CRITERION_TYPES, KINDS, Criterion, parse_criterion
+from trajguard.live.criteria import CRITERION_TYPES, Criterion, parse_criterion
 from trajguard.live.imports import ImportPathError, import_object
 from trajguard.live.yaml_lines import LineMap, load_yaml_with_lines
 
@@ -254,6 +254,7 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
             file=path,
             line=1,
         )
+    _check_criteria(data, path, lines)
     try:
         suite = Suite.model_validate({**data, "path": path.resolve()})
     except ValidationError as exc:
@@ -265,6 +266,25 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
         if check_imports:
             _check_imports(scenario, index, path, lines)
     return suite
+
+
+def _check_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> None:
+    scenarios = data.get("scenarios")
+    for index, scenario in enumerate(scenarios if isinstance(scenarios, list) else ()):
+        criteria = scenario.get("pass") if isinstance(scenario, Mapping) else None
+        for c_index, raw in enumerate(criteria if isinstance(criteria, list) else ()):
+            try:
+                parse_criterion(raw)
+            except ValueError as exc:
+                where = ("scenarios", index, "pass", c_index)
+                name = scenario.get("id")
+                raise SuiteError(
+                    f"scenario {name!r}: {exc}",
+                    file=path,
+                    line=lines.line_of(where),
+                    path=_dotted(where),
+                    hint="see the pass criteria in the README",
+                ) from None
 
 
 def _check_unique_ids(suite: Suite, path: Path, lines: LineMap) -> None:
@@ -311,6 +331,8 @@ def _suite_error(exc: ValidationError, path: Path, lines: LineMap, data: Any) ->
     for err in exc.errors(include_url=False):
         loc = tuple(p for p in err["loc"] if not _is_union_label(p))
         loc = tuple("pass" if p == "pass_criteria" else p for p in loc)
+        if err["type"] == "union_tag_invalid":
+            loc = (*loc, "kind")
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             message = _unknown_key_message(loc, data)
@@ -337,9 +359,7 @@ def _suite_error(exc: ValidationError, path: Path, lines: LineMap, data: Any) ->
     )
 
 
-_UNION_TAGS = frozenset(
-    {"builtin", "callable", "command", "[key]", *KINDS}
-)
+_UNION_TAGS = frozenset({"builtin", "callable", "command", "[key]"})
 
 
 def _dotted(loc: tuple[int | str, ...]) -> str:
@@ -397,7 +417,7 @@ def _unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
         known = _ALLOWED["scenario"]
     elif len(parent) >= 3 and parent[2] == "variants":
         known = _ALLOWED["variant"]
-    elif len(parent) == 4 and parent[2] == "pass":
+    elif len(parent) == 5 and parent[2] == "pass":
         known = _criterion_fields(data, parent)
     else:
         known = []

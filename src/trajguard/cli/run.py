@@ -1,0 +1,114 @@
+"""``trajguard run SUITE``: run every scenario N times and write a run set."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trajguard.cli.progress import BatchProgress
+from trajguard.errors import TrajguardError
+from trajguard.live.runner import BatchOptions, BatchResult, run_batch
+from trajguard.live.suite import BASE_VARIANT, Suite, load_suite
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="run every scenario of a suite N times against a model; write a run set",
+        description="Run a suite: scenarios x N runs, one Parquet row per run.",
+    )
+    add_batch_arguments(parser)
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar="NAME",
+        help="run this variant (repeat to interleave several; default: base)",
+    )
+    parser.add_argument("--out", type=Path, help="run set directory (default runs/<suite>-<time>)")
+    parser.add_argument("--resume", type=Path, metavar="DIR", help="finish an interrupted batch")
+    parser.set_defaults(handler=run)
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by run, nightly and ab."""
+    parser.add_argument("suite", type=Path, metavar="SUITE", help="suite YAML file")
+    parser.add_argument("--runs", type=int, metavar="N", help="runs per scenario (default: suite)")
+    parser.add_argument("--model", metavar="M", help="litellm model string (default: suite)")
+    parser.add_argument(
+        "--scenario", action="append", default=[], metavar="ID", help="only this scenario (repeat)"
+    )
+    parser.add_argument("--seed", type=int, help="batch seed, to reproduce a batch")
+    parser.add_argument("--concurrency", type=int, metavar="K", help="runs in flight at once")
+    parser.add_argument("--timeout", type=float, metavar="S", help="per-run timeout in seconds")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def prepare_imports(suite_path: Path) -> None:
+    """Let suites name modules next to them or in the working directory (the CLI's own process)."""
+    for directory in (str(Path.cwd()), str(suite_path.resolve().parent)):
+        if directory not in sys.path:
+            sys.path.insert(0, directory)
+
+
+def default_out(suite: Suite, root: Path = Path("runs")) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return root / f"{suite.name}-{stamp}"
+
+
+def execute(
+    suite: Suite, out: Path, options: BatchOptions, *, resume: bool, progress: bool, label: str
+) -> BatchResult:
+    """Run a batch with a progress display; explains how to resume when interrupted."""
+    with BatchProgress(enabled=progress, label=label) as bar:
+        try:
+            return asyncio.run(
+                run_batch(suite, out, options, resume=resume, on_run=bar.update, on_start=bar.start)
+            )
+        except KeyboardInterrupt:
+            print(
+                f"\ninterrupted: finished runs are saved in {out}\n"
+                f"resume with: trajguard run {suite.path} --resume {out}",
+                file=sys.stderr,
+            )
+            raise
+
+
+def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:
+    for name, value in (("--runs", args.runs), ("--concurrency", args.concurrency)):
+        if value is not None and value < 1:
+            raise TrajguardError(f"{name} must be at least 1, got {value}")
+    return BatchOptions(
+        runs=args.runs,
+        model=args.model,
+        scenarios=args.scenario,
+        variants=variants,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+    )
+
+
+def summary(result: BatchResult) -> str:
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(result.counts.items()))
+    return (
+        f"{result.planned - result.skipped} runs in {result.elapsed_s:.0f} s ({counts or 'none'}); "
+        f"{result.passed} passed, {result.crashed} crashed → {result.runset}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    prepare_imports(args.suite)
+    suite = load_suite(args.suite)
+    variants = getattr(args, "variant", None) or [BASE_VARIANT]
+    options = batch_options(args, variants)
+    for scenario in options.scenarios:
+        suite.scenario(scenario)
+    out = args.resume or args.out or default_out(suite)
+    result = execute(
+        suite, out, options, resume=args.resume is not None, progress=not args.no_progress,
+        label=suite.name,
+    )
+    print(summary(result))
+    return 0

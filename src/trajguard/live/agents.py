@@ -1,0 +1,209 @@
+"""Run one scenario once, whatever kind of agent it names, and return its trajectory.
+
+* ``builtin``: the reference agent (:mod:`trajguard.agent`) on the scenario's model;
+* ``callable``: ``module:function(ctx)``, sync or async, given a :class:`RunContext`. It may
+  return a trajectory (a :class:`~trajguard.atif.Trajectory`, an ATIF dict or JSON text), feed
+  ``ctx.recorder``, or call litellm itself and leave capture to zero-code capture;
+* ``command``: an external process (argv list, never a shell string) that writes an ATIF file to
+  the path substituted for ``{output}``. ``{input}``, ``{model}``, ``{api_base}`` and ``{seed}`` are
+  substituted too, and the same values are in the environment as ``TRAJGUARD_INPUT`` …
+
+Errors are sorted here into what the runner records: :class:`AgentFailure` (the agent
+misbehaved: data) versus everything else (harness or infrastructure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import signal
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trajguard.atif import Trajectory, load_trajectory
+from trajguard.capture.recorder import TrajectoryRecorder
+from trajguard.capture.types import ChatModel
+from trajguard.errors import TrajguardError
+from trajguard.live.imports import import_object
+from trajguard.live.suite import BuiltinAgent, CallableAgent, CommandAgent, ResolvedScenario
+
+__all__ = ["AgentFailure", "RunContext", "run_agent"]
+
+
+class AgentFailure(Exception):
+    """The agent failed in a way that is part of its behaviour; ``trajectory`` may hold the run."""
+
+    def __init__(self, message: str, *, trajectory: Trajectory | None = None) -> None:
+        super().__init__(message)
+        self.trajectory = trajectory
+
+
+@dataclass
+class RunContext:
+    """What a ``callable`` agent receives."""
+
+    input: str
+    model: ChatModel
+    recorder: TrajectoryRecorder
+    seed: int
+    scenario: str
+    variant: str
+    system_prompt: str | None
+    max_steps: int
+
+
+async def run_agent(
+    resolved: ResolvedScenario, *, model: ChatModel, seed: int, api_base: str | None
+) -> Trajectory:
+    """Run the scenario once and return the trajectory.
+
+    Raises:
+        AgentFailure: the agent raised or produced no usable trajectory.
+    """
+    agent = resolved.agent
+    if isinstance(agent, BuiltinAgent):
+        return await _run_builtin(resolved, agent, model=model, seed=seed)
+    if isinstance(agent, CallableAgent):
+        return await _run_callable(resolved, agent, model=model, seed=seed)
+    return await _run_command(resolved, agent, seed=seed, api_base=api_base)
+
+
+async def _run_builtin(
+    resolved: ResolvedScenario, spec: BuiltinAgent, *, model: ChatModel, seed: int
+) -> Trajectory:
+    from trajguard.agent import AgentConfig, ReferenceAgent
+
+    config = AgentConfig(
+        system_prompt=resolved.system_prompt or "",
+        tools=[import_object(path) for path in spec.tools],
+        mode=spec.mode,
+        max_steps=resolved.max_steps,
+        tool_budget=spec.tool_budget,
+        temperature=resolved.temperature,
+        max_tokens=resolved.max_tokens,
+    )
+    result = await ReferenceAgent(config).run(model, resolved.input, seed=seed)
+    return result.trajectory
+
+
+async def _run_callable(
+    resolved: ResolvedScenario, spec: CallableAgent, *, model: ChatModel, seed: int
+) -> Trajectory:
+    from trajguard.capture.zerocode import capture_litellm
+
+    function = import_object(spec.function)
+    recorder = TrajectoryRecorder(
+        agent_name=spec.function, agent_version="0", model_name=model.model_name
+    )
+    context = RunContext(
+        input=resolved.input,
+        model=model,
+        recorder=recorder,
+        seed=seed,
+        scenario=resolved.scenario,
+        variant=resolved.variant,
+        system_prompt=resolved.system_prompt,
+        max_steps=resolved.max_steps,
+    )
+    async with capture_litellm(agent_name=spec.function) as captured:
+        try:
+            returned = function(context)
+            if inspect.isawaitable(returned):
+                returned = await returned
+        except (TrajguardError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            trajectory = recorder.finish(error=exc) if recorder.steps else None
+            raise AgentFailure(f"{type(exc).__name__}: {exc}", trajectory=trajectory) from exc
+    if returned is not None:
+        return load_trajectory(returned)
+    if recorder.steps:
+        return recorder.finish()
+    trajectory = captured.trajectory
+    if not trajectory.steps:
+        raise AgentFailure(
+            f"{spec.function} returned nothing, fed no recorder and made no litellm call"
+        )
+    return trajectory
+
+
+def _substitute(argv: list[str], values: Mapping[str, str]) -> list[str]:
+    out = []
+    for arg in argv:
+        for key, value in values.items():
+            arg = arg.replace("{" + key + "}", value)
+        out.append(arg)
+    return out
+
+
+async def _run_command(
+    resolved: ResolvedScenario, spec: CommandAgent, *, seed: int, api_base: str | None
+) -> Trajectory:
+    with tempfile.TemporaryDirectory(prefix="trajguard-run-") as workdir:
+        output = Path(workdir) / "trajectory.json"
+        values = {
+            "output": str(output),
+            "input": resolved.input,
+            "model": resolved.model,
+            "api_base": api_base or "",
+            "seed": str(seed),
+        }
+        env = {
+            **os.environ,
+            **spec.env,
+            **{f"TRAJGUARD_{key.upper()}": value for key, value in values.items()},
+        }
+        process = await asyncio.create_subprocess_exec(
+            *_substitute(spec.argv, values),
+            cwd=resolved.base_dir,
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            _, stderr = await process.communicate()
+        except asyncio.CancelledError:
+            _kill_group(process)
+            await process.wait()
+            raise
+        tail = stderr.decode(errors="replace")[-1000:].strip()
+        trajectory = _read_output(output) if output.exists() else None
+        if process.returncode != 0:
+            raise AgentFailure(
+                f"command exited with status {process.returncode}: {tail}", trajectory=trajectory
+            )
+        if trajectory is None:
+            raise AgentFailure(f"command exited 0 but wrote no ATIF file to {{output}}: {tail}")
+        return trajectory
+
+
+def _read_output(path: Path) -> Trajectory | None:
+    try:
+        return load_trajectory(path)
+    except TrajguardError as exc:
+        raise AgentFailure(f"command wrote an invalid trajectory: {exc}") from None
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def trajectory_of(error: BaseException) -> Trajectory | None:
+    """The partial trajectory an error (or the error it was raised from) carries, if any.
+
+    The reference agent stamps the finished trajectory on any exception that escapes a run,
+    cancellation included; ``asyncio.wait_for`` raises its ``TimeoutError`` from that one.
+    """
+    for candidate in (error, error.__cause__, error.__context__):
+        found: Any = getattr(candidate, "trajectory", None)
+        if isinstance(found, Trajectory):
+            return found
+    return None

@@ -1,0 +1,123 @@
+"""One run → one Parquet row (pure).
+
+Statuses: ``ok`` (the agent finished), ``agent_error`` (the agent or the model misbehaved: it
+raised, overflowed its context, ran out of steps — data, not noise), ``harness_error`` (trajguard
+or the infrastructure failed: excluded from every statistic), ``timeout`` (the per-run limit
+passed). ``passed`` is null when the run could not be judged (harness error, timeout without a
+trajectory). ``crashed`` is true when the agent raised (the trajectory's ``extra.crashed``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from trajguard.atif import Trajectory
+from trajguard.core.normalize import canonical_json, normalize
+from trajguard.core.shape import shape
+from trajguard.live.criteria import evaluate
+
+__all__ = ["RunSpec", "Status", "build_row", "derive_seed"]
+
+Status = Literal["ok", "agent_error", "harness_error", "timeout"]
+
+
+def derive_seed(*parts: object) -> int:
+    """A 31-bit seed derived from the parts (stable across processes and platforms)."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One planned run: which scenario, which variant, which repetition, which seed."""
+
+    run_id: str
+    scenario: str
+    variant: str
+    run_index: int
+    seed: int
+    config_hash: str
+
+
+def build_row(
+    *,
+    spec: RunSpec,
+    batch: Mapping[str, Any],
+    model: str,
+    status: Status,
+    started_at: datetime,
+    duration_s: float,
+    trajectory: Trajectory | None,
+    criteria: list[Any],
+    resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+    error: BaseException | None = None,
+    error_message: str | None = None,
+) -> dict[str, Any]:
+    """The Parquet row of a finished run (see :data:`trajguard.live.store.RUN_SCHEMA`)."""
+    row: dict[str, Any] = {
+        "run_id": spec.run_id,
+        "batch_id": batch["batch_id"],
+        "suite": batch["suite"],
+        "scenario": spec.scenario,
+        "variant": spec.variant,
+        "run_index": spec.run_index,
+        "model": model,
+        "seed": spec.seed,
+        "started_at": started_at,
+        "duration_s": duration_s,
+        "git_sha": batch.get("git_sha"),
+        "config_hash": spec.config_hash,
+        "trajguard_version": batch["trajguard_version"],
+        "status": status,
+        "error_type": type(error).__name__ if error is not None else None,
+        "error_message": error_message or (str(error)[:2000] if error is not None else None),
+        "passed": None,
+        "failed_criteria": None,
+        "crashed": None,
+    }
+    if trajectory is None:
+        return row
+    normalized = normalize(trajectory)
+    run_shape = shape(normalized)
+    crashed = run_shape.crashed
+    extra_error = (trajectory.extra or {}).get("error")
+    if row["error_message"] is None and isinstance(extra_error, Mapping):
+        row["error_type"] = str(extra_error.get("type", "")) or None
+        row["error_message"] = str(extra_error.get("message", ""))[:2000] or None
+    judged = status in ("ok", "agent_error")
+    results = evaluate(criteria, normalized, run_shape, resolve=resolve) if judged else []
+    row.update(
+        {
+            "atif_schema_version": run_shape.schema_version,
+            "passed": all(r.passed for r in results) if judged else None,
+            "failed_criteria": [f"{r.criterion}: {r.reason}" for r in results if not r.passed],
+            "crashed": crashed,
+            "step_count": run_shape.step_count,
+            "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
+            "llm_calls": run_shape.llm_calls,
+            "tool_call_count": len(run_shape.tool_calls),
+            "tool_sequence": list(run_shape.tool_calls),
+            "tool_counts": dict(run_shape.tool_counts),
+            "prompt_tokens": run_shape.prompt_tokens,
+            "completion_tokens": run_shape.completion_tokens,
+            "total_tokens": run_shape.total_tokens,
+            "cost_usd": _cost(trajectory),
+            "subagent_count": run_shape.subagent_count,
+            "content_hash": run_shape.content_hash,
+            "final_output": run_shape.final_output,
+            "trajectory": canonical_json(normalized),
+        }
+    )
+    return row
+
+
+def _cost(trajectory: Trajectory) -> float | None:
+    final = trajectory.final_metrics
+    if final is not None and final.total_cost_usd is not None:
+        return final.total_cost_usd
+    costs = [s.metrics.cost_usd for s in trajectory.steps if s.metrics and s.metrics.cost_usd]
+    return sum(costs) if costs else None

@@ -1,0 +1,306 @@
+"""Run every scenario of a suite N times against a real model; keep every run as a row.
+
+Runs are interleaved (run 1 of every scenario and variant, then run 2, …) so that drift in the
+model server hits every arm alike, executed by a bounded pool of asyncio workers, each under a
+per-run timeout, and written to the run set the moment they finish. Each run has its own seed,
+derived from the batch seed and the run id, and the agent sends a seed derived from it with every
+model call: batches are independent by default (a random batch seed) and reproducible with
+``seed=``. A resumed batch re-derives the same seeds and skips the runs already on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trajguard import __version__
+from trajguard.capture.types import ChatModel
+from trajguard.errors import InfrastructureError, ModelUnavailable, StoreError, SuiteError
+from trajguard.live import store
+from trajguard.live.agents import AgentFailure, run_agent, trajectory_of
+from trajguard.live.imports import import_object
+from trajguard.live.rows import RunSpec, Status, build_row, derive_seed
+from trajguard.live.suite import BASE_VARIANT, ResolvedScenario, Suite
+
+__all__ = ["BatchOptions", "BatchResult", "plan_batch", "run_batch"]
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """What to run: every option overrides the suite's defaults when set."""
+
+    runs: int | None = None
+    model: str | None = None
+    scenarios: Sequence[str] = ()
+    variants: Sequence[str] = (BASE_VARIANT,)
+    seed: int | None = None
+    concurrency: int | None = None
+    timeout_s: float | None = None
+
+
+@dataclass
+class BatchResult:
+    """What a finished (or resumed) batch did."""
+
+    runset: Path
+    planned: int
+    skipped: int
+    counts: dict[str, int] = field(default_factory=dict)
+    passed: int = 0
+    crashed: int = 0
+    elapsed_s: float = 0.0
+
+
+Plan = list[tuple[RunSpec, ResolvedScenario]]
+
+
+def plan_batch(suite: Suite, options: BatchOptions, *, batch_seed: int) -> Plan:
+    """Every run of the batch, interleaved across scenarios and variants."""
+    scenario_ids = list(options.scenarios) or [s.id for s in suite.scenarios]
+    arms: list[ResolvedScenario] = []
+    for scenario_id in scenario_ids:
+        for variant in options.variants:
+            resolved = suite.resolve(scenario_id, variant)
+            updates: dict[str, Any] = {}
+            if options.model:
+                updates["model"] = options.model
+            if options.runs:
+                updates["runs"] = options.runs
+            if options.timeout_s:
+                updates["timeout_s"] = options.timeout_s
+            arms.append(resolved.model_copy(update=updates))
+    plan: Plan = []
+    for index in range(max((arm.runs for arm in arms), default=0)):
+        for arm in arms:
+            if index < arm.runs:
+                run_id = f"{arm.scenario}/{arm.variant}/{index}"
+                spec = RunSpec(
+                    run_id=run_id,
+                    scenario=arm.scenario,
+                    variant=arm.variant,
+                    run_index=index,
+                    seed=derive_seed(batch_seed, run_id),
+                    config_hash=arm.config_hash(),
+                )
+                plan.append((spec, arm))
+    return plan
+
+
+def _git_sha(directory: Path) -> str | None:
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None
+
+
+def _manifest(suite: Suite, options: BatchOptions, plan: Plan, batch_seed: int) -> dict[str, Any]:
+    suite_dir = suite.path.parent if suite.path else Path.cwd()
+    return {
+        "kind": "trajguard-runset",
+        "batch_id": uuid.uuid4().hex[:12],
+        "suite": suite.name,
+        "suite_file": str(suite.path) if suite.path else None,
+        "models": sorted({arm.model for _, arm in plan}),
+        "scenarios": sorted({spec.scenario for spec, _ in plan}),
+        "variants": list(options.variants),
+        "runs": options.runs,
+        "planned_runs": len(plan),
+        "batch_seed": batch_seed,
+        "seed_fixed": options.seed is not None,
+        "git_sha": _git_sha(suite_dir),
+        "config_hashes": {f"{s.scenario}/{s.variant}": s.config_hash for s, _ in plan},
+        "trajguard_version": __version__,
+        "started_at": datetime.now(UTC).isoformat(),
+        "finished_at": None,
+        "status": "running",
+    }
+
+
+def _check_resumable(manifest: dict[str, Any], suite: Suite, plan: Plan, runset: Path) -> None:
+    if manifest.get("suite") != suite.name:
+        raise SuiteError(
+            f"run set {runset} belongs to suite {manifest.get('suite')!r}, not {suite.name!r}",
+            hint="resume with the suite file that started the batch",
+        )
+    recorded = manifest.get("config_hashes", {})
+    for spec, _ in plan:
+        key = f"{spec.scenario}/{spec.variant}"
+        if key in recorded and recorded[key] != spec.config_hash:
+            raise SuiteError(
+                f"scenario {key} changed since this batch started (config hash "
+                f"{recorded[key]} → {spec.config_hash})",
+                file=runset,
+                hint="a resumed batch must run the same definitions: start a new batch instead",
+            )
+
+
+ProgressHook = Callable[[dict[str, Any]], None]
+
+
+async def run_batch(
+    suite: Suite,
+    runset: Path,
+    options: BatchOptions,
+    *,
+    resume: bool = False,
+    make_model: Callable[[ResolvedScenario], ChatModel] | None = None,
+    on_run: ProgressHook | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> BatchResult:
+    """Run a batch into ``runset`` (a new directory, or an interrupted run set with ``resume``).
+
+    Raises:
+        ModelUnavailable: a model could not be reached before the first run (exit code 3).
+        SuiteError / StoreError: the run set cannot be used.
+    """
+    runset = Path(runset)
+    started = time.monotonic()
+    if resume:
+        manifest = store.read_manifest(runset)
+        batch_seed = int(manifest["batch_seed"])
+        options = _options_from_manifest(manifest, options)
+    else:
+        if runset.exists() and any(runset.iterdir()):
+            raise StoreError(
+                "output directory exists and is not empty",
+                file=runset,
+                hint="pass a new --out directory, or --resume to finish an interrupted batch",
+            )
+        batch_seed = options.seed if options.seed is not None else secrets.randbits(31)
+    plan = plan_batch(suite, options, batch_seed=batch_seed)
+    if resume:
+        _check_resumable(manifest, suite, plan, runset)
+    else:
+        manifest = _manifest(suite, options, plan, batch_seed)
+        store.write_manifest(runset, manifest)
+    done = store.completed_run_ids(runset)
+    todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
+    result = BatchResult(runset=runset, planned=len(plan), skipped=len(plan) - len(todo))
+    if on_start is not None:
+        on_start(len(plan), result.skipped)
+    models = _models(todo, make_model)
+    await _preflight(models)
+    queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
+    for item in todo:
+        queue.put_nowait(item)
+    concurrency = options.concurrency or suite.defaults.concurrency
+
+    async def worker() -> None:
+        while not queue.empty():
+            spec, arm = queue.get_nowait()
+            row = await _one_run(spec, arm, models[arm.model], manifest)
+            store.write_run(runset, row)
+            _count(result, row)
+            if on_run is not None:
+                on_run(row)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+    store.compact(runset)
+    manifest.update(
+        finished_at=datetime.now(UTC).isoformat(),
+        status="finished",
+        completed_runs=len(store.completed_run_ids(runset)),
+    )
+    store.write_manifest(runset, manifest)
+    result.elapsed_s = time.monotonic() - started
+    return result
+
+
+def _options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> BatchOptions:
+    return BatchOptions(
+        runs=manifest.get("runs"),
+        model=options.model or (manifest["models"][0] if len(manifest["models"]) == 1 else None),
+        scenarios=manifest.get("scenarios", ()),
+        variants=manifest.get("variants", (BASE_VARIANT,)),
+        seed=manifest.get("batch_seed"),
+        concurrency=options.concurrency,
+        timeout_s=options.timeout_s,
+    )
+
+
+def _models(
+    plan: Plan, make_model: Callable[[ResolvedScenario], ChatModel] | None
+) -> dict[str, ChatModel]:
+    from trajguard.capture.llm import LiteLLMModel
+
+    models: dict[str, ChatModel] = {}
+    for _, arm in plan:
+        if arm.model not in models:
+            models[arm.model] = (
+                make_model(arm) if make_model else LiteLLMModel(arm.model, api_base=arm.api_base)
+            )
+    return models
+
+
+async def _preflight(models: dict[str, ChatModel]) -> None:
+    for name, model in models.items():
+        try:
+            await model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
+        except ModelUnavailable:
+            raise
+        except InfrastructureError as exc:
+            raise ModelUnavailable(f"model {name} failed its first call: {exc}") from None
+
+
+async def _one_run(
+    spec: RunSpec, arm: ResolvedScenario, model: ChatModel, manifest: dict[str, Any]
+) -> dict[str, Any]:
+    started_at = datetime.now(UTC)
+    clock = time.monotonic()
+    status: Status = "ok"
+    trajectory = None
+    error: BaseException | None = None
+    api_base = getattr(model, "api_base", None)
+    try:
+        trajectory = await asyncio.wait_for(
+            run_agent(arm, model=model, seed=spec.seed, api_base=api_base), timeout=arm.timeout_s
+        )
+        extra = trajectory.extra or {}
+        if extra.get("crashed") or extra.get("agent_error"):
+            status = "agent_error"
+    except TimeoutError as exc:
+        status, error, trajectory = "timeout", exc, trajectory_of(exc)
+        error_message = f"run exceeded its {arm.timeout_s:g} s timeout"
+    except AgentFailure as exc:
+        status, error, trajectory = "agent_error", exc, exc.trajectory
+    except Exception as exc:  # trajguard or the infrastructure failed: not the agent's doing
+        status, error, trajectory = "harness_error", exc, trajectory_of(exc)
+    else:
+        error_message = None
+    if status != "timeout":
+        error_message = None
+    return build_row(
+        spec=spec,
+        batch=manifest,
+        model=arm.model,
+        status=status,
+        started_at=started_at,
+        duration_s=time.monotonic() - clock,
+        trajectory=trajectory,
+        criteria=arm.pass_criteria,
+        resolve=import_object,
+        error=error,
+        error_message=error_message,
+    )
+
+
+def _count(result: BatchResult, row: dict[str, Any]) -> None:
+    result.counts[row["status"]] = result.counts.get(row["status"], 0) + 1
+    result.passed += bool(row.get("passed"))
+    result.crashed += bool(row.get("crashed"))

@@ -43,9 +43,7 @@ def check_normative(trajectory: Trajectory) -> list[Violation]:
     return list(_check(trajectory, "$", scopes=()))
 
 
-def _check(
-    traj: Trajectory, path: str, scopes: tuple[frozenset[str], ...]
-) -> Iterator[Violation]:
+def _check(traj: Trajectory, path: str, scopes: tuple[frozenset[str], ...]) -> Iterator[Violation]:
     children = traj.subagent_trajectories or []
     own_ids = frozenset(c.trajectory_id for c in children if c.trajectory_id is not None)
     visible = (*scopes, own_ids)
@@ -57,7 +55,9 @@ def _check(
         yield from _dispatch_step(step, step_path)
         yield from _timestamp(step, step_path)
         if step.message is None:
-            yield Violation("N7", f"{step_path}.message", "every step needs a message ('' is allowed)")
+            yield Violation(
+                "N7", f"{step_path}.message", "every step needs a message ('' is allowed)"
+            )
         yield from _refs_resolve(step, step_path, visible)
     yield from _totals(traj, path)
     yield from _subagent_ids(children, path)
@@ -138,9 +138,7 @@ def _timestamp(step: Step, path: str) -> Iterator[Violation]:
         yield Violation("N6", f"{path}.timestamp", f"{step.timestamp!r} is not ISO 8601")
 
 
-def _refs_resolve(
-    step: Step, path: str, scopes: tuple[frozenset[str], ...]
-) -> Iterator[Violation]:
+def _refs_resolve(step: Step, path: str, scopes: tuple[frozenset[str], ...]) -> Iterator[Violation]:
     if step.observation is None:
         return
     for r_index, result in enumerate(step.observation.results):

@@ -48,10 +48,13 @@ class BatchProgress:
         if self._progress is not None:
             self._progress.stop()
 
-    def start(self, total: int, skipped: int) -> None:
+    def start(self, total: int, skipped: int, interrupted: int = 0) -> None:
         self._total, self._done = total, skipped
-        if skipped:
-            self._console.print(f"resuming: {skipped} of {total} runs already on disk")
+        if skipped or interrupted:
+            self._console.print(
+                f"resuming: {skipped} of {total} runs already on disk"
+                + (f", {interrupted} interrupted mid-run, redone" if interrupted else "")
+            )
         if self._interactive:
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"),

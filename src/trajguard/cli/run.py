@@ -36,6 +36,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("suite", type=Path, metavar="SUITE", help="suite YAML file")
     parser.add_argument("--runs", type=int, metavar="N", help="runs per scenario (default: suite)")
     parser.add_argument("--model", metavar="M", help="litellm model string (default: suite)")
+    parser.add_argument("--api-base", metavar="URL", help="endpoint for --model (e.g. Ollama)")
     parser.add_argument(
         "--scenario", action="append", default=[], metavar="ID", help="only this scenario (repeat)"
     )
@@ -82,6 +83,7 @@ def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions
     return BatchOptions(
         runs=args.runs,
         model=args.model,
+        api_base=args.api_base,
         scenarios=args.scenario,
         variants=variants,
         seed=args.seed,
@@ -103,8 +105,9 @@ def run(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
     variants = getattr(args, "variant", None) or [BASE_VARIANT]
     options = batch_options(args, variants)
-    for scenario in options.scenarios:
-        suite.scenario(scenario)
+    for scenario in options.scenarios or [s.id for s in suite.scenarios]:
+        for variant in options.variants:
+            suite.resolve(scenario, variant)
     out = args.resume or args.out or default_out(suite)
     result = execute(
         suite, out, options, resume=args.resume is not None, progress=not args.no_progress,

@@ -1,7 +1,14 @@
 """The frozen-mode core: pure functions over trajectories, no I/O and no globals."""
 
 from trajguard.core.diff import Delta, diff, render_diff
-from trajguard.core.normalize import DropKey, Normalized, Replace, Scrubber, canonical_json, normalize
+from trajguard.core.normalize import (
+    DropKey,
+    Normalized,
+    Replace,
+    Scrubber,
+    canonical_json,
+    normalize,
+)
 from trajguard.core.shape import Shape, content_hash, shape
 
 __all__ = [

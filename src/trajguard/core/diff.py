@@ -41,9 +41,7 @@ class Delta:
 
 def _short(value: Any) -> str:
     if isinstance(value, tuple):
-        inner = ", ".join(
-            f"{v[0]}×{v[1]}" if isinstance(v, tuple) else str(v) for v in value
-        )
+        inner = ", ".join(f"{v[0]}×{v[1]}" if isinstance(v, tuple) else str(v) for v in value)
         text = f"[{inner}]"
     else:
         text = repr(value)
@@ -85,7 +83,9 @@ def diff(
     before, after = _as_shape(golden), _as_shape(actual)
     deltas: list[Delta] = []
     if before.schema_version != after.schema_version:
-        deltas.append(Delta("schema_version", before.schema_version, after.schema_version, "schema"))
+        deltas.append(
+            Delta("schema_version", before.schema_version, after.schema_version, "schema")
+        )
     for name in _STRUCTURE:
         a, b = getattr(before, name), getattr(after, name)
         if a != b:

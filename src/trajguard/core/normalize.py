@@ -37,6 +37,7 @@ __all__ = [
     "Replace",
     "Scrubber",
     "canonical_json",
+    "mask_addresses",
     "normalize",
 ]
 
@@ -83,6 +84,11 @@ class Replace:
 Scrubber = DropKey | Replace
 
 
+def mask_addresses(text: str) -> str:
+    """Mask object-repr addresses: ``<function f at 0x7f3c…>`` → ``<function f at 0xADDR>``."""
+    return _ADDRESS.sub(_ADDRESS_MASK, text) if " at 0x" in text else text
+
+
 def canonical_json(value: Any, *, indent: int | None = None) -> str:
     """JSON with sorted keys; compact unless ``indent`` is given."""
     separators = (",", ":") if indent is None else (",", ": ")
@@ -105,8 +111,7 @@ def _rules(scrubbers: Iterable[Scrubber], sort_subagents: bool) -> _Rules:
     replaces = [s for s in scrubbers if isinstance(s, Replace)]
 
     def scrub_text(text: str) -> str:
-        if " at 0x" in text:
-            text = _ADDRESS.sub(_ADDRESS_MASK, text)
+        text = mask_addresses(text)
         for rule in replaces:
             text = rule.pattern.sub(rule.placeholder, text)
         return text
@@ -146,9 +151,7 @@ def _payload(value: Any, rules: _Rules) -> Any:
     if isinstance(value, str):
         return rules.scrub_text(value)
     if isinstance(value, Mapping):
-        return {
-            k: _payload(v, rules) for k, v in value.items() if k not in rules.user_drop
-        }
+        return {k: _payload(v, rules) for k, v in value.items() if k not in rules.user_drop}
     if isinstance(value, list | tuple):
         return [_payload(v, rules) for v in value]
     return value
@@ -181,7 +184,17 @@ def _trajectory(data: Mapping[str, Any], rules: _Rules) -> dict[str, Any]:
     children = [_trajectory(child, rules) for child in data.get("subagent_trajectories") or ()]
     if children:
         if rules.sort_subagents:
-            children.sort(key=_sort_key)
+            # Children equal up to their ids tie on content. Break the tie by which of its own
+            # subagents each child's refs point at, then by where this trajectory's steps first
+            # refer to each child, so neither the order nor the names depend on arrival order.
+            first_ref = _first_ref_positions(out["steps"])
+            children.sort(
+                key=lambda c: (
+                    _sort_key(c),
+                    _internal_refs(c, prefix="", scopes=()),
+                    first_ref.get(c.get("\0id", ""), len(first_ref)),
+                )
+            )
         out["subagent_trajectories"] = children
     if original_id is not None:
         out["\0id"] = original_id  # kept until _rename_subagents resolves refs to it
@@ -229,6 +242,42 @@ def _ref_target(ref: Mapping[str, Any]) -> dict[str, Any]:
     return {} if target is None else {"\0ref": target}
 
 
+def _first_ref_positions(steps: list[dict[str, Any]]) -> dict[str, int]:
+    """Original trajectory id -> order of its first subagent ref in these steps."""
+    positions: dict[str, int] = {}
+    for step in steps:
+        for result in (step.get("observation") or {}).get("results", ()):
+            for ref in result.get("subagent_trajectory_ref") or ():
+                target = ref.get("\0ref")
+                if target is not None:
+                    positions.setdefault(target, len(positions))
+    return positions
+
+
+def _internal_refs(
+    node: Mapping[str, Any], *, prefix: str, scopes: tuple[dict[str, str], ...]
+) -> list[str]:
+    """The subtree's refs as positional names relative to ``node`` ("" if outside the subtree).
+
+    Mirrors :func:`_rename_subagents` on an already sorted subtree, without renaming anything.
+    """
+    children = node.get("subagent_trajectories") or []
+    names: dict[str, str] = {}
+    for position, child in enumerate(children, start=1):
+        if child.get("\0id") is not None:
+            names.setdefault(child["\0id"], f"{prefix}{position}")
+    visible = (names, *scopes)
+    found: list[str] = []
+    for step in node["steps"]:
+        for result in (step.get("observation") or {}).get("results", ()):
+            for ref in result.get("subagent_trajectory_ref") or ():
+                target = ref.get("\0ref")
+                found.append(next((s[target] for s in visible if target in s), ""))
+    for position, child in enumerate(children, start=1):
+        found.extend(_internal_refs(child, prefix=f"{prefix}{position}.", scopes=visible))
+    return found
+
+
 def _sort_key(child: Mapping[str, Any]) -> str:
     return json.dumps(_without_ids(child), sort_keys=True, ensure_ascii=False)
 
@@ -262,10 +311,10 @@ def _rename_subagents(
     for step in node["steps"]:
         for result in (step.get("observation") or {}).get("results", ()):
             for ref in result.get("subagent_trajectory_ref") or ():
-                original = ref.pop("\0ref", None)
-                if original is not None:
+                target: str | None = ref.pop("\0ref", None)
+                if target is not None:
                     ref["trajectory_id"] = next(
-                        (scope[original] for scope in visible if original in scope), original
+                        (scope[target] for scope in visible if target in scope), target
                     )
     for child in children:
         _rename_subagents(child, prefix=f"{child['trajectory_id']}.", scopes=visible)

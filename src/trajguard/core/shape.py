@@ -75,9 +75,7 @@ def message_text(message: Any) -> str:
     if isinstance(message, str):
         return message
     if isinstance(message, list):
-        return "".join(
-            part.get("text", "") for part in message if isinstance(part, Mapping)
-        )
+        return "".join(part.get("text", "") for part in message if isinstance(part, Mapping))
     return ""
 
 
@@ -87,9 +85,7 @@ def shape(trajectory: Trajectory | Mapping[str, Any]) -> Shape:
     steps = tree.get("steps", [])
     all_steps = list(_all_steps(tree))
     tools = tuple(
-        call.get("function_name", "")
-        for step in all_steps
-        for call in step.get("tool_calls") or ()
+        call.get("function_name", "") for step in all_steps for call in step.get("tool_calls") or ()
     )
     agent_steps = [s for s in steps if s.get("source") == "agent"]
     final = message_text(agent_steps[-1].get("message")) if agent_steps else None

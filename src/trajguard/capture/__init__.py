@@ -1,0 +1,1 @@
+"""Capture: an agent run becomes an ATIF trajectory (model layer, recorder, replay)."""

@@ -1,0 +1,389 @@
+"""The model layer: the one place in trajguard that calls litellm.
+
+Provider quirks live here and nowhere else:
+
+- ``tool_choice="auto"`` is sent whenever tools are: the llama.cpp server silently leaves the
+  tools out of the prompt without it.
+- Unsupported parameters are dropped per call (``drop_params=True``), never by changing
+  litellm's global settings, which belong to the user's own code as well.
+- ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set before litellm is first imported, otherwise the
+  import fetches a price map from the network (and, offline, retries with sleeps).
+- Transport failures (connection refused, timeout, 429, 5xx) are retried here, a bounded number
+  of times with exponential backoff and jitter, then raised as :class:`ModelUnavailable`. The
+  OpenAI SDK's own hidden retries are switched off per call so the count is ours.
+
+litellm is imported lazily (about 3 s), so importing trajguard stays cheap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import time
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.errors import ModelRequestError, ModelUnavailable
+from trajguard.local_model import (
+    MODEL_STRING,
+    SERVED_MODEL_NAME,
+    LocalModelServer,
+    get_local_server,
+    is_local_model,
+    running_local_server,
+)
+
+__all__ = ["DEFAULT_MODEL", "LiteLLMModel", "backoff_delay"]
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+DEFAULT_MODEL = MODEL_STRING
+"""The model used when nothing else is configured: the embedded SmolLM2."""
+
+_LOCAL_API_KEY = "sk-no-key"  # the embedded server checks no key; the OpenAI client wants one
+_MAX_BACKOFF_S = 30.0
+# Keys the model layer sets itself; extra_params may not override them.
+_RESERVED_PARAMS = frozenset(
+    {"model", "messages", "tools", "api_base", "base_url", "api_key", "drop_params", "stream"}
+)
+
+# Indirection so tests can observe the backoff schedule without sleeping.
+_sleep = asyncio.sleep
+
+
+def _litellm() -> ModuleType:
+    import litellm  # lazy on purpose, see the module docstring
+
+    return litellm
+
+
+def backoff_delay(attempt: int, *, base_s: float, rng: random.Random | None = None) -> float:
+    """The wait before retry number ``attempt`` (1-based): exponential, jittered, capped.
+
+    Args:
+        attempt: 1 for the wait after the first failure, 2 after the second, ...
+        base_s: the wait before the first retry, before jitter.
+        rng: the random source for the jitter (``random`` module by default).
+
+    Returns:
+        ``base_s * 2**(attempt-1)`` scaled by a random factor in [0.5, 1.0], at most 30 s.
+    """
+    jitter = (rng or random).uniform(0.5, 1.0)
+    return float(min(_MAX_BACKOFF_S, base_s * 2 ** (attempt - 1)) * jitter)
+
+
+class LiteLLMModel:
+    """A :class:`~trajguard.capture.types.ChatModel` backed by litellm (async).
+
+    ``local/smollm2`` (the default) routes to the embedded llama.cpp server, started on first
+    use and shared by every model instance in the process. Any other litellm model string
+    (``ollama_chat/qwen2.5:1.5b``, ``openai/gpt-4o-mini``, ``openai/x`` with ``api_base``) goes
+    to that provider directly.
+
+    Args:
+        model: a litellm model string, or ``local/smollm2``.
+        api_base: the endpoint for OpenAI-compatible servers; ``None`` for the provider default.
+        api_key: the key for the provider; ``None`` lets litellm read the provider's env var.
+        timeout_s: timeout of one attempt.
+        max_retries: retries after a transport failure (so at most ``max_retries + 1`` attempts).
+        backoff_s: the wait before the first retry; doubled each retry, with jitter.
+        extra_params: further litellm arguments sent with every call (e.g.
+            ``{"parallel_tool_calls": False}``, ``{"extra_body": {...}}``); explicit arguments
+            of :meth:`complete` take precedence.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        max_retries: int = 3,
+        backoff_s: float = 0.5,
+        extra_params: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not model.strip():
+            raise ValueError("model must be a non-empty litellm model string")
+        if max_retries < 0 or timeout_s <= 0 or backoff_s < 0:
+            raise ValueError("max_retries and backoff_s must be >= 0 and timeout_s > 0")
+        reserved = _RESERVED_PARAMS.intersection(extra_params or {})
+        if reserved:
+            raise ValueError(f"extra_params may not set {sorted(reserved)}; use the arguments")
+        if is_local_model(model) and api_base is not None:
+            raise ValueError(f"{MODEL_STRING} runs its own server; do not pass api_base")
+        self._model = model
+        self._api_base = api_base
+        self._api_key = api_key
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.extra_params: dict[str, Any] = dict(extra_params or {})
+
+    def __repr__(self) -> str:
+        # Never the key: reprs end up in logs and tracebacks.
+        base = f", api_base={self._api_base!r}" if self._api_base else ""
+        return f"LiteLLMModel({self._model!r}{base})"
+
+    @property
+    def model_name(self) -> str:
+        """The model string as configured (``local/smollm2`` for the embedded model)."""
+        return self._model
+
+    @property
+    def is_local(self) -> bool:
+        """Whether this model is the embedded llama.cpp server."""
+        return is_local_model(self._model)
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> LLMResponse:
+        """Run one chat completion, retrying transport failures.
+
+        Args:
+            messages: the conversation so far (OpenAI-style dicts).
+            tools: OpenAI-style tool definitions, or ``None`` for a call without tools.
+            response_format: e.g. ``{"type": "json_object", "schema": {...}}`` (the form the
+                llama.cpp server constrains its output to).
+            temperature: sampling temperature; ``None`` leaves the provider default.
+            max_tokens: completion cap; ``None`` leaves the provider default.
+            seed: sampling seed; ``None`` sends none.
+
+        Returns:
+            The response; ``latency_s`` includes retries and backoff.
+
+        Raises:
+            ModelUnavailable: the endpoint was unreachable after the retries, refused the
+                credentials, or does not serve the model.
+            ModelRequestError: the endpoint rejected the request (bad request, context overflow).
+            MissingExtra: ``local/smollm2`` without the ``local`` extra installed.
+        """
+        started = time.perf_counter()
+        kwargs = self._call_kwargs(
+            messages,
+            tools=tools,
+            response_format=response_format,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
+        raw = await self._call_with_retries(kwargs)
+        return _to_response(raw, latency_s=time.perf_counter() - started)
+
+    async def _route(self) -> _Route:
+        if not self.is_local:
+            return _Route(self._model, self._api_base, self._api_key)
+        server: LocalModelServer | None = running_local_server()
+        if server is None:
+            # Starting takes about a second; keep the event loop (and the other runs) going.
+            server = await asyncio.to_thread(get_local_server)
+        return _Route(f"openai/{SERVED_MODEL_NAME}", server.base_url, _LOCAL_API_KEY)
+
+    def _call_kwargs(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None,
+        response_format: Mapping[str, Any] | None,
+        temperature: float | None,
+        max_tokens: int | None,
+        seed: int | None,
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = dict(self.extra_params)
+        optional = {
+            "response_format": dict(response_format) if response_format is not None else None,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+        }
+        kwargs.update({key: value for key, value in optional.items() if value is not None})
+        if tools:
+            kwargs["tools"] = [dict(tool) for tool in tools]
+            kwargs.setdefault("tool_choice", "auto")
+        else:
+            kwargs.pop("tool_choice", None)  # a tool_choice without tools is rejected
+        kwargs.update(
+            messages=list(messages),
+            timeout=self.timeout_s,
+            # The OpenAI SDK would otherwise retry twice more on its own, multiplying ours.
+            max_retries=0,
+            drop_params=True,
+        )
+        return kwargs
+
+    async def _call_with_retries(self, kwargs: dict[str, Any]) -> Any:
+        litellm = _litellm()
+        retryable = _retryable_errors(litellm)
+        attempts = self.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            # Routed per attempt: a crashed embedded server is restarted on the next one.
+            route = await self._route()
+            endpoint = route.endpoint
+            try:
+                return await litellm.acompletion(**kwargs, **route.params())
+            except Exception as exc:
+                if not _is_transient(exc, retryable):
+                    raise self._map_final_error(exc, litellm=litellm, endpoint=endpoint) from exc
+                if attempt == attempts:
+                    raise ModelUnavailable(
+                        f"model {self._model} at {endpoint} unreachable after {attempts} "
+                        f"attempt{'s' if attempts > 1 else ''}: {_describe(exc)}",
+                        hint=self._unreachable_hint(),
+                    ) from exc
+                await _sleep(backoff_delay(attempt, base_s=self.backoff_s))
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _map_final_error(self, exc: Exception, *, litellm: ModuleType, endpoint: str) -> Exception:
+        where = f"model {self._model} at {endpoint}"
+        if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
+            return ModelUnavailable(
+                f"{where} refused the credentials: {_describe(exc)}",
+                hint="set the provider's API key in its environment variable (for example "
+                "OPENAI_API_KEY) or pass api_key; trajguard never prints keys",
+            )
+        if isinstance(exc, litellm.NotFoundError):
+            return ModelUnavailable(
+                f"{where} was not found: {_describe(exc)}",
+                hint="check the model name (for Ollama: ollama pull <model>) and api_base",
+            )
+        if isinstance(
+            exc, litellm.BadRequestError | litellm.UnprocessableEntityError
+        ) or _is_request_validation_error(exc):
+            overflow = isinstance(exc, litellm.ContextWindowExceededError) or _mentions_context(exc)
+            what = "context window exceeded" if overflow else "request rejected"
+            return ModelRequestError(
+                f"{where}: {what}: {_describe(exc)}",
+                context_overflow=overflow,
+                hint="shorten the conversation or cap the steps"
+                if overflow
+                else "check the request parameters the agent sends",
+            )
+        if isinstance(exc, litellm.APIError | litellm.APIResponseValidationError):
+            return ModelUnavailable(
+                f"{where} failed: {_describe(exc)}", hint=self._unreachable_hint()
+            )
+        return exc
+
+    def _unreachable_hint(self) -> str:
+        if self.is_local:
+            return "the embedded llama.cpp server stopped answering; rerun, or use --model"
+        return "check that the model server is running and reachable, then rerun"
+
+
+class _Route:
+    """Where a call goes: the litellm model string, endpoint and key."""
+
+    __slots__ = ("api_base", "api_key", "model")
+
+    def __init__(self, model: str, api_base: str | None, api_key: str | None) -> None:
+        self.model = model
+        self.api_base = api_base
+        self.api_key = api_key
+
+    def __repr__(self) -> str:
+        return f"_Route({self.model!r}, {self.api_base!r})"
+
+    @property
+    def endpoint(self) -> str:
+        return self.api_base or "the provider's default endpoint"
+
+    def params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model}
+        if self.api_base is not None:
+            params["api_base"] = self.api_base
+        if self.api_key is not None:
+            params["api_key"] = self.api_key
+        return params
+
+
+def _retryable_errors(litellm: ModuleType) -> tuple[type[BaseException], ...]:
+    # Timeout subclasses openai's APIConnectionError, but litellm may raise either; list both.
+    return (
+        litellm.APIConnectionError,
+        litellm.Timeout,
+        litellm.RateLimitError,
+        litellm.ServiceUnavailableError,
+        litellm.InternalServerError,
+        litellm.BadGatewayError,
+    )
+
+
+def _is_transient(exc: Exception, retryable: tuple[type[BaseException], ...]) -> bool:
+    if _is_request_validation_error(exc):
+        return False
+    if isinstance(exc, retryable):
+        return True
+    # litellm raises its generic APIError for 5xx codes it has no class for (504, 520, ...).
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _is_request_validation_error(exc: Exception) -> bool:
+    # The llama.cpp server answers a malformed request (e.g. response_format type json_schema)
+    # with HTTP 500 and a pydantic "validation error" on the body: retrying cannot help.
+    text = str(exc)
+    return (
+        getattr(exc, "status_code", None) == 500
+        and "validation error" in text
+        and ("'body'" in text)
+    )
+
+
+# litellm stacks class names in front of the provider's text:
+# "litellm.ContextWindowExceededError: litellm.BadRequestError: ...: OpenAIException - <text>".
+_PREFIX_NOISE = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception|Timeout)(?::|\s+-)\s*)+")
+
+
+def _describe(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    first = _PREFIX_NOISE.sub("", lines[0]).strip() if lines else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _mentions_context(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "context length" in text or "context window" in text or "maximum context" in text
+
+
+def _to_response(raw: Any, *, latency_s: float) -> LLMResponse:
+    choice = raw.choices[0]
+    message = choice.message
+    calls = tuple(
+        ToolCallRequest(
+            id=str(call.id or ""),
+            name=str(call.function.name or ""),
+            arguments=str(call.function.arguments or ""),
+        )
+        for call in (getattr(message, "tool_calls", None) or ())
+    )
+    return LLMResponse(
+        content=message.content,
+        tool_calls=calls,
+        finish_reason=choice.finish_reason,
+        usage=_usage(getattr(raw, "usage", None)),
+        model=str(raw.model or ""),
+        latency_s=latency_s,
+    )
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return Usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cached_tokens=int(cached or 0),
+    )

@@ -19,6 +19,9 @@ import pytest
 if TYPE_CHECKING:
     from trajguard.golden import GoldenResult
 
+# The cassette fixture (llm_cassette) and its options live in their own plugin module.
+pytest_plugins = ["trajguard.pytest_cassette"]
+
 _RESULTS = pytest.StashKey[list["GoldenResult"]]()
 
 

@@ -70,7 +70,9 @@ class LLMResponse:
 
     def to_assistant_message(self) -> Message:
         """The assistant message to append to the conversation after this response."""
-        message: Message = {"role": "assistant", "content": self.content}
+        # "" rather than None: some chat templates (llama.cpp's chatml-function-calling) fail on a
+        # missing content even when the message only carries tool calls.
+        message: Message = {"role": "assistant", "content": self.content or ""}
         if self.tool_calls:
             message["tool_calls"] = [call.to_message_part() for call in self.tool_calls]
         return message

@@ -44,7 +44,8 @@ __all__ = [
 VOLATILE_KEYS = frozenset(
     {"session_id", "trajectory_id", "timestamp", "generation_id", "cost_usd", "total_cost_usd"}
 )
-_ADDRESS = re.compile(r"(<[^<>\n]*? at )0x[0-9a-fA-F]+(>)")
+# A repr address: "<... at 0x7f3c...>", the "..." possibly holding "<locals>" of a nested function.
+_ADDRESS = re.compile(r"(<[^\n]{0,300}? at )0x[0-9a-fA-F]+(>)")
 _ADDRESS_MASK = r"\g<1>0xADDR\2"
 _STRUCTURAL_CHILDREN = ("agent", "final_metrics", "metrics", "observation")
 

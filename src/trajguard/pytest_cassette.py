@@ -1,0 +1,386 @@
+"""pytest integration of cassettes: the ``llm_cassette`` fixture and ``--llm-record-mode``.
+
+A standalone pytest plugin module (its own ``pytest_addoption``, ``pytest_configure`` and report
+hooks), registered by :mod:`trajguard.pytest_plugin`. It imports only pytest and the standard
+library at load time; trajguard's capture code is imported when a test first uses the fixture.
+
+Record modes, as in pytest-recording:
+
+* ``none`` (default, CI): replay only; a missing cassette fails, naming the file and the command
+  that records it;
+* ``once``: record when the cassette is missing, replay it otherwise;
+* ``all``: always call the real model and overwrite the cassette.
+
+Which setting wins: ``--llm-record-mode`` when given; otherwise ``--record-mode``. When
+pytest-recording is installed it owns ``--record-mode`` (registering it twice is an error), so
+trajguard reads that value: ``new_episodes`` acts as ``once`` (record what is missing, never touch
+an existing cassette: positional replay cannot append episodes) and ``rewrite`` as ``all``.
+
+A recording is saved when the test passes. A failing recording never overwrites the cassette; it
+is written under pytest's temporary directory instead, and the report names the file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+import weakref
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from trajguard.capture.cassette import Redactor
+    from trajguard.capture.replay import RecordingModel, ReplayModel
+    from trajguard.capture.types import ChatModel
+
+__all__ = ["RECORD_MODES", "LLMCassette", "add_options", "llm_cassette", "resolve_record_mode"]
+
+RECORD_MODES = ("none", "once", "all")
+# pytest-recording's values, mapped to ours (see the module docstring).
+_PYTEST_RECORDING_MODES = {
+    "none": "none",
+    "once": "once",
+    "new_episodes": "once",
+    "all": "all",
+    "rewrite": "all",
+}
+_DEFAULT_MODEL = "local/smollm2"  # trajguard.capture.llm.DEFAULT_MODEL, without importing it
+
+_REGISTERED: weakref.WeakSet[pytest.Parser] = weakref.WeakSet()
+
+
+@dataclass(frozen=True)
+class _Settings:
+    mode: str
+    cassette_dir: str
+    redact: tuple[str, ...]
+
+
+_SETTINGS = pytest.StashKey[_Settings]()
+_SAVED = pytest.StashKey[list[tuple[str, Path]]]()
+_STATE = pytest.StashKey["LLMCassette"]()
+_CALL_PASSED = pytest.StashKey[bool]()
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register the cassette options; calling it again for the same parser does nothing."""
+    if parser in _REGISTERED:
+        return
+    _REGISTERED.add(parser)
+    group = parser.getgroup("trajguard", "trajguard: golden trajectories")
+    if importlib.util.find_spec("pytest_recording") is None:
+        group.addoption(
+            "--record-mode",
+            action="store",
+            dest="record_mode",
+            default=None,
+            help="LLM cassettes: none (replay only, default), once (record missing), all "
+            "(re-record). With pytest-recording installed, its option is read instead.",
+        )
+    group.addoption(
+        "--llm-record-mode",
+        action="store",
+        dest="trajguard_record_mode",
+        default=None,
+        help="record mode of LLM cassettes (none, once, all); overrides --record-mode",
+    )
+    parser.addini(
+        "trajguard_cassette_dir",
+        "directory (relative to each test file) holding LLM cassettes",
+        default="cassettes",
+    )
+    parser.addini(
+        "trajguard_redact",
+        "regular expressions whose matches are stored as [REDACTED] in LLM cassettes",
+        type="linelist",
+        default=[],
+    )
+
+
+def resolve_record_mode(llm_record_mode: str | None, record_mode: str | None) -> str:
+    """The effective record mode from ``--llm-record-mode`` and ``--record-mode``.
+
+    Raises:
+        pytest.UsageError: a value that is not a record mode (the message lists the allowed ones).
+    """
+    if llm_record_mode is not None:
+        if llm_record_mode not in RECORD_MODES:
+            raise pytest.UsageError(
+                f"--llm-record-mode must be one of {', '.join(RECORD_MODES)}; "
+                f"got {llm_record_mode!r}"
+            )
+        return llm_record_mode
+    if record_mode is None:
+        return "none"
+    if record_mode not in _PYTEST_RECORDING_MODES:
+        raise pytest.UsageError(
+            f"--record-mode must be one of {', '.join(_PYTEST_RECORDING_MODES)}; "
+            f"got {record_mode!r}"
+        )
+    return _PYTEST_RECORDING_MODES[record_mode]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = resolve_record_mode(
+        config.getoption("trajguard_record_mode", None), config.getoption("record_mode", None)
+    )
+    patterns = tuple(str(p) for p in config.getini("trajguard_redact"))
+    for pattern in patterns:
+        _check_pattern(pattern)
+    config.stash[_SETTINGS] = _Settings(
+        mode=mode, cassette_dir=str(config.getini("trajguard_cassette_dir")), redact=patterns
+    )
+    config.stash[_SAVED] = []
+
+
+def _check_pattern(pattern: str) -> None:
+    import re
+
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise pytest.UsageError(f"trajguard_redact: invalid pattern {pattern!r}: {exc}") from None
+    if compiled.fullmatch(""):
+        raise pytest.UsageError(f"trajguard_redact: pattern {pattern!r} matches the empty string")
+
+
+class LLMCassette:
+    """What the ``llm_cassette`` fixture returns: hands out replaying or recording models.
+
+    Attributes:
+        mode: the effective record mode (``none``, ``once`` or ``all``).
+        path: the test's (first) cassette file.
+    """
+
+    def __init__(
+        self,
+        request: pytest.FixtureRequest,
+        settings: _Settings,
+        tmp_path_factory: pytest.TempPathFactory,
+    ) -> None:
+        self._request = request
+        self._tmp_path_factory = tmp_path_factory
+        self._settings = settings
+        self.mode = settings.mode
+        self.path = self._path(None)
+        self.models: list[RecordingModel | ReplayModel] = []
+        self._names: set[str | None] = set()
+
+    def __repr__(self) -> str:
+        return f"<llm_cassette mode={self.mode} path={str(self.path)!r}>"
+
+    def _path(self, name: str | None) -> Path:
+        from trajguard.capture.cassette import cassette_path
+
+        node = self._request.node
+        return cassette_path(
+            Path(str(node.path)), node.name, name=name, cassette_dir=self._settings.cassette_dir
+        )
+
+    def command(self, mode: str) -> str:
+        """The command that runs this test in record mode ``mode``."""
+        extra = " --golden-update" if mode != "none" else ""
+        return f"pytest {shlex.quote(self._request.node.nodeid)} --llm-record-mode={mode}{extra}"
+
+    def model(
+        self,
+        model: str | ChatModel = _DEFAULT_MODEL,
+        *,
+        name: str | None = None,
+        redact: Sequence[str] = (),
+        **model_kwargs: Any,
+    ) -> ChatModel:
+        """A model for the agent under test: a replay of the cassette, or a recording one.
+
+        Args:
+            model: a litellm model string (the real model is built as ``LiteLLMModel(model,
+                **model_kwargs)`` only when recording) or any ``ChatModel`` to record from.
+            name: a second cassette for the same test (``<test>.<name>.json``); models requested
+                without a name after the first are numbered ``<test>.2.json`` ...
+            redact: further regular expressions to store as ``[REDACTED]`` (added to the ini
+                option ``trajguard_redact`` and the built-in patterns).
+            **model_kwargs: passed to ``LiteLLMModel`` when recording.
+        """
+        __tracebackhide__ = True
+        from trajguard.capture.cassette import Cassette, Redactor
+        from trajguard.capture.replay import RecordingModel
+
+        if name is None and None in self._names:
+            name = str(len(self._names) + 1)
+        if name in self._names:
+            pytest.fail(f"llm_cassette.model(name={name!r}) was already requested", pytrace=False)
+        self._names.add(name)
+        path = self._path(name)
+        try:
+            redactor = Redactor((*self._settings.redact, *redact))
+        except ValueError as exc:
+            pytest.fail(f"llm_cassette: {exc}", pytrace=False)
+        wanted = model if isinstance(model, str) else model.model_name
+        if self.mode == "all" or (self.mode == "once" and not path.exists()):
+            inner = model if not isinstance(model, str) else _litellm_model(model, model_kwargs)
+            recorder = RecordingModel(inner, Cassette(path, redactor=redactor))
+            self.models.append(recorder)
+            return recorder
+        if not path.exists():
+            pytest.fail(
+                f"LLM cassette missing: {path}\nThe default record mode 'none' only replays. "
+                f"Record it from the real model with:\n    {self.command('once')}",
+                pytrace=False,
+            )
+        return self._replay(path, redactor, wanted)
+
+    def _replay(self, path: Path, redactor: Redactor, wanted: str) -> ReplayModel:
+        __tracebackhide__ = True
+        from trajguard.capture.cassette import Cassette
+        from trajguard.capture.replay import ReplayModel
+        from trajguard.errors import CassetteError
+
+        try:
+            cassette = Cassette.load(path, redactor=redactor)
+        except CassetteError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        if cassette.model_name != wanted:
+            pytest.fail(
+                f"{path}: cassette recorded from {cassette.model_name!r}, the test now asks "
+                f"for {wanted!r}\n  hint: re-record it: {self.command('all')}",
+                pytrace=False,
+            )
+        replay = ReplayModel(cassette, rerecord_hint=f"re-record it: {self.command('all')}")
+        self.models.append(replay)
+        return replay
+
+    def _cassette_errors(self) -> list[str]:
+        from trajguard.capture.replay import ReplayModel
+
+        return [str(error) for m in self.models if isinstance(m, ReplayModel) for error in m.errors]
+
+    def _finish(self, passed: bool) -> None:
+        """Teardown: save recordings of a passing test; check that replays were used fully."""
+        __tracebackhide__ = True
+        from trajguard.capture.replay import RecordingModel
+        from trajguard.errors import CassetteError
+
+        if not passed:
+            return
+        problems = self._cassette_errors()
+        if problems:
+            pytest.fail(
+                "the test passed, but replay raised (and the agent swallowed):\n"
+                + "\n".join(problems),
+                pytrace=False,
+            )
+        for m in self.models:
+            if isinstance(m, RecordingModel):
+                existed = m.cassette.path.exists()
+                try:
+                    m.save()
+                except CassetteError as exc:
+                    pytest.fail(str(exc), pytrace=False)
+                saved = self._request.config.stash[_SAVED]
+                saved.append(("updated" if existed else "created", m.cassette.path))
+            elif m.unused:
+                recorded = len(m.cassette.interactions)
+                pytest.fail(
+                    f"{m.cassette.path}: the run made {m.calls} of {recorded} recorded model "
+                    f"calls; {m.unused} were never replayed\n  hint: if the agent now needs "
+                    f"fewer calls, re-record it: {self.command('all')}",
+                    pytrace=False,
+                )
+
+    def _keep_failed_recordings(self) -> list[str]:
+        """A failed test's recordings go to pytest's temp dir, never over the cassette."""
+        from trajguard.capture.replay import RecordingModel
+        from trajguard.errors import CassetteError
+
+        notes = []
+        base = self._tmp_path_factory.getbasetemp()
+        for m in self.models:
+            if not isinstance(m, RecordingModel):
+                continue
+            kept = base / "trajguard-cassettes" / m.cassette.path.name
+            try:
+                cassette = m.finish()
+            except CassetteError as exc:
+                notes.append(str(exc))
+                continue
+            cassette.path, target = kept, cassette.path
+            cassette.save()
+            cassette.path = target
+            notes.append(f"the test failed: {target} was not written; recording kept at {kept}")
+        return notes
+
+
+def _litellm_model(model: str, kwargs: dict[str, Any]) -> ChatModel:
+    from trajguard.capture.llm import LiteLLMModel
+
+    return LiteLLMModel(model, **kwargs)
+
+
+@pytest.fixture
+def llm_cassette(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LLMCassette]:
+    """Models for frozen tests: replayed from ``cassettes/<module>/<test>.json``, or recorded.
+
+    ``llm_cassette.model()`` returns a ``ChatModel`` to hand to the agent; see
+    :class:`LLMCassette`. Works with ``golden_trajectory`` in the same test::
+
+        async def test_weather(llm_cassette, golden_trajectory):
+            result = await run(llm_cassette.model(), "What is the weather in Paris?")
+            golden_trajectory(result.trajectory)
+    """
+    state = LLMCassette(request, request.config.stash[_SETTINGS], tmp_path_factory)
+    request.node.stash[_STATE] = state
+    yield state
+    if state.models and _CALL_PASSED not in request.node.stash:
+        pytest.fail(
+            "llm_cassette: the trajguard.pytest_cassette hooks are not registered, so the test "
+            "outcome is unknown and nothing was saved; register the module as a plugin "
+            "(pytest_plugins = ['trajguard.pytest_cassette']), not only its fixture",
+            pytrace=False,
+        )
+    state._finish(request.node.stash[_CALL_PASSED] if state.models else False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if call.when == "call" and _STATE in item.stash:
+        state = item.stash[_STATE]
+        item.stash[_CALL_PASSED] = bool(report.passed)
+        if report.failed:
+            shown = str(report.longrepr)
+            errors = [e for e in state._cassette_errors() if e not in shown]  # swallowed ones
+            notes = errors + state._keep_failed_recordings()
+            if notes:
+                report.sections.append(("trajguard cassette", "\n".join(notes)))
+    return report
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    saved = config.stash.get(_SAVED, [])
+    if not saved:
+        return
+    rootdir = Path(str(config.rootpath))
+    terminalreporter.section("trajguard LLM cassettes")
+    for status, path in saved:
+        try:
+            shown: Path = path.relative_to(rootdir)
+        except ValueError:
+            shown = path
+        terminalreporter.write_line(f"{status}: {shown}")
+    terminalreporter.write_line(
+        f"{len(saved)} recorded: review them (and their goldens) in the diff before committing"
+    )

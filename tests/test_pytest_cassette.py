@@ -1,0 +1,345 @@
+"""The ``llm_cassette`` fixture and record-mode options, run through ``pytester``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+# Imported here once: pytester restores sys.modules after every in-process run, so modules first
+# imported inside a run would be imported again by each of the ~40 runs below.
+import trajguard.capture.replay
+import trajguard.pytest_cassette  # noqa: F401
+
+pytest_plugins = ["pytester"]
+
+CASSETTE = Path("cassettes/test_agent/test_run.json")
+
+# A scripted model and a two-call "agent" in the generated test module. QUESTION and CALLS are
+# edited by individual tests to provoke drift and exhaustion.
+TEST_MODULE = """
+import asyncio
+
+from trajguard.capture.types import LLMResponse, Usage
+
+QUESTION = {question!r}
+CALLS = {calls}
+RECORDED_WITH = []
+
+
+class Scripted:
+    model_name = "fake/scripted"
+
+    def __init__(self):
+        self.n = 0
+
+    async def complete(self, messages, *, tools=None, response_format=None,
+                       temperature=None, max_tokens=None, seed=None):
+        self.n += 1
+        RECORDED_WITH.append(self.n)
+        return LLMResponse(content=f"answer {{self.n}} to {{messages[-1]['content']}}",
+                           finish_reason="stop", usage=Usage(10, self.n), model="scripted-v1")
+
+
+async def agent(model):
+    answers = []
+    for i in range(CALLS):
+        response = await model.complete([{{"role": "user", "content": f"{{QUESTION}} #{{i}}"}}],
+                                        seed=1234 + i)
+        answers.append(response.content)
+    return answers
+
+
+def test_run(llm_cassette):
+    model = llm_cassette.model(Scripted())
+    answers = asyncio.run(agent(model))
+    assert answers == [f"answer {{i + 1}} to {{QUESTION}} #{{i}}" for i in range(CALLS)]
+    assert model.model_name == "fake/scripted"
+    {extra}
+"""
+
+
+def write_test(
+    pytester: pytest.Pytester, *, question: str = "2+2?", calls: int = 2, extra: str = ""
+) -> None:
+    pytester.makepyfile(
+        test_agent=TEST_MODULE.format(question=question, calls=calls, extra=extra or "pass")
+    )
+
+
+# The generated tests need neither plugin; hypothesis alone costs a second per in-process run.
+INI = "[pytest]\naddopts = -p no:cacheprovider -p no:asyncio -p no:hypothesispytest\n"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest("pytest_plugins = ['trajguard.pytest_cassette']")
+    pytester.makeini(INI)
+    return pytester
+
+
+def tree(root: Path) -> list[str]:
+    """Every file under ``root`` except bytecode caches."""
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    )
+
+
+BASE_FILES = ["conftest.py", "test_agent.py", "tox.ini"]
+
+
+def test_none_mode_with_missing_cassette_fails_naming_file_and_command(project):
+    write_test(project)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*LLM cassette missing: {project.path / CASSETTE}",
+            "*pytest test_agent.py::test_run --llm-record-mode=once --golden-update",
+        ]
+    )
+    assert tree(project.path) == BASE_FILES
+
+
+def test_once_records_then_replays(project):
+    write_test(project)
+    result = project.runpytest("--llm-record-mode=once")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*trajguard LLM cassettes*", f"created: {CASSETTE}"])
+    assert tree(project.path) == sorted([*BASE_FILES, str(CASSETTE)])
+    data = json.loads((project.path / CASSETTE).read_text())
+    assert data["model_name"] == "fake/scripted"
+    assert [i["response"]["content"] for i in data["interactions"]] == [
+        "answer 1 to 2+2? #0",
+        "answer 2 to 2+2? #1",
+    ]
+    recorded = (project.path / CASSETTE).read_text()
+
+    # the scripted model would now answer differently: only a replay can pass
+    write_test(project, extra="assert RECORDED_WITH == []")
+    for args in ([], ["--llm-record-mode=once"], ["--record-mode=none"]):
+        project.runpytest(*args).assert_outcomes(passed=1)
+    assert (project.path / CASSETTE).read_text() == recorded
+    assert tree(project.path) == sorted([*BASE_FILES, str(CASSETTE)])
+
+
+def test_all_rerecords(project):
+    write_test(project)
+    project.runpytest("--record-mode=once").assert_outcomes(passed=1)
+    write_test(project, question="3+3?")
+    result = project.runpytest("--record-mode=all")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"updated: {CASSETTE}"])
+    assert "3+3?" in (project.path / CASSETTE).read_text()
+
+
+def test_prompt_edit_on_stale_cassette_fails_with_drift(project):
+    write_test(project)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    write_test(project, question="2+3?")
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*request drift at call 1 of 2: messages[[]0] (user) content differs",
+            "*recorded: '2+2? #0'",
+            "*now:      '2+3? #0'",
+            "*if the change is intended, re-record it: pytest test_agent.py::test_run "
+            "--llm-record-mode=all --golden-update",
+        ]
+    )
+
+
+def test_extra_call_fails_with_script_exhausted(project):
+    write_test(project)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    write_test(project, calls=3)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*ScriptExhausted*call 3 of 2 recorded*"])
+
+
+def test_fewer_calls_than_recorded_fails_at_teardown(project):
+    write_test(project)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    write_test(project, calls=1)
+    result = project.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*the run made 1 of 2 recorded model calls; 1 were never replayed*"]
+    )
+
+
+def test_swallowed_replay_error_still_fails(project):
+    write_test(project)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    project.makepyfile(
+        test_agent="""
+        import asyncio
+
+        async def swallow(model):
+            try:
+                await model.complete([{"role": "user", "content": "something else"}])
+            except Exception:
+                pass
+            # every call takes the next position, also one that raised
+            await model.complete([{"role": "user", "content": "2+2? #1"}], seed=5)
+
+        def test_run(llm_cassette):
+            model = llm_cassette.model("fake/scripted")
+            asyncio.run(swallow(model))
+        """
+    )
+    result = project.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*replay raised (and the agent swallowed)*", "*request drift*"])
+
+
+def test_failing_recording_does_not_touch_the_cassette(project):
+    write_test(project, extra="assert False, 'golden mismatch'")
+    result = project.runpytest("--llm-record-mode=all", "--basetemp", str(project.path / ".tmp"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*the test failed: *test_run.json was not written; recording kept*"]
+    )
+    assert not (project.path / CASSETTE).exists()
+    assert (project.path / ".tmp" / "trajguard-cassettes" / "test_run.json").exists()
+
+
+def test_model_changed_since_recording_fails(project):
+    write_test(project)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    project.makepyfile(
+        test_agent="""
+        def test_run(llm_cassette):
+            llm_cassette.model("ollama_chat/qwen2.5:1.5b")
+        """
+    )
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*cassette recorded from 'fake/scripted', the test now asks for 'ollama_chat/qwen*'"]
+    )
+
+
+def test_ini_redaction_patterns_apply(project):
+    project.makeini(INI + "trajguard_redact =\n    CUST-[0-9]+\n")
+    write_test(project, question="balance of CUST-123456?")
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    text = (project.path / CASSETTE).read_text()
+    assert "CUST-123456" not in text
+    assert "balance of [REDACTED]? #0" in text
+    project.runpytest().assert_outcomes(passed=0, failed=1)  # the replayed answer is redacted
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--llm-record-mode=sometimes"],
+            "--llm-record-mode must be one of none, once, all; got 'sometimes'",
+        ),
+        (
+            ["--llm-record-mode=rewrite"],
+            "--llm-record-mode must be one of none, once, all; got 'rewrite'",
+        ),
+        (
+            ["--record-mode=always"],
+            "--record-mode must be one of none, once, new_episodes, all, rewrite; got 'always'",
+        ),
+    ],
+)
+def test_bad_record_mode_is_a_usage_error(project, args, message):
+    write_test(project)
+    result = project.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_bad_ini_redaction_pattern_is_a_usage_error(project):
+    project.makeini(INI + "trajguard_redact = (unclosed\n")
+    write_test(project)
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*trajguard_redact: invalid pattern '(unclosed'*"])
+
+
+def test_with_pytest_recording_installed_its_record_mode_is_read(project):
+    """pytest-recording owns --record-mode; trajguard must not register it a second time."""
+    project.mkpydir("pytest_recording")
+    (project.path / "pytest_recording" / "__init__.py").write_text(
+        "def pytest_addoption(parser):\n"
+        "    parser.getgroup('recording').addoption(\n"
+        "        '--record-mode', dest='record_mode', default='none',\n"
+        "        choices=['once', 'new_episodes', 'none', 'all', 'rewrite'])\n"
+    )
+    project.makeconftest("pytest_plugins = ['pytest_recording', 'trajguard.pytest_cassette']")
+    project.syspathinsert()
+    write_test(project)
+    project.runpytest().assert_outcomes(failed=1)  # none: missing cassette
+    project.runpytest("--record-mode=new_episodes").assert_outcomes(passed=1)  # as once
+    assert (project.path / CASSETTE).exists()
+    write_test(project, question="changed?")
+    project.runpytest("--record-mode=new_episodes").assert_outcomes(failed=1)  # replays: drift
+    project.runpytest("--record-mode=rewrite").assert_outcomes(passed=1)  # as all
+    project.runpytest("--record-mode=new_episodes", "--llm-record-mode=none").assert_outcomes(
+        passed=1
+    )
+
+
+def test_two_models_in_one_test_get_two_cassettes(project):
+    project.makepyfile(
+        test_agent=TEST_MODULE.format(question="q", calls=1, extra="pass")
+        + """
+
+def test_two(llm_cassette):
+    first = llm_cassette.model(Scripted())
+    second = llm_cassette.model(Scripted(), name="judge")
+    assert asyncio.run(agent(first)) == asyncio.run(agent(second))
+"""
+    )
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=2)
+    files = tree(project.path)
+    assert "cassettes/test_agent/test_two.json" in files
+    assert "cassettes/test_agent/test_two.judge.json" in files
+    project.runpytest().assert_outcomes(passed=2)
+
+
+def test_fixture_exposes_path_and_mode(project):
+    project.makepyfile(
+        test_agent="""
+        def test_run(llm_cassette):
+            assert llm_cassette.mode == "once"
+            assert llm_cassette.path.parts[-3:] == ("cassettes", "test_agent", "test_run.json")
+        """
+    )
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    assert tree(project.path) == BASE_FILES
+
+
+def test_cassette_dir_ini_option(project):
+    project.makeini(INI + "trajguard_cassette_dir = llm\n")
+    write_test(project)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    assert (project.path / "llm" / "test_agent" / "test_run.json").exists()
+
+
+def test_options_are_listed_in_help(project):
+    result = project.runpytest("--help")
+    result.stdout.fnmatch_lines(["*--record-mode=*", "*--llm-record-mode=*", "*trajguard_redact*"])
+
+
+def test_fixture_without_the_hooks_fails_instead_of_silently_not_saving(project):
+    project.makeconftest(
+        "from trajguard.pytest_cassette import llm_cassette, pytest_addoption, pytest_configure"
+    )
+    write_test(project)
+    # The trajguard entry point registers the whole module; a user who disables it and imports
+    # only some names into a conftest gets a clear error, not a silently unsaved cassette.
+    result = project.runpytest("-p", "no:trajguard", "--llm-record-mode=once")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*hooks are not registered*nothing was saved*"])
+    assert tree(project.path) == BASE_FILES

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 
 from trajguard import __version__
-from trajguard.cli import baseline, run, show, validate
+from trajguard.cli import ab, baseline, compare, nightly, plan, run, show, validate
 from trajguard.errors import TrajguardError
 
-_COMMANDS = (run, show, baseline, validate)
+_COMMANDS = (run, compare, nightly, ab, plan, show, baseline, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -138,6 +138,8 @@ class Suite(_Strict):
     name: str = Field(pattern=_ID)
     description: str = ""
     defaults: Defaults = Field(default_factory=Defaults)
+    variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
+    """Variants for every scenario (a scenario's own variant of the same name wins)."""
     scenarios: list[Scenario] = Field(min_length=1)
     path: Path | None = Field(default=None, exclude=True)
 
@@ -151,7 +153,7 @@ class Suite(_Strict):
 
     def variant_names(self) -> list[str]:
         """Every variant name used by any scenario, plus ``base``."""
-        names = {name for s in self.scenarios for name in s.variants}
+        names = {name for s in self.scenarios for name in s.variants} | set(self.variants)
         return [BASE_VARIANT, *sorted(names)]
 
     def resolve(self, scenario_id: str, variant: str = BASE_VARIANT) -> ResolvedScenario:
@@ -198,12 +200,13 @@ def _read_prompt(base_dir: Path, relative: str) -> str:
 
 
 def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario:
-    if variant != BASE_VARIANT and variant not in scenario.variants:
+    known = {**suite.variants, **scenario.variants}
+    if variant != BASE_VARIANT and variant not in known:
         raise SuiteError(
             f"scenario {scenario.id!r} has no variant {variant!r}; "
-            f"known: {', '.join([BASE_VARIANT, *scenario.variants])}",
+            f"known: {', '.join([BASE_VARIANT, *sorted(known)])}",
         )
-    override = scenario.variants.get(variant, Variant())
+    override = known.get(variant, Variant())
     base_dir = suite.path.parent if suite.path else Path.cwd()
     agent: Any = scenario.agent
     prompt = None
@@ -261,7 +264,7 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
         raise _suite_error(exc, path, lines, data) from None
     _check_unique_ids(suite, path, lines)
     for index, scenario in enumerate(suite.scenarios):
-        for variant in [BASE_VARIANT, *scenario.variants]:
+        for variant in [BASE_VARIANT, *scenario.variants, *suite.variants]:
             _resolve(suite, scenario, variant)  # reads every prompt file now, not mid-batch
         if check_imports:
             _check_imports(scenario, index, path, lines)
@@ -389,7 +392,7 @@ def _scenario_id(data: Any, loc: tuple[int | str, ...]) -> str | None:
 
 
 _ALLOWED: dict[str, list[str]] = {
-    "suite": ["name", "description", "defaults", "scenarios"],
+    "suite": ["name", "description", "defaults", "variants", "scenarios"],
     "defaults": list(Defaults.model_fields),
     "scenario": ["id", "description", "agent", "input", "pass", "tolerances", "variants", "runs", "max_steps"],
     "variant": list(Variant.model_fields),
@@ -415,7 +418,9 @@ def _unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
         known = _ALLOWED["defaults"]
     elif len(parent) == 2 and parent[0] == "scenarios":
         known = _ALLOWED["scenario"]
-    elif len(parent) >= 3 and parent[2] == "variants":
+    elif (len(parent) >= 3 and parent[2] == "variants") or (
+        len(parent) == 2 and parent[0] == "variants"
+    ):
         known = _ALLOWED["variant"]
     elif len(parent) == 5 and parent[2] == "pass":
         known = _criterion_fields(data, parent)

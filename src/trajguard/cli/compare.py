@@ -1,0 +1,108 @@
+"""``trajguard compare BASELINE CANDIDATE``: a verdict on whether behaviour changed."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trajguard.errors import TrajguardError
+
+EXIT_REGRESSION = 1
+_MARGINS = {
+    "pass_rate": "pass_rate_margin",
+    "crash_rate": "crash_rate_margin",
+    "steps": "steps_margin",
+    "step_count": "steps_margin",
+    "ratio": "ratio_margin",
+    "tokens": "ratio_margin",
+    "latency": "ratio_margin",
+    "tools": "tool_margin",
+}
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "compare",
+        help="compare a candidate run set with a baseline; write a report; exit 1 on regression",
+        description="Compare two run sets as distributions, scenario by scenario. Exit codes: "
+        "0 no regression, 1 regression, 2 input error, 3 infrastructure failure.",
+    )
+    parser.add_argument("baseline", type=Path, metavar="BASELINE", help="baseline run set")
+    parser.add_argument("candidate", type=Path, metavar="CANDIDATE", help="candidate run set")
+    parser.add_argument("--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)")
+    add_compare_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    """Comparison options shared by compare and nightly."""
+    parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level (Holm)")
+    parser.add_argument("--q", type=float, default=0.10, help="diagnostic false discovery rate")
+    parser.add_argument(
+        "--tolerance", action="append", default=[], metavar="METRIC=VALUE",
+        help="tolerance band: pass_rate=0.1, crash_rate=0.05, steps=0.1 (A - 1/2), "
+        "ratio=1.15 (tokens and latency), tools=0.1",
+    )
+    parser.add_argument(
+        "--gate", action="append", default=[], metavar="METRIC",
+        help="gating metric (repeat; default pass_rate and crash_rate)",
+    )
+    parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+
+def compare_config(args: argparse.Namespace) -> Any:
+    from trajguard.live.results import METRICS, CompareConfig
+
+    updates: dict[str, Any] = {"alpha": args.alpha, "q": args.q}
+    for item in args.tolerance:
+        name, sep, value = item.partition("=")
+        if not sep or name not in _MARGINS:
+            raise TrajguardError(
+                f"--tolerance {item!r}: expected METRIC=VALUE with METRIC one of "
+                f"{', '.join(sorted(_MARGINS))}"
+            )
+        try:
+            updates[_MARGINS[name]] = float(value)
+        except ValueError:
+            raise TrajguardError(f"--tolerance {item!r}: {value!r} is not a number") from None
+    if args.gate:
+        unknown = sorted(set(args.gate) - set(METRICS))
+        if unknown:
+            raise TrajguardError(f"--gate: unknown metric(s) {unknown}; known: {', '.join(METRICS)}")
+        updates["gating"] = frozenset(args.gate)
+    return replace(CompareConfig(), **updates)
+
+
+def command_line() -> str:
+    return shlex.join(["trajguard", *sys.argv[1:]])
+
+
+def run(args: argparse.Namespace) -> int:
+    from trajguard.live.reporting import compare_and_report
+    from trajguard.live.store import read_manifest
+
+    config = compare_config(args)
+    suite = read_manifest(args.candidate).get("suite", "suite")
+    read_manifest(args.baseline)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    report = args.report or Path("reports") / f"{suite}-{stamp}" / "report.md"
+    files = compare_and_report(
+        args.baseline, args.candidate, report, config=config, command=command_line(),
+        plots=not args.no_plots, junit=args.junit,
+    )
+    print(headline(files.comparison, report))
+    return EXIT_REGRESSION if files.comparison.regressed else 0
+
+
+def headline(comparison: Any, report: Path) -> str:
+    counts: dict[str, int] = {}
+    for scenario in comparison.scenarios:
+        counts[scenario.verdict.value] = counts.get(scenario.verdict.value, 0) + 1
+    parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    return f"verdict: {comparison.verdict.value} ({parts}) → {report}"

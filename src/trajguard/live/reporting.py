@@ -1,0 +1,78 @@
+"""Compare two run sets on disk and write the report (the I/O edge of compare / nightly)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from trajguard.live.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.live.junit import junit_xml
+from trajguard.live.report import RunSetInfo, render_report
+from trajguard.live.store import read_manifest, read_runs
+
+__all__ = ["ReportFiles", "compare_and_report", "write_text"]
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What :func:`compare_and_report` produced."""
+
+    comparison: Comparison
+    report: Path
+    junit: Path | None
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a text file atomically (temp file in the same directory, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def load_side(path: Path) -> RunSetInfo:
+    """A run set's manifest and runs."""
+    return RunSetInfo(str(path), read_manifest(path), read_runs(path))
+
+
+def compare_and_report(
+    baseline_dir: Path,
+    candidate_dir: Path,
+    report: Path,
+    *,
+    config: CompareConfig,
+    command: str | None = None,
+    plots: bool = True,
+    junit: Path | None = None,
+    extra_sections: tuple[str, ...] = (),
+) -> ReportFiles:
+    """Compare two run sets; write the markdown report (plots beside it) and optional JUnit."""
+    baseline, candidate = load_side(baseline_dir), load_side(candidate_dir)
+    comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
+    links: dict[str, str] = {}
+    if plots:
+        from trajguard.live.plots import write_plots
+
+        links = write_plots(
+            report.parent, baseline.runs, candidate.runs, [s.scenario for s in comparison.scenarios]
+        )
+    text = render_report(
+        comparison,
+        baseline=baseline,
+        candidate=candidate,
+        plots=links,
+        command=command,
+        extra_sections=extra_sections,
+    )
+    write_text(report, text)
+    if junit is not None:
+        suite = str(candidate.manifest.get("suite") or "suite")
+        write_text(junit, junit_xml(comparison, suite=suite))
+    return ReportFiles(comparison, report, junit)

@@ -9,14 +9,13 @@ it. Writes are atomic (temp file in the same directory, then rename).
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from trajguard._files import atomic_write_text
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import Normalized, canonical_json, normalize
 from trajguard.errors import GoldenError
@@ -76,15 +75,7 @@ def read_golden(path: Path) -> dict[str, Any] | None:
 
 def write_golden(path: Path, normalized: Mapping[str, Any]) -> None:
     """Write a golden file atomically, creating its directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(golden_text(normalized))
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, golden_text(normalized))
 
 
 @dataclass(frozen=True)

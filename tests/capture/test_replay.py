@@ -184,7 +184,7 @@ def test_failed_write_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
     def boom(*args):
         raise OSError("disk full")
 
-    monkeypatch.setattr("trajguard.capture.cassette.os.replace", boom)
+    monkeypatch.setattr("trajguard._files.os.replace", boom)
     with pytest.raises(OSError, match="disk full"):
         Cassette(path, model_name="other").save()
     assert path.read_text() == before

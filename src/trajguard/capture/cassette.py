@@ -42,14 +42,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trajguard._files import atomic_write_text
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.core.normalize import canonical_json, mask_addresses
 from trajguard.errors import CassetteError
@@ -310,18 +309,7 @@ class Cassette:
 
     def save(self) -> None:
         """Write the file atomically (temp file in the same directory, then rename)."""
-        text = self.text()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
-        )
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                out.write(text)
-            os.replace(temp, self.path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(self.path, self.text())
 
     @classmethod
     def load(cls, path: Path, *, redactor: Redactor | None = None) -> Cassette:

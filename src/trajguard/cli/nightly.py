@@ -78,11 +78,15 @@ def run(args: argparse.Namespace) -> int:
     folder = report_dir(args.reports)
     runset = folder / "runs"
     extra: tuple[str, ...] = ()
+    sequential_regressed: bool | None = None
     if args.sequential:
         from trajguard.cli.sequential import run_sequential
 
-        extra = (run_sequential(suite, runset, options, baseline=baseline, config=config,
-                                progress=not args.no_progress),)
+        section, sequential_regressed = run_sequential(
+            suite, runset, options, baseline=baseline, config=config,
+            progress=not args.no_progress,
+        )
+        extra = (section,)
     else:
         execute(suite, runset, options, resume=False, progress=not args.no_progress,
                 label=suite.name)
@@ -93,4 +97,6 @@ def run(args: argparse.Namespace) -> int:
     )
     print(headline(files.comparison, report))
     append_step_summary(report.read_text(encoding="utf-8"))
-    return EXIT_REGRESSION if files.comparison.regressed else 0
+    # In sequential mode the stopping rule is the gate (its thresholds are what keep alpha).
+    regressed = files.comparison.regressed if sequential_regressed is None else sequential_regressed
+    return EXIT_REGRESSION if regressed else 0

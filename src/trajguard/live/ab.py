@@ -30,8 +30,12 @@ from trajguard.live.runs import Arm, split_runs
 __all__ = ["ABResult", "Answer", "Overall", "compare_ab"]
 
 FloatArray = npt.NDArray[np.float64]
-_CONTINUOUS = {"step_count": ("step_count", False), "prompt_tokens": ("prompt_tokens", True),
-               "completion_tokens": ("completion_tokens", True), "latency": ("duration_s", True)}
+_CONTINUOUS = {
+    "step_count": ("step_count", False),
+    "prompt_tokens": ("prompt_tokens", True),
+    "completion_tokens": ("completion_tokens", True),
+    "latency": ("duration_s", True),
+}
 
 
 class Answer(StrEnum):
@@ -91,8 +95,9 @@ def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _cmh(metric: str, pairs: list[tuple[int, int, int, int]], alpha: float,
-         higher_is_better: bool) -> Overall:
+def _cmh(
+    metric: str, pairs: list[tuple[int, int, int, int]], alpha: float, higher_is_better: bool
+) -> Overall:
     """Pairs are (x_a, n_a, x_b, n_b) per scenario with both arms non-empty."""
     if not pairs:
         return Overall(metric, "Cochran-Mantel-Haenszel", None, None, None, 1.0, 1.0, None, 0)
@@ -104,18 +109,37 @@ def _cmh(metric: str, pairs: list[tuple[int, int, int, int]], alpha: float,
         odds = _finite(strat.oddsratio_pooled)
     diffs = np.array([xb / nb - xa / na for xa, na, xb, nb in pairs])
     # Agresti-Caffo rates keep each scenario's variance positive at 0/n and n/n.
-    var = sum(((xa + 1) / (na + 2)) * (1 - (xa + 1) / (na + 2)) / (na + 2)
-              + ((xb + 1) / (nb + 2)) * (1 - (xb + 1) / (nb + 2)) / (nb + 2)
-              for xa, na, xb, nb in pairs) / len(pairs) ** 2
+    var = (
+        sum(
+            ((xa + 1) / (na + 2)) * (1 - (xa + 1) / (na + 2)) / (na + 2)
+            + ((xb + 1) / (nb + 2)) * (1 - (xb + 1) / (nb + 2)) / (nb + 2)
+            for xa, na, xb, nb in pairs
+        )
+        / len(pairs) ** 2
+    )
     half = st.norm_ppf(1 - alpha / 2) * math.sqrt(var)
     estimate = float(diffs.mean())
     better = None if estimate == 0 else (estimate > 0) == higher_is_better
-    return Overall(metric, "Cochran-Mantel-Haenszel", estimate, (estimate - half, estimate + half),
-                   odds, 1.0 if p is None else p, 1.0, better, len(pairs))
+    return Overall(
+        metric,
+        "Cochran-Mantel-Haenszel",
+        estimate,
+        (estimate - half, estimate + half),
+        odds,
+        1.0 if p is None else p,
+        1.0,
+        better,
+        len(pairs),
+    )
 
 
-def _stratified(metric: str, pairs: list[tuple[FloatArray, FloatArray]], log: bool,
-                rng: np.random.Generator, resamples: int) -> Overall:
+def _stratified(
+    metric: str,
+    pairs: list[tuple[FloatArray, FloatArray]],
+    log: bool,
+    rng: np.random.Generator,
+    resamples: int,
+) -> Overall:
     """Permutation of variant labels within scenarios; statistic: mean of B - A means."""
     name = "stratified permutation"
     if not pairs:
@@ -127,43 +151,72 @@ def _stratified(metric: str, pairs: list[tuple[FloatArray, FloatArray]], log: bo
         masks = resample.Arrangements(len(a), len(b), rng).rows(0, resamples)
         in_b = masks.astype(float) @ values
         permuted += in_b / len(b) - (values.sum() - in_b) / len(a)
-        observed += values[len(a):].mean() - values[: len(a)].mean()
+        observed += float(values[len(a) :].mean() - values[: len(a)].mean())
     tol = 1e-9 * max(1.0, abs(observed))
-    greater = (1 + np.sum(permuted >= observed - tol)) / (resamples + 1)
-    less = (1 + np.sum(permuted <= observed + tol)) / (resamples + 1)
-    mean = observed / len(pairs)
+    greater = (1 + int(np.sum(permuted >= observed - tol))) / (resamples + 1)
+    less = (1 + int(np.sum(permuted <= observed + tol))) / (resamples + 1)
+    mean = float(observed) / len(pairs)
     estimate = math.exp(mean) if log else mean
     better = None if mean == 0 else mean < 0
-    return Overall(metric, f"{name} ({resamples} resamples)", estimate, None, None,
-                   float(min(1.0, 2 * min(greater, less))), 1.0, better, len(pairs))
+    return Overall(
+        metric,
+        f"{name} ({resamples} resamples)",
+        estimate,
+        None,
+        None,
+        min(1.0, 2 * min(greater, less)),
+        1.0,
+        better,
+        len(pairs),
+    )
 
 
-def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float
-                ) -> float | None:
+def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:
     """Average pass-rate difference detected with ``power`` (normal approximation)."""
     if not pairs:
         return None
-    var = sum(((xa + xb + 1) / (na + nb + 2)) * (1 - (xa + xb + 1) / (na + nb + 2))
-              * (1 / na + 1 / nb) for xa, na, xb, nb in pairs) / len(pairs) ** 2
+    var = (
+        sum(
+            ((xa + xb + 1) / (na + nb + 2))
+            * (1 - (xa + xb + 1) / (na + nb + 2))
+            * (1 / na + 1 / nb)
+            for xa, na, xb, nb in pairs
+        )
+        / len(pairs) ** 2
+    )
     return (st.norm_ppf(1 - alpha / 2) + st.norm_ppf(power)) * math.sqrt(var)
 
 
-def _summary(a: str, b: str, answer: Answer, rates: tuple[Overall, Overall],
-             detectable: float | None) -> str:
+def _summary(
+    a: str, b: str, answer: Answer, rates: tuple[Overall, Overall], detectable: float | None
+) -> str:
     words = {"pass_rate": "pass rate", "crash_rate": "crash rate"}
-    found = [f"{words[o.metric]} {100 * (o.estimate or 0):+.1f} points on average over "
-             f"{o.scenarios} scenarios (95% CI {100 * o.ci[0]:+.1f} to {100 * o.ci[1]:+.1f}; "
-             f"CMH p = {o.p_value:.3g})" for o in rates if o.ci is not None]
+    found = [
+        f"{words[o.metric]} {100 * (o.estimate or 0):+.1f} points on average over "
+        f"{o.scenarios} scenarios (95% CI {100 * o.ci[0]:+.1f} to {100 * o.ci[1]:+.1f}; "
+        f"CMH p = {o.p_value:.3g})"
+        for o in rates
+        if o.ci is not None
+    ]
     if answer is Answer.NO_DETECTABLE_DIFFERENCE:
-        reach = ("" if detectable is None else f"; these runs would have detected an average "
-                 f"pass-rate difference of {100 * detectable:.0f} points 80% of the time")
-        return f"No detectable difference between {b} and {a}" + (
-            f": {found[0]}" if found else "") + reach + "."
+        reach = (
+            ""
+            if detectable is None
+            else f"; these runs would have detected an average "
+            f"pass-rate difference of {100 * detectable:.0f} points 80% of the time"
+        )
+        return (
+            f"No detectable difference between {b} and {a}"
+            + (f": {found[0]}" if found else "")
+            + reach
+            + "."
+        )
     return f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
 
 
-def compare_ab(runs: pd.DataFrame, variant_a: str, variant_b: str, *,
-               config: CompareConfig | None = None) -> ABResult:
+def compare_ab(
+    runs: pd.DataFrame, variant_a: str, variant_b: str, *, config: CompareConfig | None = None
+) -> ABResult:
     """Compare variant B with variant A, per scenario and overall.
 
     Args:
@@ -177,35 +230,52 @@ def compare_ab(runs: pd.DataFrame, variant_a: str, variant_b: str, *,
     """
     config = replace(config or CompareConfig(), two_sided=True)
     if "variant" not in runs.columns:
-        raise StoreError("the run table has no variant column", path="variant",
-                         hint="run both variants with `trajguard ab`")
+        raise StoreError(
+            "the run table has no variant column",
+            path="variant",
+            hint="run both variants with `trajguard ab`",
+        )
     variant = runs["variant"].astype("string")
     sides: list[dict[str, Arm]] = []
     for name in (variant_a, variant_b):
         rows = runs[(variant == name).fillna(False).to_numpy(dtype=bool)]
         if rows.empty:
             known = sorted(str(v) for v in variant.dropna().unique())
-            raise StoreError(f"no runs of variant {name!r}", path="variant",
-                             hint=f"variants in this run set: {', '.join(known) or 'none'}")
+            raise StoreError(
+                f"no runs of variant {name!r}",
+                path="variant",
+                hint=f"variants in this run set: {', '.join(known) or 'none'}",
+            )
         sides.append(split_runs(rows, crash_statuses=config.crash_statuses, side=name))
     arms_a, arms_b = sides
     common = sorted(arms_a.keys() & arms_b.keys())
     per_scenario = compare_arms(arms_a, arms_b, config=config)
     both = [(arms_a[s], arms_b[s]) for s in common]
-    passes = [(int(a.passed.sum()), a.passed.size, int(b.passed.sum()), b.passed.size)
-              for a, b in both if a.passed.size and b.passed.size]
-    crashes = [(int(a.crashed.sum()), a.runs, int(b.crashed.sum()), b.runs)
-               for a, b in both if a.runs and b.runs]
-    rates = [_cmh("pass_rate", passes, config.alpha, True),
-             _cmh("crash_rate", crashes, config.alpha, False)]
+    passes = [
+        (int(a.passed.sum()), a.passed.size, int(b.passed.sum()), b.passed.size)
+        for a, b in both
+        if a.passed.size and b.passed.size
+    ]
+    crashes = [
+        (int(a.crashed.sum()), a.runs, int(b.crashed.sum()), b.runs)
+        for a, b in both
+        if a.runs and b.runs
+    ]
+    rates = [
+        _cmh("pass_rate", passes, config.alpha, True),
+        _cmh("crash_rate", crashes, config.alpha, False),
+    ]
     holm = st.holm([o.p_value for o in rates], config.alpha)
     rates = [replace(o, p_adjusted=float(p)) for o, p in zip(rates, holm, strict=True)]
     rng = np.random.default_rng([config.seed, zlib.crc32(f"{variant_a}|{variant_b}".encode())])
     others = []
     for metric, (column, log) in _CONTINUOUS.items():
         if metric in config.metrics:
-            pairs = [(arms_a[s].numbers[column], arms_b[s].numbers[column]) for s in common
-                     if arms_a[s].numbers[column].size and arms_b[s].numbers[column].size]
+            pairs = [
+                (arms_a[s].numbers[column], arms_b[s].numbers[column])
+                for s in common
+                if arms_a[s].numbers[column].size and arms_b[s].numbers[column].size
+            ]
             others.append(_stratified(metric, pairs, log, rng, config.resampling.n_resamples))
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
@@ -217,7 +287,12 @@ def compare_ab(runs: pd.DataFrame, variant_a: str, variant_b: str, *,
     else:
         answer = Answer.NO_DETECTABLE_DIFFERENCE
     detectable = _detectable(passes, config.alpha / len(rates), config.power)
-    return ABResult(variant_a, variant_b, answer,
-                    _summary(variant_a, variant_b, answer, (rates[0], rates[1]), detectable),
-                    detectable, (*rates, *others), per_scenario)
-
+    return ABResult(
+        variant_a,
+        variant_b,
+        answer,
+        _summary(variant_a, variant_b, answer, (rates[0], rates[1]), detectable),
+        detectable,
+        (*rates, *others),
+        per_scenario,
+    )

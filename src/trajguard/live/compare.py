@@ -33,6 +33,7 @@ import pandas as pd
 from trajguard.live import metrics as mt
 from trajguard.live import power, resample
 from trajguard.live import stats as st
+from trajguard.live import tool_metrics as tm
 from trajguard.live.results import (
     DIRECTIONAL,
     METRICS,
@@ -46,42 +47,89 @@ from trajguard.live.results import (
 )
 from trajguard.live.runs import Arm, split_runs
 
-__all__ = ["DIRECTIONAL", "METRICS", "CompareConfig", "Comparison", "MetricResult", "PassK",
-           "ScenarioResult", "Verdict", "compare_arms", "compare_runsets", "overall_verdict"]
+__all__ = [
+    "DIRECTIONAL",
+    "METRICS",
+    "CompareConfig",
+    "Comparison",
+    "MetricResult",
+    "PassK",
+    "ScenarioResult",
+    "Verdict",
+    "compare_arms",
+    "compare_runsets",
+    "overall_verdict",
+]
 
-_RATIO_COLUMN = {"prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens",
-                 "latency": "duration_s"}
+_RATIO_COLUMN = {
+    "prompt_tokens": "prompt_tokens",
+    "completion_tokens": "completion_tokens",
+    "latency": "duration_s",
+}
 _MISSING_COLUMN = {"pass_rate": "passed", "step_count": "step_count", **_RATIO_COLUMN}
 
 
-def _evaluate(metric: str, b: Arm, c: Arm, config: CompareConfig, scenario: str,
-              shared: resample.Arrangements) -> mt.Evaluation:
+def _evaluate(
+    metric: str, b: Arm, c: Arm, config: CompareConfig, scenario: str, shared: resample.Arrangements
+) -> mt.Evaluation:
     rng = np.random.default_rng([config.seed, zlib.crc32(scenario.encode()), METRICS.index(metric)])
     alpha, resampling = config.alpha, config.resampling
     if metric == "pass_rate":
-        return mt.evaluate_rate(int(b.passed.sum()), b.passed.size, int(c.passed.sum()),
-                                c.passed.size, margin=config.pass_rate_margin, alpha=alpha,
-                                higher_is_better=True, label="pass rate")
+        return mt.evaluate_rate(
+            int(b.passed.sum()),
+            b.passed.size,
+            int(c.passed.sum()),
+            c.passed.size,
+            margin=config.pass_rate_margin,
+            alpha=alpha,
+            higher_is_better=True,
+            label="pass rate",
+        )
     if metric == "crash_rate":
-        return mt.evaluate_rate(int(b.crashed.sum()), b.runs, int(c.crashed.sum()), c.runs,
-                                margin=config.crash_rate_margin, alpha=alpha,
-                                higher_is_better=False, label="crash rate")
+        return mt.evaluate_rate(
+            int(b.crashed.sum()),
+            b.runs,
+            int(c.crashed.sum()),
+            c.runs,
+            margin=config.crash_rate_margin,
+            alpha=alpha,
+            higher_is_better=False,
+            label="crash rate",
+        )
     if metric == "step_count":
-        return mt.evaluate_shift(b.numbers["step_count"], c.numbers["step_count"],
-                                 margin=config.steps_margin, alpha=alpha, rng=rng,
-                                 resampling=resampling, label="steps")
+        return mt.evaluate_shift(
+            b.numbers["step_count"],
+            c.numbers["step_count"],
+            margin=config.steps_margin,
+            alpha=alpha,
+            rng=rng,
+            resampling=resampling,
+            label="steps",
+        )
     if metric == "tool_multiset":
-        return mt.evaluate_tools(b.tool_counts, c.tool_counts, margin=config.tool_margin,
-                                 alpha=alpha, rng=shared, resampling=resampling)
+        return tm.evaluate_tools(
+            b.tool_counts,
+            c.tool_counts,
+            margin=config.tool_margin,
+            alpha=alpha,
+            rng=shared,
+            resampling=resampling,
+        )
     if metric == "tool_sequence":
-        return mt.evaluate_sequences(b.tool_sequences, c.tool_sequences, rng=shared,
-                                     resampling=resampling)
+        return tm.evaluate_sequences(
+            b.tool_sequences, c.tool_sequences, rng=shared, resampling=resampling
+        )
     column = _RATIO_COLUMN[metric]
-    return mt.evaluate_ratio(b.numbers[column], c.numbers[column],
-                             ratio_margin=config.ratio_margin, alpha=alpha, rng=rng,
-                             resampling=resampling, label=metric.replace("_", " "),
-                             floor=config.latency_floor if metric == "latency"
-                             else config.token_floor)
+    return mt.evaluate_ratio(
+        b.numbers[column],
+        c.numbers[column],
+        ratio_margin=config.ratio_margin,
+        alpha=alpha,
+        rng=rng,
+        resampling=resampling,
+        label=metric.replace("_", " "),
+        floor=config.latency_floor if metric == "latency" else config.token_floor,
+    )
 
 
 @dataclass(frozen=True)
@@ -98,15 +146,23 @@ class _Tested:
 
 def _tested(scenario: str, metric: str, ev: mt.Evaluation, two_sided: bool) -> _Tested:
     if metric in DIRECTIONAL and two_sided:
-        return _Tested(scenario, metric, ev, min(1.0, 2 * min(ev.harm, ev.benefit)), None,
-                       min(1.0, 2 * min(ev.min_harm, ev.min_benefit)))
+        return _Tested(
+            scenario,
+            metric,
+            ev,
+            min(1.0, 2 * min(ev.harm, ev.benefit)),
+            None,
+            min(1.0, 2 * min(ev.min_harm, ev.min_benefit)),
+        )
     benefit = ev.benefit if metric in DIRECTIONAL else None
     return _Tested(scenario, metric, ev, ev.harm, benefit, ev.min_harm)
 
 
-def _adjust(items: list[_Tested], gating: bool, level: float
-            ) -> tuple[npt.NDArray[np.float64], list[float | None]]:
+def _adjust(
+    items: list[_Tested], gating: bool, level: float
+) -> tuple[npt.NDArray[np.float64], list[float | None]]:
     """Adjusted p-values of the family and of its improvement family (untestable: 1.0)."""
+
     def family(ps: list[float]) -> npt.NDArray[np.float64]:
         return st.holm(ps, level) if gating else st.bh(ps)
 
@@ -120,8 +176,9 @@ def _adjust(items: list[_Tested], gating: bool, level: float
     return adjusted, benefit
 
 
-def _verdict(t: _Tested, p_adj: float, p_ben_adj: float | None, level: float,
-             config: CompareConfig) -> Verdict:
+def _verdict(
+    t: _Tested, p_adj: float, p_ben_adj: float | None, level: float, config: CompareConfig
+) -> Verdict:
     ev = t.evaluation
     if not ev.testable:
         return Verdict.INCONCLUSIVE
@@ -138,8 +195,9 @@ def _verdict(t: _Tested, p_adj: float, p_ben_adj: float | None, level: float,
     return Verdict.INCONCLUSIVE
 
 
-def _results(items: list[_Tested], gating: bool, config: CompareConfig
-             ) -> dict[tuple[str, str], MetricResult]:
+def _results(
+    items: list[_Tested], gating: bool, config: CompareConfig
+) -> dict[tuple[str, str], MetricResult]:
     level = config.alpha if gating else config.q
     adjusted, benefit = _adjust(items, gating, level)
     m = sum(t.evaluation.testable for t in items)
@@ -150,42 +208,76 @@ def _results(items: list[_Tested], gating: bool, config: CompareConfig
         notes = list(ev.notes)
         reachable = t.min_p <= first_step
         if ev.testable and not reachable and not ev.identical:
-            n = f"{ev.baseline.n} per side" if ev.baseline.n == ev.candidate.n else \
-                f"{ev.baseline.n} baseline / {ev.candidate.n} candidate runs"
-            notes.append(f"cannot reach significance at N={n} (min p {t.min_p:.2g} > "
-                         f"{level:g}/{m} = {first_step:.2g}, {'Holm' if gating else 'BH'})")
+            n = (
+                f"{ev.baseline.n} per side"
+                if ev.baseline.n == ev.candidate.n
+                else f"{ev.baseline.n} baseline / {ev.candidate.n} candidate runs"
+            )
+            notes.append(
+                f"cannot reach significance at N={n} (min p {t.min_p:.2g} > "
+                f"{level:g}/{m} = {first_step:.2g}, {'Holm' if gating else 'BH'})"
+            )
         out[(t.scenario, t.metric)] = MetricResult(
-            t.metric, "gating" if gating else "diagnostic", ev.baseline, ev.candidate, ev.effect,
-            ev.estimate, ev.ci, ev.test, t.p, float(p_adj), t.p_benefit, p_ben, ev.tost,
-            t.min_p, reachable, ev.identical, _verdict(t, float(p_adj), p_ben, level, config),
-            tuple(notes))
+            t.metric,
+            "gating" if gating else "diagnostic",
+            ev.baseline,
+            ev.candidate,
+            ev.effect,
+            ev.estimate,
+            ev.ci,
+            ev.test,
+            t.p,
+            float(p_adj),
+            t.p_benefit,
+            p_ben,
+            ev.tost,
+            t.min_p,
+            reachable,
+            ev.identical,
+            _verdict(t, float(p_adj), p_ben, level, config),
+            tuple(notes),
+        )
     return out
 
 
 def _pass_k(passed: npt.NDArray[np.bool_], max_k: int, confidence: float) -> tuple[PassK, ...]:
     c, n = int(passed.sum()), int(passed.size)
-    return tuple(PassK(k, st.pass_hat_k(c, n, k), *st.pass_k_interval(c, n, k, confidence))
-                 for k in range(1, min(n, max_k) + 1))
+    return tuple(
+        PassK(k, st.pass_hat_k(c, n, k), *st.pass_k_interval(c, n, k, confidence))
+        for k in range(1, min(n, max_k) + 1)
+    )
 
 
 def _suite_pass_k(per_scenario: list[tuple[PassK, ...]]) -> tuple[PassK, ...]:
     """Mean over scenarios; the interval averages the scenarios' endpoints (conservative)."""
     usable = [s for s in per_scenario if s]
     depth = min((len(s) for s in usable), default=0)
-    return tuple(PassK(k + 1, *(float(np.mean([getattr(s[k], f) for s in usable]))
-                                for f in ("estimate", "low", "high"))) for k in range(depth))
+    return tuple(
+        PassK(
+            k + 1,
+            *(
+                float(np.mean([getattr(s[k], f) for s in usable]))
+                for f in ("estimate", "low", "high")
+            ),
+        )
+        for k in range(depth)
+    )
 
 
 def _missing_notes(metric: str, b: Arm, c: Arm) -> tuple[str, ...]:
     column = _MISSING_COLUMN.get(metric)
     if column is None:
         return ()
-    return tuple(f"{arm.missing[column]} {side} run(s) without {column} left out"
-                 for side, arm in (("baseline", b), ("candidate", c)) if arm.missing.get(column))
+    return tuple(
+        f"{arm.missing[column]} {side} run(s) without {column} left out"
+        for side, arm in (("baseline", b), ("candidate", c))
+        if arm.missing.get(column)
+    )
 
 
-def compare_arms(arms_b: dict[str, Arm], arms_c: dict[str, Arm], *,
-                 config: CompareConfig) -> Comparison:
+def compare_arms(
+    arms_b: dict[str, Arm], arms_c: dict[str, Arm], *, config: CompareConfig
+) -> Comparison:
     """:func:`compare_runsets` on run tables already split by :func:`split_runs`."""
     common = sorted(arms_b.keys() & arms_c.keys())
     gating: list[_Tested] = []
@@ -193,8 +285,11 @@ def compare_arms(arms_b: dict[str, Arm], arms_c: dict[str, Arm], *,
     for scenario in common:
         b, c = arms_b[scenario], arms_c[scenario]
         # Tool counts and tool order are permuted over the same runs: one set of arrangements.
-        shared = resample.Arrangements(b.runs, c.runs, np.random.default_rng(
-            [config.seed, zlib.crc32(scenario.encode()), len(METRICS)]))
+        shared = resample.Arrangements(
+            b.runs,
+            c.runs,
+            np.random.default_rng([config.seed, zlib.crc32(scenario.encode()), len(METRICS)]),
+        )
         for metric in config.metrics:
             ev = _evaluate(metric, b, c, config, scenario, shared)
             missing = _missing_notes(metric, b, c)
@@ -211,18 +306,34 @@ def compare_arms(arms_b: dict[str, Arm], arms_c: dict[str, Arm], *,
         metric_results = tuple(results[(scenario, m)] for m in config.metrics)
         mde = None
         if b.passed.size and c.passed.size and "pass_rate" in config.metrics:
-            mde = power.mde_pass_rate(float(b.passed.mean()), b.passed.size, n_c=c.passed.size,
-                                      alpha=mde_alpha, power=config.power,
-                                      two_sided=config.two_sided)
-        scenarios.append(ScenarioResult(
-            scenario, overall_verdict([r.verdict for r in metric_results if r.kind == "gating"]),
-            metric_results, b.runs, c.runs, b.harness_excluded, c.harness_excluded,
-            _pass_k(b.passed, config.max_k, 1 - config.alpha),
-            _pass_k(c.passed, config.max_k, 1 - config.alpha), mde, mde_alpha))
+            mde = power.mde_pass_rate(
+                float(b.passed.mean()),
+                b.passed.size,
+                n_c=c.passed.size,
+                alpha=mde_alpha,
+                power=config.power,
+                two_sided=config.two_sided,
+            )
+        scenarios.append(
+            ScenarioResult(
+                scenario,
+                overall_verdict([r.verdict for r in metric_results if r.kind == "gating"]),
+                metric_results,
+                b.runs,
+                c.runs,
+                b.harness_excluded,
+                c.harness_excluded,
+                _pass_k(b.passed, config.max_k, 1 - config.alpha),
+                _pass_k(c.passed, config.max_k, 1 - config.alpha),
+                mde,
+                mde_alpha,
+            )
+        )
     return Comparison(
         verdict=overall_verdict([s.verdict for s in scenarios]),
-        regressed=any(r.verdict is Verdict.REGRESSED for r in results.values()
-                      if r.kind == "gating"),
+        regressed=any(
+            r.verdict is Verdict.REGRESSED for r in results.values() if r.kind == "gating"
+        ),
         scenarios=tuple(scenarios),
         pass_k_baseline=_suite_pass_k([s.pass_k_baseline for s in scenarios]),
         pass_k_candidate=_suite_pass_k([s.pass_k_candidate for s in scenarios]),
@@ -236,8 +347,9 @@ def compare_arms(arms_b: dict[str, Arm], arms_c: dict[str, Arm], *,
     )
 
 
-def compare_runsets(baseline: pd.DataFrame, candidate: pd.DataFrame, *,
-                    config: CompareConfig | None = None) -> Comparison:
+def compare_runsets(
+    baseline: pd.DataFrame, candidate: pd.DataFrame, *, config: CompareConfig | None = None
+) -> Comparison:
     """Compare a candidate run set with a baseline run set, scenario by scenario.
 
     Args:
@@ -255,4 +367,5 @@ def compare_runsets(baseline: pd.DataFrame, candidate: pd.DataFrame, *,
     return compare_arms(
         split_runs(baseline, crash_statuses=config.crash_statuses, side="baseline"),
         split_runs(candidate, crash_statuses=config.crash_statuses, side="candidate"),
-        config=config)
+        config=config,
+    )

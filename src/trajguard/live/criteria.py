@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from trajguard.core.shape import Shape
 
@@ -41,6 +41,15 @@ class ToolCalled(_Criterion):
     name: str
     min: int = Field(default=1, ge=0)
     max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds_can_hold(self) -> ToolCalled:
+        if self.max is not None and self.min > self.max:
+            raise ValueError(
+                f"min ({self.min}) is greater than max ({self.max}), so it can never hold; "
+                "min defaults to 1: set min: 0 for 'at most', or use tool_not_called"
+            )
+        return self
 
 
 class ToolNotCalled(_Criterion):
@@ -211,7 +220,10 @@ def _check(
         case MaxTotalTokens(value=value):
             return shape.total_tokens <= value, f"{shape.total_tokens} tokens > {value}"
         case Predicate(function=function):
-            return bool(resolve(function)(trajectory)), f"{function} returned false"
+            try:
+                return bool(resolve(function)(trajectory)), f"{function} returned false"
+            except Exception as exc:  # the user's check is broken: a failed criterion, not a crash
+                return False, f"{function} raised {type(exc).__name__}: {exc}"
     raise TypeError(f"unknown criterion {criterion!r}")  # pragma: no cover
 
 

@@ -9,20 +9,35 @@ whose detectable effect is within the metric's tolerance (``n_needed`` of each r
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from trajguard.live import power
+from trajguard.live.power import (
+    EXACT_MAX_N,
+    cv_to_sigma,
+    mde_crash_rate,
+    mde_pass_rate,
+    mde_ratio,
+    mde_steps,
+    n_needed_pass_rate,
+    n_needed_ratio,
+    n_needed_steps,
+)
 from trajguard.live.results import CompareConfig
 from trajguard.live.runs import split_runs
 
-__all__ = ["ScenarioPlan", "plan_alphas", "plan_assumed", "plan_runset"]
+__all__ = ["PlanRow", "ScenarioPlan", "plan_alphas", "plan_assumed", "plan_rows", "plan_runset"]
 
 # Plan rows and the comparison metrics they stand for.
-_ROW_METRICS = {"pass_rate": ("pass_rate",), "crash_rate": ("crash_rate",),
-                "tokens": ("prompt_tokens", "completion_tokens"), "step_count": ("step_count",)}
+_ROW_METRICS = {
+    "pass_rate": ("pass_rate",),
+    "crash_rate": ("crash_rate",),
+    "tokens": ("prompt_tokens", "completion_tokens"),
+    "step_count": ("step_count",),
+}
 
 
 @dataclass(frozen=True)
@@ -30,7 +45,120 @@ class ScenarioPlan:
     """The plan rows of one scenario (or of the assumed values, scenario ``"*"``)."""
 
     scenario: str
-    rows: tuple[power.PlanRow, ...]
+    rows: tuple[PlanRow, ...]
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """What one metric can detect at the planned N.
+
+    Attributes:
+        metric: the metric.
+        baseline: the baseline value the computation assumed (rate, or sd of logs).
+        n: runs per arm.
+        alpha: the adjusted significance level used.
+        mde: smallest detectable effect (pass-rate drop, crash-rate rise, ratio, or ``A``);
+            ``None`` when nothing is detectable at this N.
+        target: the effect to detect (the metric's tolerance edge).
+        n_needed: runs per arm to detect ``target``; ``None`` when no N can.
+        method: how ``n_needed`` was computed.
+    """
+
+    metric: str
+    baseline: float
+    n: int
+    alpha: float
+    mde: float | None
+    target: float
+    n_needed: int | None
+    method: str
+
+
+def plan_rows(
+    *,
+    n: int,
+    alphas: Mapping[str, float],
+    pass_rate: float,
+    crash_rate: float,
+    sigma_log: float,
+    pass_target: float,
+    crash_target: float,
+    ratio_target: float,
+    steps_target: float,
+    power: float = 0.8,
+    two_sided: bool = False,
+) -> tuple[PlanRow, ...]:
+    """MDE at ``n`` runs per arm and runs needed for each target, from one set of baseline values.
+
+    Args:
+        n: runs per arm.
+        alphas: adjusted significance level per row metric (``pass_rate``, ``crash_rate``,
+            ``tokens``, ``step_count``).
+        pass_rate: baseline pass rate.
+        crash_rate: baseline crash rate.
+        sigma_log: standard deviation of log tokens (:func:`cv_to_sigma`).
+        pass_target: pass-rate drop to detect.
+        crash_target: crash-rate rise to detect.
+        ratio_target: token ratio to detect (> 1).
+        steps_target: ``A`` to detect (> 1/2).
+        power: required power.
+        two_sided: two-sided tests (A/B).
+    """
+    pw, ts = power, two_sided
+    a_pass, a_crash, a_tok, a_steps = (
+        alphas[m] for m in ("pass_rate", "crash_rate", "tokens", "step_count")
+    )
+    n_pass = n_needed_pass_rate(pass_rate, pass_target, alpha=a_pass, power=pw, two_sided=ts)
+    n_crash = n_needed_pass_rate(
+        1 - crash_rate, crash_target, alpha=a_crash, power=pw, two_sided=ts
+    )
+
+    def rate_method(needed: int | None) -> str:
+        exact = needed is None or needed <= EXACT_MAX_N
+        return "Boschloo exact" if exact else "normal approximation (N > 150)"
+
+    return (
+        PlanRow(
+            "pass_rate",
+            pass_rate,
+            n,
+            a_pass,
+            mde_pass_rate(pass_rate, n, alpha=a_pass, power=pw, two_sided=ts),
+            pass_target,
+            n_pass,
+            rate_method(n_pass),
+        ),
+        PlanRow(
+            "crash_rate",
+            crash_rate,
+            n,
+            a_crash,
+            mde_crash_rate(crash_rate, n, alpha=a_crash, power=pw, two_sided=ts),
+            crash_target,
+            n_crash,
+            rate_method(n_crash),
+        ),
+        PlanRow(
+            "tokens",
+            sigma_log,
+            n,
+            a_tok,
+            mde_ratio(sigma_log, n, alpha=a_tok, power=pw, two_sided=ts),
+            ratio_target,
+            n_needed_ratio(sigma_log, ratio_target, alpha=a_tok, power=pw, two_sided=ts),
+            "noncentral t on log values",
+        ),
+        PlanRow(
+            "step_count",
+            0.5,
+            n,
+            a_steps,
+            mde_steps(n, alpha=a_steps, power=pw, two_sided=ts),
+            steps_target,
+            n_needed_steps(steps_target, alpha=a_steps, power=pw, two_sided=ts),
+            "Noether (normal approximation)",
+        ),
+    )
 
 
 def plan_alphas(config: CompareConfig, n_scenarios: int) -> dict[str, float]:
@@ -39,21 +167,44 @@ def plan_alphas(config: CompareConfig, n_scenarios: int) -> dict[str, float]:
     diagnostic = [m for m in config.metrics if m not in config.gating]
     a_gate = config.alpha / max(1, n_scenarios * len(gating))
     a_diag = config.q / max(1, n_scenarios * len(diagnostic))
-    return {row: a_gate if any(m in config.gating for m in metrics) else a_diag
-            for row, metrics in _ROW_METRICS.items()}
+    return {
+        row: a_gate if any(m in config.gating for m in metrics) else a_diag
+        for row, metrics in _ROW_METRICS.items()
+    }
 
 
-def _rows(config: CompareConfig, n: int, alphas: dict[str, float], pass_rate: float,
-          crash_rate: float, sigma_log: float) -> tuple[power.PlanRow, ...]:
-    return power.plan_rows(
-        n=n, alphas=alphas, pass_rate=pass_rate, crash_rate=crash_rate, sigma_log=sigma_log,
-        pass_target=config.pass_rate_margin, crash_target=config.crash_rate_margin,
-        ratio_target=config.ratio_margin, steps_target=0.5 + config.steps_margin,
-        power=config.power, two_sided=config.two_sided)
+def _rows(
+    config: CompareConfig,
+    n: int,
+    alphas: dict[str, float],
+    pass_rate: float,
+    crash_rate: float,
+    sigma_log: float,
+) -> tuple[PlanRow, ...]:
+    return plan_rows(
+        n=n,
+        alphas=alphas,
+        pass_rate=pass_rate,
+        crash_rate=crash_rate,
+        sigma_log=sigma_log,
+        pass_target=config.pass_rate_margin,
+        crash_target=config.crash_rate_margin,
+        ratio_target=config.ratio_margin,
+        steps_target=0.5 + config.steps_margin,
+        power=config.power,
+        two_sided=config.two_sided,
+    )
 
 
-def plan_assumed(*, n: int, n_scenarios: int, pass_rate: float, crash_rate: float = 0.0,
-                 token_cv: float = 0.3, config: CompareConfig | None = None) -> ScenarioPlan:
+def plan_assumed(
+    *,
+    n: int,
+    n_scenarios: int,
+    pass_rate: float,
+    crash_rate: float = 0.0,
+    token_cv: float = 0.3,
+    config: CompareConfig | None = None,
+) -> ScenarioPlan:
     """Plan from assumed values (no baseline yet).
 
     Args:
@@ -65,12 +216,22 @@ def plan_assumed(*, n: int, n_scenarios: int, pass_rate: float, crash_rate: floa
         config: tolerances and levels; defaults to :class:`CompareConfig`.
     """
     config = config or CompareConfig()
-    return ScenarioPlan("*", _rows(config, n, plan_alphas(config, n_scenarios), pass_rate,
-                                   crash_rate, power.cv_to_sigma(token_cv)))
+    return ScenarioPlan(
+        "*",
+        _rows(
+            config,
+            n,
+            plan_alphas(config, n_scenarios),
+            pass_rate,
+            crash_rate,
+            cv_to_sigma(token_cv),
+        ),
+    )
 
 
-def plan_runset(baseline: pd.DataFrame, n: int, *, config: CompareConfig | None = None
-                ) -> tuple[ScenarioPlan, ...]:
+def plan_runset(
+    baseline: pd.DataFrame, n: int, *, config: CompareConfig | None = None
+) -> tuple[ScenarioPlan, ...]:
     """Plan each scenario of a baseline run set at ``n`` runs per arm.
 
     The scenario's observed pass rate, crash rate and spread of log prompt tokens stand in for
@@ -84,9 +245,8 @@ def plan_runset(baseline: pd.DataFrame, n: int, *, config: CompareConfig | None 
     for name, arm in arms.items():
         logs = np.log(np.maximum(arm.numbers["prompt_tokens"], config.token_floor))
         sigma = float(logs.std(ddof=1)) if logs.size > 1 else 0.0
-        sigma = sigma if sigma > 0 and math.isfinite(sigma) else power.cv_to_sigma(0.3)
+        sigma = sigma if sigma > 0 and math.isfinite(sigma) else cv_to_sigma(0.3)
         pass_rate = float(arm.passed.mean()) if arm.passed.size else 0.5
         crash_rate = float(arm.crashed.mean()) if arm.runs else 0.0
         plans.append(ScenarioPlan(name, _rows(config, n, alphas, pass_rate, crash_rate, sigma)))
     return tuple(plans)
-

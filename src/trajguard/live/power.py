@@ -10,18 +10,16 @@ step, which is what a single regression has to clear.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 from trajguard.live import stats as st
 
 __all__ = [
-    "PlanRow",
+    "EXACT_MAX_N",
     "cv_to_sigma",
     "mde_crash_rate",
     "mde_pass_rate",
@@ -30,12 +28,14 @@ __all__ = [
     "n_needed_pass_rate",
     "n_needed_ratio",
     "n_needed_steps",
-    "plan_rows",
     "power_rates",
     "power_ratio",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+
+# Largest runs per arm planned by exact enumeration; beyond, normal approximations.
+EXACT_MAX_N = 150
 
 
 @lru_cache(maxsize=256)
@@ -45,15 +45,29 @@ def _rejects(n_b: int, n_c: int, alpha: float, alternative: st.Alternative) -> F
     return region.astype(float)
 
 
-def power_rates(p_b: float, p_c: float, n_b: int, n_c: int, *, alpha: float,
-                alternative: st.Alternative = "greater") -> float:
+def power_rates(
+    p_b: float,
+    p_c: float,
+    n_b: int,
+    n_c: int,
+    *,
+    alpha: float,
+    alternative: st.Alternative = "greater",
+) -> float:
     """Exact power of Boschloo's test at true rates ``p_b`` (baseline) and ``p_c`` (candidate)."""
     weights_b, weights_c = st.binom_pmf(n_b, p_b)[0], st.binom_pmf(n_c, p_c)[0]
     return float(weights_b @ _rejects(n_b, n_c, alpha, alternative) @ weights_c)
 
 
-def mde_pass_rate(p_baseline: float, n_b: int, *, alpha: float, power: float = 0.8,
-                  n_c: int | None = None, two_sided: bool = False) -> float | None:
+def mde_pass_rate(
+    p_baseline: float,
+    n_b: int,
+    *,
+    alpha: float,
+    power: float = 0.8,
+    n_c: int | None = None,
+    two_sided: bool = False,
+) -> float | None:
     """Smallest pass-rate drop (rate units) detected with probability ``power``.
 
     Args:
@@ -65,7 +79,8 @@ def mde_pass_rate(p_baseline: float, n_b: int, *, alpha: float, power: float = 0
         two_sided: the test is two-sided (A/B), else one-sided.
 
     Returns:
-        The drop, or ``None`` when not even a drop to 0 would be detected at this N.
+        The drop, or ``None`` when not even a drop to 0 would be detected at this N. Beyond
+        :data:`trajguard.live.stats.MAX_EXACT_TABLES` the normal approximation is used.
     """
     n_c = n_b if n_c is None else n_c
     if n_b < 1 or n_c < 1:
@@ -73,6 +88,8 @@ def mde_pass_rate(p_baseline: float, n_b: int, *, alpha: float, power: float = 0
     side: st.Alternative = "two-sided" if two_sided else "greater"
 
     def shortfall(p_c: float) -> float:
+        if not st.boschloo_feasible(n_b, n_c):
+            return _approx_power(p_baseline, p_c, n_b, n_c, alpha, two_sided) - power
         return power_rates(p_baseline, p_c, n_b, n_c, alpha=alpha, alternative=side) - power
 
     if shortfall(0.0) < 0:
@@ -83,39 +100,75 @@ def mde_pass_rate(p_baseline: float, n_b: int, *, alpha: float, power: float = 0
     return float(p_baseline - p_c)
 
 
-def mde_crash_rate(crash_baseline: float, n_b: int, *, alpha: float, power: float = 0.8,
-                   n_c: int | None = None, two_sided: bool = False) -> float | None:
+def mde_crash_rate(
+    crash_baseline: float,
+    n_b: int,
+    *,
+    alpha: float,
+    power: float = 0.8,
+    n_c: int | None = None,
+    two_sided: bool = False,
+) -> float | None:
     """Smallest crash-rate increase detected with probability ``power`` (see mde_pass_rate)."""
-    return mde_pass_rate(1 - crash_baseline, n_b, alpha=alpha, power=power, n_c=n_c,
-                         two_sided=two_sided)
+    return mde_pass_rate(
+        1 - crash_baseline, n_b, alpha=alpha, power=power, n_c=n_c, two_sided=two_sided
+    )
 
 
-def n_needed_pass_rate(p_baseline: float, drop: float, *, alpha: float, power: float = 0.8,
-                       two_sided: bool = False, max_n: int = 300) -> int | None:
+def _approx_power(
+    p_b: float, p_c: float, n_b: int, n_c: int, alpha: float, two_sided: bool
+) -> float:
+    """Power of the pooled z-test for two rates (normal approximation)."""
+    z_a = st.norm_ppf(1 - (alpha / 2 if two_sided else alpha))
+    pooled = (n_b * p_b + n_c * p_c) / (n_b + n_c)
+    null_se = math.sqrt(pooled * (1 - pooled) * (1 / n_b + 1 / n_c))
+    alt_se = math.sqrt(p_b * (1 - p_b) / n_b + p_c * (1 - p_c) / n_c)
+    if alt_se == 0:
+        return float(p_b - p_c > z_a * null_se)
+    return float(special.ndtr((p_b - p_c - z_a * null_se) / alt_se))
+
+
+def _approx_n(p_b: float, p_c: float, alpha: float, power: float, two_sided: bool) -> int:
+    """Runs per arm for two rates by the normal approximation (pooled null variance)."""
+    z_a, z_b = st.norm_ppf(1 - (alpha / 2 if two_sided else alpha)), st.norm_ppf(power)
+    pooled = (p_b + p_c) / 2
+    spread = z_a * math.sqrt(2 * pooled * (1 - pooled)) + z_b * math.sqrt(
+        p_b * (1 - p_b) + p_c * (1 - p_c)
+    )
+    return max(2, math.ceil((spread / (p_b - p_c)) ** 2))
+
+
+def n_needed_pass_rate(
+    p_baseline: float, drop: float, *, alpha: float, power: float = 0.8, two_sided: bool = False
+) -> int | None:
     """Smallest runs per arm whose exact power against ``drop`` reaches ``power``.
 
-    Exact power is not monotone in N (the sawtooth of discrete tests); the search finds the
-    first N at which power reaches the target and stays there for the next few N.
+    Exact (Boschloo enumeration) up to ``EXACT_MAX_N`` runs per arm; beyond, the normal
+    approximation (exact tables grow as N squared). Exact power is not monotone in N (discrete
+    tests have a sawtooth); the answer is the first N from which the next few N all reach the
+    target. ``None`` for a drop that leaves no rate (``drop > p_baseline``) or is not positive.
     """
     p_c = p_baseline - drop
     if drop <= 0 or p_c < 0:
         return None
+    approx = _approx_n(p_baseline, p_c, alpha, power, two_sided)
+    if approx > EXACT_MAX_N:
+        return approx
     side: st.Alternative = "two-sided" if two_sided else "greater"
 
     def enough(n: int) -> bool:
         return power_rates(p_baseline, p_c, n, n, alpha=alpha, alternative=side) >= power
 
-    high = 2
-    while not enough(high):
-        if high >= max_n:
-            return None
-        high = min(2 * high, max_n)
-    low = max(1, high // 2)
+    low, high = max(1, approx // 2), min(EXACT_MAX_N, 2 * approx + 5)
+    if not enough(high):
+        return approx
     while high - low > 1:
         mid = (low + high) // 2
         low, high = (low, mid) if enough(mid) else (mid, high)
-    while high > 2 and all(enough(n) for n in range(high - 1, high + 3)):
-        high -= 1
+    while high < EXACT_MAX_N and not all(
+        enough(n) for n in range(high + 1, min(high + 4, EXACT_MAX_N + 1))
+    ):
+        high += 1
     return high
 
 
@@ -124,8 +177,15 @@ def cv_to_sigma(cv: float) -> float:
     return math.sqrt(math.log1p(cv * cv))
 
 
-def power_ratio(ratio: float, sigma: float, n_b: int, *, alpha: float, n_c: int | None = None,
-                two_sided: bool = False) -> float:
+def power_ratio(
+    ratio: float,
+    sigma: float,
+    n_b: int,
+    *,
+    alpha: float,
+    n_c: int | None = None,
+    two_sided: bool = False,
+) -> float:
     """Power of the t-test on log values against a geometric-mean ratio ``ratio`` (> 1)."""
     n_c = n_b if n_c is None else n_c
     df = n_b + n_c - 2
@@ -135,8 +195,15 @@ def power_ratio(ratio: float, sigma: float, n_b: int, *, alpha: float, n_c: int 
     return upper + (float(stats.nct.cdf(-crit, df, ncp)) if two_sided else 0.0)
 
 
-def mde_ratio(sigma: float, n_b: int, *, alpha: float, power: float = 0.8, n_c: int | None = None,
-              two_sided: bool = False) -> float | None:
+def mde_ratio(
+    sigma: float,
+    n_b: int,
+    *,
+    alpha: float,
+    power: float = 0.8,
+    n_c: int | None = None,
+    two_sided: bool = False,
+) -> float | None:
     """Smallest geometric-mean ratio (> 1) of tokens or latency detected with ``power``.
 
     ``sigma`` is the standard deviation of the log values (:func:`cv_to_sigma`). Exact for
@@ -147,8 +214,10 @@ def mde_ratio(sigma: float, n_b: int, *, alpha: float, power: float = 0.8, n_c: 
         return None
 
     def shortfall(log_ratio: float) -> float:
-        return power_ratio(math.exp(log_ratio), sigma, n_b, alpha=alpha, n_c=n_c,
-                           two_sided=two_sided) - power
+        return (
+            power_ratio(math.exp(log_ratio), sigma, n_b, alpha=alpha, n_c=n_c, two_sided=two_sided)
+            - power
+        )
 
     high = sigma
     while shortfall(high) < 0:
@@ -156,8 +225,15 @@ def mde_ratio(sigma: float, n_b: int, *, alpha: float, power: float = 0.8, n_c: 
     return math.exp(optimize.brentq(shortfall, 1e-12, high, xtol=1e-10))
 
 
-def n_needed_ratio(sigma: float, ratio: float, *, alpha: float, power: float = 0.8,
-                   two_sided: bool = False, max_n: int = 100_000) -> int | None:
+def n_needed_ratio(
+    sigma: float,
+    ratio: float,
+    *,
+    alpha: float,
+    power: float = 0.8,
+    two_sided: bool = False,
+    max_n: int = 100_000,
+) -> int | None:
     """Smallest runs per arm whose t-test on logs detects ``ratio`` with ``power``."""
     if ratio <= 1 or sigma <= 0:
         return None
@@ -175,81 +251,18 @@ def _z_sum(alpha: float, power: float, two_sided: bool) -> float:
     return float(stats.norm.ppf(1 - (alpha / 2 if two_sided else alpha)) + stats.norm.ppf(power))
 
 
-def mde_steps(n_b: int, *, alpha: float, power: float = 0.8, n_c: int | None = None,
-              two_sided: bool = False) -> float:
+def mde_steps(
+    n_b: int, *, alpha: float, power: float = 0.8, n_c: int | None = None, two_sided: bool = False
+) -> float:
     """Smallest ``A = P(C > B) + P(tie)/2`` detected with ``power`` (Noether's formula)."""
     n_c = n_b if n_c is None else n_c
     total = n_b + n_c
     share = n_b / total
-    return min(1.0, 0.5 + _z_sum(alpha, power, two_sided) / math.sqrt(12 * share * (1 - share)
-                                                                          * total))
+    return min(
+        1.0, 0.5 + _z_sum(alpha, power, two_sided) / math.sqrt(12 * share * (1 - share) * total)
+    )
 
 
 def n_needed_steps(a: float, *, alpha: float, power: float = 0.8, two_sided: bool = False) -> int:
     """Runs per arm for a rank test to detect ``A`` (Noether's formula), at least 2."""
     return max(2, math.ceil(_z_sum(alpha, power, two_sided) ** 2 / (6 * (a - 0.5) ** 2)))
-
-
-@dataclass(frozen=True)
-class PlanRow:
-    """What one metric can detect at the planned N.
-
-    Attributes:
-        metric: the metric.
-        baseline: the baseline value the computation assumed (rate, or sd of logs).
-        n: runs per arm.
-        alpha: the adjusted significance level used.
-        mde: smallest detectable effect (pass-rate drop, crash-rate rise, ratio, or ``A``);
-            ``None`` when nothing is detectable at this N.
-        target: the effect to detect (the metric's tolerance edge).
-        n_needed: runs per arm to detect ``target``; ``None`` beyond the search limit.
-    """
-
-    metric: str
-    baseline: float
-    n: int
-    alpha: float
-    mde: float | None
-    target: float
-    n_needed: int | None
-
-
-def plan_rows(*, n: int, alphas: Mapping[str, float], pass_rate: float, crash_rate: float,
-              sigma_log: float, pass_target: float, crash_target: float, ratio_target: float,
-              steps_target: float, power: float = 0.8, two_sided: bool = False
-              ) -> tuple[PlanRow, ...]:
-    """MDE at ``n`` runs per arm and runs needed for each target, from one set of baseline values.
-
-    Args:
-        n: runs per arm.
-        alphas: adjusted significance level per row metric (``pass_rate``, ``crash_rate``,
-            ``tokens``, ``step_count``).
-        pass_rate: baseline pass rate.
-        crash_rate: baseline crash rate.
-        sigma_log: standard deviation of log tokens (:func:`cv_to_sigma`).
-        pass_target: pass-rate drop to detect.
-        crash_target: crash-rate rise to detect.
-        ratio_target: token ratio to detect (> 1).
-        steps_target: ``A`` to detect (> 1/2).
-        power: required power.
-        two_sided: two-sided tests (A/B).
-    """
-    pw, ts = power, two_sided
-    a_pass, a_crash, a_tok, a_steps = (alphas[m] for m in
-                                       ("pass_rate", "crash_rate", "tokens", "step_count"))
-    return (
-        PlanRow("pass_rate", pass_rate, n, a_pass,
-                mde_pass_rate(pass_rate, n, alpha=a_pass, power=pw, two_sided=ts), pass_target,
-                n_needed_pass_rate(pass_rate, pass_target, alpha=a_pass, power=pw, two_sided=ts)),
-        PlanRow("crash_rate", crash_rate, n, a_crash,
-                mde_crash_rate(crash_rate, n, alpha=a_crash, power=pw, two_sided=ts),
-                crash_target, n_needed_pass_rate(1 - crash_rate, crash_target, alpha=a_crash,
-                                                 power=pw, two_sided=ts)),
-        PlanRow("tokens", sigma_log, n, a_tok,
-                mde_ratio(sigma_log, n, alpha=a_tok, power=pw, two_sided=ts), ratio_target,
-                n_needed_ratio(sigma_log, ratio_target, alpha=a_tok, power=pw, two_sided=ts)),
-        PlanRow("step_count", 0.5, n, a_steps, mde_steps(n, alpha=a_steps, power=pw,
-                                                          two_sided=ts),
-                steps_target, n_needed_steps(steps_target, alpha=a_steps, power=pw,
-                                             two_sided=ts)),
-    )

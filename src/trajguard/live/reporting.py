@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from trajguard._files import atomic_write_text
 from trajguard.live.compare import CompareConfig, Comparison, compare_runsets
 from trajguard.live.junit import junit_xml
 from trajguard.live.report import RunSetInfo, render_report
@@ -26,15 +25,7 @@ class ReportFiles:
 
 def write_text(path: Path, text: str) -> None:
     """Write a text file atomically (temp file in the same directory, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, text)
 
 
 def load_side(path: Path) -> RunSetInfo:

@@ -5,7 +5,8 @@ pooled runs, ``True`` = candidate) that returns one value per row, so thousands 
 cost a few matrix products. Row 0 is always the observed arrangement: baseline runs first.
 Permutation p-values are exact (every arrangement) when there are few arrangements; otherwise
 Monte Carlo with a seeded generator, extended to more resamples when the first stage's p-value is
-small, so that small families of tests can still reach significance.
+small, so that small families of tests can still reach significance. The closed-form location
+tests live in :mod:`trajguard.live.location`.
 """
 
 from __future__ import annotations
@@ -18,19 +19,13 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-from trajguard.live.stats import t_cdf, t_sf
-
 __all__ = [
     "Arrangements",
-    "LocationTest",
     "PermutationResult",
     "bm_statistic",
-    "brunner_munzel",
     "distance_statistic",
     "g_statistic",
     "permutation_test",
-    "prob_superiority",
-    "welch",
     "welch_statistic",
 ]
 
@@ -207,8 +202,32 @@ def _bm_parts(less: FloatArray, masks: BoolArray) -> tuple[FloatArray, FloatArra
     return w, df
 
 
+def _bm_from_counts(below: FloatArray, onehot: FloatArray, masks: BoolArray) -> FloatArray:
+    """Brunner-Munzel statistic when runs share few distinct values (``below`` is K x K)."""
+    n_c = int(masks[0].sum())
+    n_b = masks.shape[1] - n_c
+    in_c = masks.astype(float) @ onehot
+    in_b = onehot.sum(axis=0)[None, :] - in_c
+    place_c, place_b = in_b @ below.T, in_c @ below.T  # placement of a run of each value
+    mean_c = np.sum(in_c * place_c, axis=1) / n_c
+    mean_b = np.sum(in_b * place_b, axis=1) / n_b
+    var_c = np.sum(in_c * (place_c - mean_c[:, None]) ** 2, axis=1) / max(n_c - 1, 1)
+    var_b = np.sum(in_b * (place_b - mean_b[:, None]) ** 2, axis=1) / max(n_b - 1, 1)
+    rank_gap = (mean_c + (n_c + 1) / 2) - (mean_b + (n_b + 1) / 2)
+    return _clip_ratio(n_b * n_c * rank_gap / (n_b + n_c), np.sqrt(n_b * var_b + n_c * var_c))
+
+
 def bm_statistic(values: FloatArray) -> Statistic:
-    """Brunner-Munzel statistic over arrangements of ``values`` (baseline then candidate)."""
+    """Brunner-Munzel statistic over arrangements of ``values`` (baseline then candidate).
+
+    Tie-heavy values (step counts) are handled per distinct value, which is much cheaper.
+    """
+    distinct, group = np.unique(values, return_inverse=True)
+    if len(distinct) <= len(values) // 2:
+        onehot = np.zeros((len(values), len(distinct)))
+        onehot[np.arange(len(values)), group.ravel()] = 1.0
+        below = _below(distinct)
+        return lambda masks: _bm_from_counts(below, onehot, masks)
     less = _below(values)
     return lambda masks: _bm_parts(less, masks)[0]
 
@@ -283,69 +302,3 @@ def distance_statistic(distances: FloatArray) -> Statistic:
         return np.asarray((to_c - cc) / (n_b * n_c) - (within_b + within_c) / 2, dtype=float)
 
     return stat
-
-
-@dataclass(frozen=True)
-class LocationTest:
-    """A closed-form location test of candidate against baseline.
-
-    Attributes:
-        statistic: positive when the candidate is larger.
-        df: degrees of freedom of the reference t distribution.
-        greater: p-value for "candidate larger".
-        less: p-value for "candidate smaller".
-        estimate: the effect on the test's scale (difference of means, or ``A``).
-        se: standard error of ``estimate`` (0 for the rank test, whose CI comes elsewhere).
-    """
-
-    statistic: float
-    df: float
-    greater: float
-    less: float
-    estimate: float
-    se: float
-
-
-def welch(b: FloatArray, c: FloatArray) -> LocationTest:
-    """Welch's unequal-variance t-test (both arms need 2 runs and some spread)."""
-    var_b, var_c = b.var(ddof=1) / len(b), c.var(ddof=1) / len(c)
-    se = math.sqrt(var_b + var_c)
-    diff = float(c.mean() - b.mean())
-    df = (var_b + var_c) ** 2 / (var_b**2 / (len(b) - 1) + var_c**2 / (len(c) - 1))
-    t = diff / se
-    return LocationTest(t, df, t_sf(t, df), t_cdf(t, df), diff, se)
-
-
-def _placements(b: FloatArray, c: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Each run's count of runs of the other arm below it (ties count half)."""
-
-    def place(values: FloatArray, among: FloatArray) -> FloatArray:
-        ordered = np.sort(among)
-        left = np.searchsorted(ordered, values, "left")
-        return np.asarray(left + 0.5 * (np.searchsorted(ordered, values, "right") - left), float)
-
-    return place(b, c), place(c, b)
-
-
-def brunner_munzel(b: FloatArray, c: FloatArray) -> LocationTest:
-    """Brunner-Munzel test with the t approximation; ``estimate`` is ``A`` and ``se`` its error.
-
-    The same quantities as ``statsmodels.stats.nonparametric.rank_compare_2indep(c, b)``
-    (``prob1``, ``sqrt(var / nobs)``, ``df``) and ``scipy.stats.brunnermunzel(b, c)``; both arms
-    need 2 runs and the statistic needs spread in at least one arm's placements.
-    """
-    n_b, n_c = len(b), len(c)
-    place_b, place_c = _placements(b, c)
-    var_b, var_c = place_b.var(ddof=1), place_c.var(ddof=1)
-    a = float(place_c.mean() / n_b)
-    se = math.sqrt(var_c / (n_b**2 * n_c) + var_b / (n_c**2 * n_b))
-    spread = n_b * var_b + n_c * var_c
-    df = spread**2 / ((n_b * var_b) ** 2 / (n_b - 1) + (n_c * var_c) ** 2 / (n_c - 1))
-    w = (a - 0.5) / se
-    return LocationTest(w, df, t_sf(w, df), t_cdf(w, df), a, se)
-
-
-def prob_superiority(b: FloatArray, c: FloatArray) -> float:
-    """``A = P(C > B) + P(C = B) / 2`` estimated over all baseline-candidate pairs."""
-    diff = c[:, None] - b[None, :]
-    return float(np.mean((diff > 0) + 0.5 * (diff == 0)))

@@ -15,14 +15,36 @@ from trajguard.errors import TrajguardError
 from trajguard.live import metrics as mt
 from trajguard.live.runs import DEFAULT_CRASH_STATUSES
 
-__all__ = ["DIRECTIONAL", "METRICS", "CompareConfig", "Comparison", "MetricResult", "PassK",
-           "ScenarioResult", "Verdict", "overall_verdict"]
+__all__ = [
+    "DIRECTIONAL",
+    "METRICS",
+    "CompareConfig",
+    "Comparison",
+    "MetricResult",
+    "PassK",
+    "ScenarioResult",
+    "Verdict",
+    "overall_verdict",
+]
 
-METRICS = ("pass_rate", "crash_rate", "step_count", "prompt_tokens", "completion_tokens",
-           "latency", "tool_multiset", "tool_sequence")
+METRICS = (
+    "pass_rate",
+    "crash_rate",
+    "step_count",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency",
+    "tool_multiset",
+    "tool_sequence",
+)
 DIRECTIONAL = frozenset(METRICS[:6])
-_COLUMN = {"step_count": "step_count", "prompt_tokens": "prompt_tokens",
-           "completion_tokens": "completion_tokens", "latency": "duration_s", "pass_rate": "passed"}
+_COLUMN = {
+    "step_count": "step_count",
+    "prompt_tokens": "prompt_tokens",
+    "completion_tokens": "completion_tokens",
+    "latency": "duration_s",
+    "pass_rate": "passed",
+}
 
 
 class Verdict(StrEnum):
@@ -81,14 +103,18 @@ class CompareConfig:
     def __post_init__(self) -> None:
         unknown = sorted((set(self.metrics) | set(self.gating)) - set(METRICS))
         problems = [f"unknown metric(s) {unknown}"] if unknown else []
-        problems += [f"{name} must be in (0, 1), got {value}" for name, value in
-                     (("alpha", self.alpha), ("q", self.q), ("power", self.power))
-                     if not 0 < value < 1]
+        problems += [
+            f"{name} must be in (0, 1), got {value}"
+            for name, value in (("alpha", self.alpha), ("q", self.q), ("power", self.power))
+            if not 0 < value < 1
+        ]
         if self.ratio_margin <= 1:
             problems.append(f"ratio_margin must exceed 1, got {self.ratio_margin}")
         if problems:
-            raise TrajguardError("invalid comparison settings: " + "; ".join(problems),
-                                 hint=f"metrics are {', '.join(METRICS)}")
+            raise TrajguardError(
+                "invalid comparison settings: " + "; ".join(problems),
+                hint=f"metrics are {', '.join(METRICS)}",
+            )
 
 
 @dataclass(frozen=True)
@@ -160,12 +186,17 @@ class ScenarioResult:
     @property
     def mde_note(self) -> str:
         """The detectable pass-rate change in words."""
-        sizes = (f"{self.runs_baseline} runs per side" if self.runs_baseline == self.runs_candidate
-                 else f"{self.runs_baseline} baseline and {self.runs_candidate} candidate runs")
+        sizes = (
+            f"{self.runs_baseline} runs per side"
+            if self.runs_baseline == self.runs_candidate
+            else f"{self.runs_baseline} baseline and {self.runs_candidate} candidate runs"
+        )
         if self.mde_pass_rate is None:
             return f"with {sizes} no pass-rate change is detectable at alpha {self.mde_alpha:.2g}"
-        return (f"with {sizes} this run could see a pass-rate drop of >= "
-                f"{100 * self.mde_pass_rate:.0f} points (80% power, alpha {self.mde_alpha:.2g})")
+        return (
+            f"with {sizes} this run could see a pass-rate drop of >= "
+            f"{100 * self.mde_pass_rate:.0f} points (80% power, alpha {self.mde_alpha:.2g})"
+        )
 
 
 @dataclass(frozen=True)

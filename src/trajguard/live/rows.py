@@ -58,6 +58,9 @@ def build_row(
     error_message: str | None = None,
 ) -> dict[str, Any]:
     """The Parquet row of a finished run (see :data:`trajguard.live.store.RUN_SCHEMA`)."""
+    raised = _raised_by_agent(error)
+    if raised is not None:  # report the agent's own exception, not the wrapper around it
+        error = raised
     row: dict[str, Any] = {
         "run_id": spec.run_id,
         "batch_id": batch["batch_id"],
@@ -77,7 +80,7 @@ def build_row(
         "error_message": error_message or (str(error)[:2000] if error is not None else None),
         "passed": None,
         "failed_criteria": None,
-        "crashed": None,
+        "crashed": True if raised is not None else None,
     }
     if trajectory is None:
         return row
@@ -88,6 +91,11 @@ def build_row(
     if row["error_message"] is None and isinstance(extra_error, Mapping):
         row["error_type"] = str(extra_error.get("type", "")) or None
         row["error_message"] = str(extra_error.get("message", ""))[:2000] or None
+    agent_error = (trajectory.extra or {}).get("agent_error")
+    if row["error_message"] is None and isinstance(agent_error, Mapping):
+        # ended without an answer (step cap, context overflow): the reason is the error type
+        row["error_type"] = str(agent_error.get("reason", "")) or None
+        row["error_message"] = str(agent_error.get("message", ""))[:2000] or None
     judged = status in ("ok", "agent_error")
     results = evaluate(criteria, normalized, run_shape, resolve=resolve) if judged else []
     row.update(
@@ -113,6 +121,15 @@ def build_row(
         }
     )
     return row
+
+
+def _raised_by_agent(error: BaseException | None) -> BaseException | None:
+    """The agent's own exception, when ``error`` is the :class:`AgentFailure` wrapping it."""
+    from trajguard.live.agents import AgentFailure
+
+    if isinstance(error, AgentFailure) and isinstance(error.__cause__, Exception):
+        return error.__cause__
+    return None
 
 
 def _cost(trajectory: Trajectory) -> float | None:

@@ -235,11 +235,15 @@ async def run_batch(
 
 
 def _options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> BatchOptions:
+    """The batch as it was started; ``runs`` and ``scenarios`` given now extend or narrow it
+    (sequential looks resume the same run set with more runs for fewer scenarios)."""
+    if options.runs is not None:
+        manifest["runs"] = max(options.runs, manifest.get("runs") or 0)
     return BatchOptions(
-        runs=manifest.get("runs"),
+        runs=options.runs or manifest.get("runs"),
         model=options.model or manifest.get("model_override"),
         api_base=options.api_base or manifest.get("api_base_override"),
-        scenarios=manifest.get("scenarios", ()),
+        scenarios=options.scenarios or manifest.get("scenarios", ()),
         variants=manifest.get("variants", (BASE_VARIANT,)),
         seed=manifest.get("batch_seed"),
         concurrency=options.concurrency,

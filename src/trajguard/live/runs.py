@@ -32,8 +32,17 @@ __all__ = ["DEFAULT_CRASH_STATUSES", "HARNESS_ERROR", "STATUSES", "Arm", "is_cra
 STATUSES = frozenset({"ok", "agent_error", "harness_error", "timeout"})
 HARNESS_ERROR = "harness_error"
 DEFAULT_CRASH_STATUSES = frozenset({"agent_error", "timeout"})
-REQUIRED = ("scenario", "status", "passed", "step_count", "tool_sequence", "tool_counts",
-            "prompt_tokens", "completion_tokens", "duration_s")
+REQUIRED = (
+    "scenario",
+    "status",
+    "passed",
+    "step_count",
+    "tool_sequence",
+    "tool_counts",
+    "prompt_tokens",
+    "completion_tokens",
+    "duration_s",
+)
 NUMBERS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s")
 
 FloatArray = npt.NDArray[np.float64]
@@ -69,12 +78,20 @@ class Arm:
     def empty(cls, harness_excluded: int = 0) -> Arm:
         """An arm without runs."""
         none = np.zeros(0)
-        return cls(0, harness_excluded, none.astype(bool), none.astype(bool),
-                   {k: none for k in NUMBERS}, (), ())
+        return cls(
+            0,
+            harness_excluded,
+            none.astype(bool),
+            none.astype(bool),
+            {k: none for k in NUMBERS},
+            (),
+            (),
+        )
 
 
-def is_crash(table: pd.DataFrame, crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES
-             ) -> BoolArray:
+def is_crash(
+    table: pd.DataFrame, crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES
+) -> BoolArray:
     """Whether each run crashed (see module docstring): the one place this is defined."""
     crashed = table["status"].isin(frozenset(crash_statuses)).to_numpy(dtype=bool)
     if "crashed" in table.columns:
@@ -99,8 +116,12 @@ def _sequence(value: Any) -> tuple[str, ...]:
     return () if _is_null(value) else tuple(str(t) for t in value)
 
 
-def split_runs(table: pd.DataFrame, *, crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES,
-               side: str = "run set") -> dict[str, Arm]:
+def split_runs(
+    table: pd.DataFrame,
+    *,
+    crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES,
+    side: str = "run set",
+) -> dict[str, Arm]:
     """Group a run table by scenario into :class:`Arm` values.
 
     Args:
@@ -113,39 +134,51 @@ def split_runs(table: pd.DataFrame, *, crash_statuses: Iterable[str] = DEFAULT_C
     """
     missing_cols = [c for c in REQUIRED if c not in table.columns]
     if missing_cols:
-        raise StoreError(f"the {side} run table lacks column(s) {', '.join(missing_cols)}",
-                         path=missing_cols[0],
-                         hint="pass a run set written by `trajguard run` (one row per run)")
+        raise StoreError(
+            f"the {side} run table lacks column(s) {', '.join(missing_cols)}",
+            path=missing_cols[0],
+            hint="pass a run set written by `trajguard run` (one row per run)",
+        )
     status = table["status"].astype("string").fillna("")
     unknown = sorted(set(status.unique()) - STATUSES)
     if unknown:
-        raise StoreError(f"the {side} run table has unknown status value(s) {unknown}",
-                         path="status", hint=f"allowed: {', '.join(sorted(STATUSES))}")
+        raise StoreError(
+            f"the {side} run table has unknown status value(s) {unknown}",
+            path="status",
+            hint=f"allowed: {', '.join(sorted(STATUSES))}",
+        )
     harness = (status == HARNESS_ERROR).to_numpy()
     crashed = is_crash(table, crash_statuses)
     passed = table["passed"].astype("boolean")
+    judged = passed.notna().to_numpy(dtype=bool)
+    outcome = passed.fillna(False).to_numpy(dtype=bool)
     numbers = {c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in NUMBERS}
     counts = table["tool_counts"].to_numpy(dtype=object)
     sequences = table["tool_sequence"].to_numpy(dtype=object)
-    scenarios = table["scenario"].astype("string").fillna("").to_numpy(dtype=object)
+    names, group = np.unique(
+        table["scenario"].astype("string").fillna("").to_numpy(dtype=str), return_inverse=True
+    )
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(len(names) + 1))
     arms: dict[str, Arm] = {}
-    for name in sorted(set(scenarios)):
-        rows = scenarios == name
-        kept = np.flatnonzero(rows & ~harness)
+    for g, name in enumerate(names):
+        rows = order[bounds[g] : bounds[g + 1]]
+        kept = rows[~harness[rows]]
+        excluded = int(rows.size - kept.size)
         if kept.size == 0:
-            arms[name] = Arm.empty(int(rows.sum()))
+            arms[str(name)] = Arm.empty(excluded)
             continue
-        outcome = passed.iloc[kept]
         values = {c: v[kept] for c, v in numbers.items()}
-        arms[name] = Arm(
+        missing = {c: int(np.isnan(v).sum()) for c, v in values.items()}
+        missing["passed"] = int((~judged[kept]).sum())
+        arms[str(name)] = Arm(
             runs=int(kept.size),
-            harness_excluded=int((rows & harness).sum()),
-            passed=outcome.dropna().to_numpy(dtype=bool),
+            harness_excluded=excluded,
+            passed=outcome[kept][judged[kept]],
             crashed=crashed[kept],
             numbers={c: v[~np.isnan(v)] for c, v in values.items()},
             tool_counts=tuple(_tool_counts(counts[i]) for i in kept),
             tool_sequences=tuple(_sequence(sequences[i]) for i in kept),
-            missing={c: n for c, n in [("passed", int(outcome.isna().sum()))]
-                     + [(c, int(np.isnan(v).sum())) for c, v in values.items()] if n},
+            missing={c: n for c, n in missing.items() if n},
         )
     return arms

@@ -7,15 +7,23 @@ total type I error at most ``alpha`` for any valid p-value (union bound), so eve
 the candidate is no worse than the baseline) is non-binding and cannot raise the type I error.
 Across the gating tests of a night, pass ``alpha`` divided by the number of tests (Bonferroni):
 Holm's step-down needs every p-value at once.
+
+For pass and crash rates, :func:`rate_thresholds` calibrates the last look by exact enumeration
+of the whole rule, which recovers most of the power the union bound gives away (see
+benchmarks/bench_calibration.py).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from functools import lru_cache
+from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
+import numpy.typing as npt
+from scipy import optimize, special, stats
 
 from trajguard.live import stats as st
 
@@ -24,6 +32,8 @@ __all__ = [
     "combine",
     "obf_thresholds",
     "rate_can_still_regress",
+    "rate_stopping",
+    "rate_thresholds",
     "sequential_decision",
 ]
 
@@ -36,17 +46,7 @@ class Action(StrEnum):
     STOP_NO_REGRESSION = "stop: no regression detected"
 
 
-def obf_thresholds(alpha: float, looks: int | Sequence[float]) -> tuple[float, ...]:
-    """Per-look one-sided significance thresholds under O'Brien-Fleming-type spending.
-
-    Args:
-        alpha: total one-sided type I error.
-        looks: number of equally spaced looks, or the information fractions of the looks
-            (increasing, the last equal to 1), e.g. runs so far over maximum runs.
-
-    Returns:
-        One threshold per look; for ``alpha=0.05`` and 3 looks: 0.0007, 0.0157, 0.0336.
-    """
+def _fractions(looks: int | Sequence[float]) -> npt.NDArray[np.float64]:
     fractions = (
         np.arange(1, looks + 1) / looks if isinstance(looks, int) else np.asarray(looks, float)
     )
@@ -54,13 +54,81 @@ def obf_thresholds(alpha: float, looks: int | Sequence[float]) -> tuple[float, .
         raise ValueError("looks must be a positive count or increasing fractions in (0, 1]")
     if not np.isclose(fractions[-1], 1.0):
         raise ValueError("the last look must be at the maximum number of runs (fraction 1)")
+    return fractions
+
+
+def _canonical(
+    fractions: npt.NDArray[np.float64], spend: npt.NDArray[np.float64]
+) -> tuple[float, ...]:
+    """Nominal thresholds that spend exactly ``spend`` per look under the canonical joint law.
+
+    The score ``S(t) = Z(t) sqrt(t)`` is a Brownian motion; the sub-density of paths still
+    running is carried on a Simpson grid ending at each boundary (Armitage-McPherson-Rowe), and
+    each boundary is solved from the exact normal tails of that density.
+    """
+    m = 1201
+    points, mass = np.zeros(1), np.ones(1)  # all paths start at S(0) = 0
+    previous = 0.0
+    bounds = []
+    for t, amount in zip(fractions, spend, strict=True):
+        sd = math.sqrt(t - previous)
+
+        def excess(
+            b: float, x: Any = points, w: Any = mass, sd: float = sd, amount: float = float(amount)
+        ) -> float:
+            return float(np.sum(w * special.ndtr((x - b) / sd))) - amount
+
+        low = float(points.min()) - 12 * sd
+        b = float(optimize.brentq(excess, low, float(points.max()) + 12 * sd, xtol=1e-12))
+        bounds.append(b / math.sqrt(t))
+        grid = np.linspace(max(low, -12 * math.sqrt(t)), b, m)
+        simpson = np.ones(m)
+        simpson[1:-1:2], simpson[2:-1:2] = 4.0, 2.0
+        simpson *= (grid[1] - grid[0]) / 3
+        density = stats.norm.pdf((grid[:, None] - points[None, :]) / sd) / sd @ mass
+        points, mass, previous = grid, density * simpson, t
+    return tuple(float(special.ndtr(-c)) for c in bounds)
+
+
+def obf_thresholds(
+    alpha: float,
+    looks: int | Sequence[float],
+    *,
+    method: Literal["bonferroni", "canonical"] = "bonferroni",
+) -> tuple[float, ...]:
+    """Per-look one-sided significance thresholds under O'Brien-Fleming-type spending.
+
+    Args:
+        alpha: total one-sided type I error.
+        looks: number of equally spaced looks, or the information fractions of the looks
+            (increasing, the last equal to 1), e.g. runs so far over maximum runs.
+        method: ``"bonferroni"``: each look tests at its spending increment (statistics.md;
+            valid for any test by the union bound). ``"canonical"``: thresholds that spend
+            exactly the increments when the looks' statistics have the canonical joint
+            distribution of group-sequential theory (asymptotically true of every test here);
+            less conservative at the last look.
+
+    Returns:
+        One threshold per look; for ``alpha=0.05`` and 3 looks: 0.0007, 0.0157, 0.0336
+        (Bonferroni) or 0.0007, 0.0163, 0.0455 (canonical).
+    """
+    fractions = _fractions(looks)
     z = stats.norm.ppf(1 - alpha / 2)
     spent = 2 - 2 * stats.norm.cdf(z / np.sqrt(fractions))
-    return tuple(float(x) for x in np.diff(np.r_[0.0, spent]))
+    increments = np.diff(np.r_[0.0, spent])
+    if method == "canonical":
+        return _canonical(fractions, increments)
+    return tuple(float(x) for x in increments)
 
 
-def sequential_decision(look: int, p_value: float, *, thresholds: Sequence[float],
-                        candidate_no_worse: bool, can_still_regress: bool = True) -> Action:
+def sequential_decision(
+    look: int,
+    p_value: float,
+    *,
+    thresholds: Sequence[float],
+    candidate_no_worse: bool,
+    can_still_regress: bool = True,
+) -> Action:
     """The decision after look ``look`` (0-based) for one gating test.
 
     Args:
@@ -83,9 +151,16 @@ def sequential_decision(look: int, p_value: float, *, thresholds: Sequence[float
     return Action.CONTINUE
 
 
-def rate_can_still_regress(x_b: int, n_b: int, x_c: int, n_c: int, *,
-                           later_n_c: Sequence[int], later_thresholds: Sequence[float],
-                           higher_is_better: bool = True) -> bool:
+def rate_can_still_regress(
+    x_b: int,
+    n_b: int,
+    x_c: int,
+    n_c: int,
+    *,
+    later_n_c: Sequence[int],
+    later_thresholds: Sequence[float],
+    higher_is_better: bool = True,
+) -> bool:
     """Whether some later look of a rate could still cross its threshold.
 
     The most harmful continuation (every remaining run fails, or crashes) gives the smallest
@@ -108,6 +183,92 @@ def rate_can_still_regress(x_b: int, n_b: int, x_c: int, n_c: int, *,
         if p <= threshold:
             return True
     return False
+
+
+def rate_stopping(
+    n_b: int,
+    schedule: Sequence[int],
+    thresholds: Sequence[float],
+    p_b: npt.ArrayLike,
+    p_c: npt.ArrayLike | None = None,
+    *,
+    futility: bool = True,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Exact probability of stopping "regressed", and expected candidate runs, for a pass rate.
+
+    Enumerates every baseline outcome and candidate path of :func:`sequential_decision` with
+    Boschloo p-values, futility (if ``futility``) and curtailment.
+
+    Args:
+        n_b: baseline runs.
+        schedule: candidate runs so far at each look (increasing).
+        thresholds: one per look.
+        p_b: true baseline pass rates (one result per value).
+        p_c: true candidate pass rates (``p_b`` if omitted: no change).
+        futility: stop for futility when the candidate is no worse.
+    """
+    p_b = np.atleast_1d(np.asarray(p_b, float))
+    p_c = p_b if p_c is None else np.broadcast_to(np.asarray(p_c, float), p_b.shape)
+    tables = [st.boschloo_pvalues(n_b, n, "greater") for n in schedule]
+    weight_b = st.binom_pmf(n_b, p_b)[:, :, None]
+    paths = np.ones((p_b.size, n_b + 1, 1))  # candidate successes so far, per baseline outcome
+    rejected, runs = np.zeros(p_b.size), np.zeros(p_b.size)
+    x_b = np.arange(n_b + 1)[:, None]
+    previous = 0
+    for look, n in enumerate(schedule):
+        step = st.binom_pmf(n - previous, p_c)
+        grown = np.zeros((p_b.size, n_b + 1, n + 1))
+        for k in range(n - previous + 1):
+            grown[:, :, k : k + paths.shape[2]] += paths * step[:, None, k : k + 1]
+        paths, previous = grown, n
+        reject = tables[look] <= thresholds[look]
+        stop = np.ones_like(reject)
+        if look < len(schedule) - 1:
+            alive = np.zeros_like(reject)
+            for later in range(look + 1, len(schedule)):
+                alive |= tables[later][:, : n + 1] <= thresholds[later]
+            no_worse = np.arange(n + 1)[None, :] * n_b >= x_b * n
+            stop = (no_worse if futility else np.zeros_like(reject)) | ~alive
+        mass = paths * weight_b
+        rejected += (mass * reject).sum(axis=(1, 2))
+        runs += (mass * (reject | stop)).sum(axis=(1, 2)) * n
+        paths = paths * (~reject & ~stop)
+    return rejected, runs
+
+
+@lru_cache(maxsize=64)
+def rate_thresholds(alpha: float, n_b: int, schedule: tuple[int, ...]) -> tuple[float, ...]:
+    """Thresholds for a pass or crash rate, calibrated by exact enumeration.
+
+    Early looks use the canonical O'Brien-Fleming thresholds; the last look's threshold is
+    raised to the largest attainable Boschloo p-value at which the rule's exact type I error,
+    maximised over the common rate and computed *without* futility stops (so futility stays
+    non-binding), is at most ``alpha``. The union bound spends alpha on paths that never
+    happen with a discrete test; this gives it back (measured: 1.9 instead of 5.6 points of
+    power lost at 30 baseline runs, 3 looks of 10). Crash rates use the same thresholds (the
+    test is symmetric in success and failure). Beyond 150 runs: the canonical thresholds.
+
+    Args:
+        alpha: one-sided type I error.
+        n_b: baseline runs.
+        schedule: candidate runs at each look, the last being the maximum.
+    """
+    canonical = obf_thresholds(alpha, [n / schedule[-1] for n in schedule], method="canonical")
+    if not st.boschloo_feasible(n_b, schedule[-1]):
+        return canonical
+    grid = np.linspace(0.0025, 0.9975, 399)
+    final = st.boschloo_pvalues(n_b, schedule[-1], "greater")
+    options = np.unique(final[(final >= canonical[-1]) & (final <= alpha)])
+    best = canonical[-1]
+    low, high = 0, len(options) - 1
+    while low <= high:  # the type I error grows with the last threshold
+        mid = (low + high) // 2
+        trial = (*canonical[:-1], float(options[mid]))
+        if rate_stopping(n_b, schedule, trial, grid, futility=False)[0].max() <= alpha:
+            best, low = float(options[mid]), mid + 1
+        else:
+            high = mid - 1
+    return (*canonical[:-1], best)
 
 
 def combine(actions: Iterable[Action]) -> Action:

@@ -18,7 +18,6 @@ message saying what to do. pandas, DuckDB and Polars read the files as they are.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from trajguard._files import atomic_write, atomic_write_text, default_mode
 from trajguard.errors import StoreError
 
 __all__ = [
@@ -88,18 +88,6 @@ RUN_SCHEMA = pa.schema(
 )
 
 
-def _atomic_write(path: Path, write: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    try:
-        write(temp)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def _table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     columns: dict[str, list[Any]] = {name: [] for name in RUN_SCHEMA.names}
     for row in rows:
@@ -120,7 +108,7 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 def write_runs(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     """Write rows to one Parquet file atomically (temp file in the same directory + rename)."""
     table = _table(rows)
-    _atomic_write(path, lambda temp: pq.write_table(table, temp, compression="zstd"))
+    atomic_write(path, lambda temp: pq.write_table(table, temp, compression="zstd"))
 
 
 def write_run(runset: Path, row: Mapping[str, Any]) -> Path:
@@ -204,7 +192,7 @@ def compact(runset: Path) -> int:
     """Merge in-progress parts into ``runs.parquet`` atomically; returns the row count."""
     runset = Path(runset)
     table = read_table(runset)
-    _atomic_write(
+    atomic_write(
         runset / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd")
     )
     shutil.rmtree(runset / PARTS_DIR, ignore_errors=True)
@@ -240,7 +228,7 @@ def read_journal(runset: Path) -> dict[str, str]:
 def write_manifest(runset: Path, manifest: Mapping[str, Any]) -> None:
     """Write ``manifest.json`` atomically."""
     text = json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n"
-    _atomic_write(Path(runset) / MANIFEST_FILE, lambda temp: Path(temp).write_text(text))
+    atomic_write_text(Path(runset) / MANIFEST_FILE, text)
 
 
 def read_manifest(runset: Path) -> dict[str, Any]:
@@ -267,8 +255,9 @@ def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, An
     table = read_table(source)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging.chmod(default_mode(directory=True))
     try:
-        pq.write_table(table, staging / RUNS_FILE, compression="zstd")
+        atomic_write(staging / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd"))
         write_manifest(staging, manifest)
         old = None
         if target.exists():

@@ -1,0 +1,46 @@
+"""Atomic file writes: a temp file in the target's directory, then a rename.
+
+A reader never sees a half-written file, and an interrupted write leaves no partial file behind
+(the temp file is removed). The result gets the permissions a plain ``open()`` would give
+(0666 less the umask), not the 0600 of ``mkstemp``: run sets and reports are shared artifacts.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["atomic_write", "atomic_write_text", "default_mode"]
+
+
+def default_mode(*, directory: bool = False) -> int:
+    """The mode ``open()`` (or ``mkdir()``) would create, given the process umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return (0o777 if directory else 0o666) & ~umask
+
+
+def atomic_write(path: Path, write: Callable[[str], None]) -> None:
+    """Create ``path`` atomically; ``write`` receives the temp file's name and fills it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        write(temp)
+        os.chmod(temp, default_mode())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write UTF-8 text (``\\n`` line ends) to ``path`` atomically."""
+
+    def write(temp: str) -> None:
+        with open(temp, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+
+    atomic_write(path, write)

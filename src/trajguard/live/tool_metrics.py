@@ -1,0 +1,192 @@
+"""Tool metrics of one scenario: which tools were called (multiset) and in what order.
+
+Both are tested by permuting whole runs between the batches (calls within a run are correlated,
+so the call is never the unit): the G statistic of the calls-by-tool table, and the mean
+between-batch minus mean within-batch normalised edit distance of the tool sequences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from trajguard.live import location, resample
+from trajguard.live import stats as st
+from trajguard.live.metrics import (
+    Evaluation,
+    Resampling,
+    Summary,
+    _constant,
+    _design_min,
+    _rank_equivalence,
+    _untestable,
+)
+
+__all__ = ["evaluate_sequences", "evaluate_tools"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _count_matrix(rows: Sequence[Mapping[str, int]], tools: Sequence[str]) -> FloatArray:
+    return np.array([[float(row.get(t, 0)) for t in tools] for row in rows]).reshape(
+        len(rows), len(tools)
+    )
+
+
+def evaluate_tools(
+    b: Sequence[Mapping[str, int]],
+    c: Sequence[Mapping[str, int]],
+    *,
+    margin: float,
+    alpha: float,
+    rng: np.random.Generator | resample.Arrangements,
+    resampling: Resampling,
+) -> Evaluation:
+    """Tool multiset: run-level permutation of the G statistic; per-tool TOST on ``A``."""
+    tools = sorted({t for row in (*b, *c) for t, k in row.items() if k})
+    xb, xc = _count_matrix(b, tools), _count_matrix(c, tools)
+    base, cand = (
+        Summary(
+            len(x),
+            detail=tuple(
+                zip(
+                    tools,
+                    (x.mean(axis=0) if len(x) else np.zeros(len(tools))).tolist(),
+                    strict=True,
+                )
+            ),
+        )
+        for x in (xb, xc)
+    )
+    effect = "Cramer's V of the calls-by-tool table"
+    if len(b) == 0 or len(c) == 0:
+        return _untestable(base, cand, effect, tost=True)
+    pooled = np.r_[xb, xc]
+    if len(tools) == 0 or (np.all(pooled == pooled[0])):
+        least = _design_min(len(b), len(c))
+        return Evaluation(
+            base,
+            cand,
+            effect,
+            0.0,
+            None,
+            "none (identical)",
+            1.0,
+            1.0,
+            least,
+            1.0,
+            st.constant_shift_tost(len(b), len(c), margin),
+            False,
+            identical=True,
+            notes=("identical: every run made the same tool calls",),
+        )
+    res = resample.permutation_test(
+        resample.g_statistic(pooled), len(b), len(c), rng=rng, **vars(resampling)
+    )
+    table = np.stack([xb.sum(axis=0), xc.sum(axis=0)])
+    cramer = 0.0
+    if table.sum(axis=1).all() and len(tools) > 1:
+        expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
+        cramer = math.sqrt(float(((table - expected) ** 2 / expected).sum()) / table.sum())
+    tost, outside, shifts = 0.0, False, []
+    for i, tool in enumerate(tools):
+        tb, tc = xb[:, i], xc[:, i]
+        a = location.prob_superiority(tb, tc)
+        outside = outside or abs(a - 0.5) > margin
+        if _constant(tb) and _constant(tc):
+            p = st.constant_shift_tost(len(b), len(c), margin) if tb[0] == tc[0] else 1.0
+        else:
+            p = _rank_equivalence(tc, tb, margin, alpha)[1]
+        tost = max(tost, p)
+        shifts.append((abs(tc.mean() - tb.mean()), f"{tool} {tc.mean() - tb.mean():+.2f}"))
+    kind = "exact" if res.exact else f"{res.resamples} resamples"
+    notes = [
+        "mean calls per run, candidate - baseline: "
+        + ", ".join(s for _, s in sorted(shifts, reverse=True)[:3])
+    ]
+    if len(tools) == 1:
+        notes.append("one tool only: the multiset test has nothing to compare")
+    return Evaluation(
+        base,
+        cand,
+        effect,
+        cramer,
+        None,
+        f"G permutation over runs ({kind})",
+        res.greater,
+        1.0,
+        res.min_greater,
+        1.0,
+        tost,
+        outside,
+        notes=tuple(notes),
+    )
+
+
+def evaluate_sequences(
+    b: Sequence[Sequence[str]],
+    c: Sequence[Sequence[str]],
+    *,
+    rng: np.random.Generator | resample.Arrangements,
+    resampling: Resampling,
+) -> Evaluation:
+    """Tool order: permutation of between-minus-within normalised Levenshtein distance."""
+    names = {t: chr(0xE000 + i) for i, t in enumerate(sorted({t for s in (*b, *c) for t in s}))}
+    encoded = ["".join(names[t] for t in seq) for seq in (*b, *c)]
+    base, cand = (
+        Summary(len(s), detail=(("distinct sequences", float(len(set(map(tuple, s))))),))
+        for s in (b, c)
+    )
+    effect = "mean between - mean within normalised edit distance"
+    if len(b) == 0 or len(c) == 0:
+        return _untestable(base, cand, effect, tost=False)
+    if len(set(encoded)) == 1:
+        return Evaluation(
+            base,
+            cand,
+            effect,
+            0.0,
+            None,
+            "none (identical)",
+            1.0,
+            1.0,
+            _design_min(len(b), len(c)),
+            1.0,
+            None,
+            False,
+            identical=True,
+            notes=("identical: every run called the same tools in the same order",),
+        )
+    distances = process.cdist(
+        encoded, encoded, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1
+    )
+    res = resample.permutation_test(
+        resample.distance_statistic(np.asarray(distances)),
+        len(b),
+        len(c),
+        rng=rng,
+        **vars(resampling),
+    )
+    seen = set(encoded[: len(b)])
+    unseen = sum(s not in seen for s in encoded[len(b) :]) / len(c)
+    kind = "exact" if res.exact else f"{res.resamples} resamples"
+    return Evaluation(
+        base,
+        cand,
+        effect,
+        res.statistic,
+        None,
+        f"distance permutation ({kind})",
+        res.greater,
+        1.0,
+        res.min_greater,
+        1.0,
+        None,
+        True,
+        notes=(f"{unseen:.0%} of candidate sequences unseen in the baseline",),
+    )

@@ -1,0 +1,121 @@
+"""`trajguard compare`, `plan` and `baseline promote` as subprocesses on real Parquet run sets."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trajguard.live import store
+
+TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
+
+
+def _runset(path: Path, *, pass_rates: dict[str, float], runs: int, seed: int,
+            sequences: dict[str, list[str]] | None = None, suite: str = "demo") -> Path:
+    rng = np.random.default_rng(seed)
+    for scenario, rate in pass_rates.items():
+        passes = rng.permutation([i < round(rate * runs) for i in range(runs)])
+        for index in range(runs):
+            tools = (sequences or {}).get(scenario, ["calculator"])
+            store.write_run(path, {
+                "run_id": f"{scenario}/base/{index}", "batch_id": f"b{seed}", "suite": suite,
+                "scenario": scenario, "variant": "base", "run_index": index,
+                "model": "local/smollm2", "seed": int(rng.integers(1 << 30)),
+                "started_at": datetime(2026, 11, 29, tzinfo=UTC), "duration_s": float(rng.uniform(1, 2)),
+                "status": "ok", "passed": bool(passes[index]), "crashed": False,
+                "step_count": int(rng.integers(4, 7)), "tool_sequence": tools,
+                "tool_counts": {t: tools.count(t) for t in tools},
+                "prompt_tokens": int(rng.integers(300, 400)), "completion_tokens": int(rng.integers(20, 40)),
+                "total_tokens": 0, "final_output": "The answer | is <b>391</b>",
+                "trajectory": "{}", "config_hash": "abc", "git_sha": "f00",
+            })
+    store.compact(path)
+    store.write_manifest(path, {"suite": suite, "status": "finished", "models": ["local/smollm2"],
+                                "config_hashes": {f"{s}/base": "abc" for s in pass_rates},
+                                "started_at": "2026-11-29T00:00:00Z", "git_sha": "f00"})
+    return path
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*TRAJGUARD, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def runsets(tmp_path: Path) -> Path:
+    _runset(tmp_path / "base", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=1)
+    _runset(tmp_path / "same", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=2)
+    _runset(tmp_path / "worse", pass_rates={"multiply": 0.2, "capital": 0.8}, runs=30, seed=3,
+            sequences={"multiply": ["get_weather|<script>", "get_weather|<script>"]})
+    return tmp_path
+
+
+def test_regression_exits_1_with_report_and_junit(runsets: Path) -> None:
+    result = _run("compare", "base", "worse", "--report", "out/report.md", "--junit", "out/j.xml",
+                  cwd=runsets)
+    assert result.returncode == 1, result.stderr
+    assert "verdict: regressed" in result.stdout
+    report = (runsets / "out" / "report.md").read_text()
+    assert report.startswith("# trajguard report: demo\n")
+    assert "**Verdict: 🔴 regressed**" in report
+    assert "**multiply** regressed: pass rate 90% → 20%" in report
+    assert "![distributions of multiply](plots/multiply.png)" in report
+    assert (runsets / "out" / "plots" / "multiply.png").stat().st_size > 1000
+    assert "<script>" not in report and "get\\_weather\\|&lt;script&gt;" in report
+    assert "trajguard compare base worse --report out/report.md" in report
+    cases = {c.get("name"): c for c in ET.parse(runsets / "out" / "j.xml").getroot()}
+    assert cases["multiply"].find("failure") is not None
+    assert cases["capital"].find("failure") is None
+
+
+def test_no_regression_exits_0(runsets: Path) -> None:
+    result = _run("compare", "base", "same", "--report", "r/report.md", "--no-plots", cwd=runsets)
+    assert result.returncode == 0, result.stderr
+    assert "verdict: regressed" not in result.stdout
+    assert not (runsets / "r" / "plots").exists()
+
+
+def test_tolerance_and_gate_options(runsets: Path) -> None:
+    wide = _run("compare", "base", "worse", "--report", "w/report.md", "--no-plots",
+                "--tolerance", "pass_rate=0.9", cwd=runsets)
+    assert wide.returncode == 0, "a drop inside a 90-point band is changed within tolerance"
+    assert "changed within tolerance" in (runsets / "w" / "report.md").read_text()
+    bad = _run("compare", "base", "worse", "--tolerance", "speed=2", cwd=runsets)
+    assert bad.returncode == 2 and "expected METRIC=VALUE" in bad.stderr
+    gate = _run("compare", "base", "worse", "--gate", "vibes", cwd=runsets)
+    assert gate.returncode == 2 and "unknown metric" in gate.stderr
+
+
+def test_bad_run_set_exits_2(runsets: Path) -> None:
+    result = _run("compare", "base", "nowhere", cwd=runsets)
+    assert result.returncode == 2
+    assert "not a run set" in result.stderr and "Traceback" not in result.stderr
+    assert not (runsets / "reports").exists()
+
+
+def test_plan_from_baseline_and_from_assumptions(runsets: Path) -> None:
+    from_runs = _run("plan", "base", "--runs", "20", cwd=runsets)
+    assert from_runs.returncode == 0, from_runs.stderr
+    assert "multiply" in from_runs.stdout and "pass-rate drop" in from_runs.stdout
+    assumed = _run("plan", "--pass-rate", "0.9", "--runs", "20", "--alpha", "0.1", cwd=runsets)
+    assert assumed.returncode == 0
+    # two gating tests (pass, crash) at family alpha 0.1: each at 0.05, as in statistics.md §5
+    # exact enumeration gives 34 points; statistics.md's table rounds it to 35
+    assert "0.0500" in assumed.stdout and re.search(r"│ 3[45] pts", assumed.stdout)
+    missing = _run("plan", cwd=runsets)
+    assert missing.returncode == 2 and "--pass-rate" in missing.stderr
+
+
+def test_baseline_promote_copies_with_provenance(runsets: Path) -> None:
+    result = _run("baseline", "promote", "base", "--baselines", "bl", cwd=runsets)
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((runsets / "bl" / "demo" / "manifest.json").read_text())
+    assert manifest["promoted_from"] == "base"
+    assert len(store.read_runs(runsets / "bl" / "demo")) == 60

@@ -1,0 +1,135 @@
+"""`nightly`, `nightly --sequential` and `ab` end to end as subprocesses (callable agents whose
+behaviour the test controls, real Parquet, real reports; the model server is only pinged)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trajguard.live import store
+
+pytestmark = pytest.mark.live
+
+AGENT = '''
+import os
+from trajguard.capture.types import LLMResponse
+
+async def agent(ctx):
+    ctx.recorder.user(ctx.input)
+    broken = ctx.variant == "broken" or os.environ.get("TG_BREAK") == "1"
+    good = not broken and ctx.seed % 10 < 8
+    ctx.recorder.agent_step(LLMResponse(content="391" if good else "no idea"))
+    return None
+'''
+
+SUITE = """
+name: tiny
+defaults: {runs: 12, concurrency: 2}
+variants:
+  broken: {}
+scenarios:
+  - id: one
+    agent: {kind: callable, function: "tiny_agent:agent"}
+    input: What is 17 * 23?
+    pass: [{final_output_contains: "391"}]
+  - id: two
+    agent: {kind: callable, function: "tiny_agent:agent"}
+    input: And 23 * 17?
+    pass: [{final_output_contains: "391"}]
+"""
+
+
+def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "trajguard.cli", *args, "--no-progress"],
+        cwd=cwd, capture_output=True, text=True, timeout=600,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("nightly")
+    (root / "tiny_agent.py").write_text(AGENT)
+    (root / "suite.yaml").write_text(SUITE)
+    first = subprocess.run(
+        [sys.executable, "-m", "trajguard.cli", "run", "suite.yaml", "--out", "runs/first",
+         "--no-progress", "--runs", "30"],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )
+    assert first.returncode == 0, first.stderr
+    promote = subprocess.run(
+        [sys.executable, "-m", "trajguard.cli", "baseline", "promote", "runs/first"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert promote.returncode == 0, promote.stderr
+    return root
+
+
+def test_nightly_without_change_exits_0_and_writes_the_day(project: Path, tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    result = _run("nightly", "suite.yaml", "--reports", "r0", "--no-plots", cwd=project,
+                  env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.returncode == 0, result.stderr
+    (day,) = (project / "r0").iterdir()
+    report = (day / "report.md").read_text()
+    assert "# trajguard report: tiny" in report and "regressed" not in report.split("\n")[2]
+    assert len(store.read_runs(day / "runs")) == 24
+    assert summary.read_text().startswith("# trajguard report: tiny")
+    assert f"→ r0/{day.name}/report.md" in result.stdout
+
+
+def test_nightly_regression_exits_1(project: Path) -> None:
+    result = _run("nightly", "suite.yaml", "--reports", "r1", "--no-plots", cwd=project,
+                  env={"TG_BREAK": "1"})
+    assert result.returncode == 1, result.stderr
+    assert "verdict: regressed" in result.stdout
+
+
+def test_nightly_sequential_stops_early_on_a_clear_regression(project: Path) -> None:
+    result = _run("nightly", "suite.yaml", "--reports", "r2", "--no-plots", "--sequential",
+                  "--runs", "30", cwd=project, env={"TG_BREAK": "1"})
+    assert result.returncode == 1, result.stderr
+    (day,) = (project / "r2").iterdir()
+    report = (day / "report.md").read_text()
+    assert "## Sequential design" in report
+    assert "**Sequential gate: regressed.**" in report
+    runs = store.read_runs(day / "runs")
+    assert len(runs) < 60, "a clear regression stops before the maximum of 30 runs per scenario"
+
+
+def test_nightly_sequential_quiet_night_saves_runs(project: Path) -> None:
+    result = _run("nightly", "suite.yaml", "--reports", "r3", "--no-plots", "--sequential",
+                  "--runs", "30", "--seed", "3", cwd=project)
+    assert result.returncode == 0, result.stderr
+    (day,) = (project / "r3").iterdir()
+    assert "**Sequential gate: no regression detected.**" in (day / "report.md").read_text()
+
+
+def test_nightly_without_baseline_exits_2(project: Path, tmp_path: Path) -> None:
+    result = _run("nightly", "suite.yaml", "--baseline", str(tmp_path / "none"), cwd=project)
+    assert result.returncode == 2
+    assert "has no baseline" in result.stderr and "baseline promote" in result.stderr
+
+
+def test_ab_broken_variant_hurts(project: Path) -> None:
+    result = _run("ab", "suite.yaml", "--variant", "base", "--variant", "broken", "--runs", "20",
+                  "--reports", "ab", "--no-plots", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "broken hurt compared with base" in result.stdout
+    (folder,) = (project / "ab").iterdir()
+    report = (folder / "ab.md").read_text()
+    assert report.startswith("# trajguard A/B: broken against base")
+    runs = store.read_runs(folder / "runs")
+    assert sorted(runs["variant"].unique()) == ["base", "broken"]
+    order = list(runs.sort_values("started_at")["variant"])
+    assert order[:4].count("base") == 2, "variants are interleaved, not run one after the other"
+
+
+def test_ab_same_variant_twice_is_refused(project: Path) -> None:
+    result = _run("ab", "suite.yaml", "--variant", "base", "--variant", "base", cwd=project)
+    assert result.returncode == 2 and "two different names" in result.stderr

@@ -68,8 +68,9 @@ def test_n_needed_beyond_exact_range_uses_normal_approximation():
     n = power.n_needed_pass_rate(0.9, 0.05, alpha=0.05)
     z_a, z_b = stats.norm.ppf(0.95), stats.norm.ppf(0.8)
     pooled = 0.875
-    expected = ((z_a * np.sqrt(2 * pooled * (1 - pooled)) + z_b * np.sqrt(0.09 + 0.85 * 0.15))
-                / 0.05) ** 2
+    expected = (
+        (z_a * np.sqrt(2 * pooled * (1 - pooled)) + z_b * np.sqrt(0.09 + 0.85 * 0.15)) / 0.05
+    ) ** 2
     assert n == math.ceil(expected)
     assert power.n_needed_pass_rate(0.9, 0.0, alpha=0.05) is None
     assert power.n_needed_pass_rate(0.1, 0.2, alpha=0.05) is None
@@ -130,9 +131,20 @@ def test_plan_assumed_rows_are_consistent():
 
 
 def test_plan_runset_uses_observed_rates():
-    runs = [{"scenario": "s", "status": "ok", "passed": i % 4 != 0, "step_count": 3,
-             "tool_sequence": [], "tool_counts": {}, "prompt_tokens": 100 + 10 * i,
-             "completion_tokens": 10, "duration_s": 1.0} for i in range(20)]
+    runs = [
+        {
+            "scenario": "s",
+            "status": "ok",
+            "passed": i % 4 != 0,
+            "step_count": 3,
+            "tool_sequence": [],
+            "tool_counts": {},
+            "prompt_tokens": 100 + 10 * i,
+            "completion_tokens": 10,
+            "duration_s": 1.0,
+        }
+        for i in range(20)
+    ]
     import pandas as pd
 
     (plan,) = plan_runset(pd.DataFrame(runs), 30)

@@ -11,7 +11,7 @@ from rapidfuzz.distance import Levenshtein
 from scipy import stats
 from statsmodels.stats.nonparametric import rank_compare_2indep
 
-from trajguard.live import resample
+from trajguard.live import location, resample
 
 
 def _scipy_bm(x, y, axis=-1):
@@ -34,22 +34,33 @@ BM_CASES = [
 @pytest.mark.parametrize(("b", "c"), BM_CASES)
 def test_bm_permutation_matches_scipy(b, c):
     b, c = np.asarray(b, float), np.asarray(c, float)
-    res = resample.permutation_test(resample.bm_statistic(np.r_[b, c]), len(b), len(c),
-                                    rng=np.random.default_rng(0))
+    res = resample.permutation_test(
+        resample.bm_statistic(np.r_[b, c]), len(b), len(c), rng=np.random.default_rng(0)
+    )
     assert res.exact
     for alternative, got in (("greater", res.greater), ("less", res.less)):
-        ref = stats.permutation_test((b, c), _scipy_bm, n_resamples=np.inf, vectorized=True,
-                                     alternative=alternative)
+        ref = stats.permutation_test(
+            (b, c), _scipy_bm, n_resamples=np.inf, vectorized=True, alternative=alternative
+        )
         assert got == pytest.approx(ref.pvalue)
     assert res.statistic == pytest.approx(float(_scipy_bm(b, c)))
+
+
+def test_tied_values_path_equals_the_general_path():
+    values = np.array([3, 5, 5, 7, 3, 3, 5, 9, 7, 5, 3, 3], float)  # 4 distinct of 12: merged
+    masks = resample.Arrangements(5, 7, np.random.default_rng(0)).rows(0, 300)
+    merged = resample.bm_statistic(values)(masks)
+    general = resample._bm_parts(resample._below(values), masks)[0]
+    assert merged == pytest.approx(general)
 
 
 def test_single_run_arm_is_still_an_exact_test():
     # scipy needs two runs per sample; with one baseline run there are 4 arrangements and the
     # observed one (the baseline run above every candidate run) is the only most extreme one.
     b, c = np.array([7.0]), np.array([1.0, 2.0, 3.0])
-    res = resample.permutation_test(resample.bm_statistic(np.r_[b, c]), 1, 3,
-                                    rng=np.random.default_rng(0))
+    res = resample.permutation_test(
+        resample.bm_statistic(np.r_[b, c]), 1, 3, rng=np.random.default_rng(0)
+    )
     assert res.exact
     assert res.resamples == 4
     assert res.less == pytest.approx(1 / 4)
@@ -62,15 +73,21 @@ def test_welch_permutation_matches_scipy(seed):
     b, c = np.log(rng.lognormal(5, 0.3, 6)), np.log(rng.lognormal(5.1, 0.3, 5))
     res = resample.permutation_test(resample.welch_statistic(np.r_[b, c]), 6, 5, rng=rng)
     for alternative, got in (("greater", res.greater), ("less", res.less)):
-        ref = stats.ttest_ind(c, b, equal_var=False, alternative=alternative,
-                              method=stats.PermutationMethod(n_resamples=np.inf))
+        ref = stats.ttest_ind(
+            c,
+            b,
+            equal_var=False,
+            alternative=alternative,
+            method=stats.PermutationMethod(n_resamples=np.inf),
+        )
         assert got == pytest.approx(ref.pvalue)
 
 
 def test_minimum_pvalue_of_exact_design():
     # Distinct values, 3 + 3 runs: only the observed-extreme arrangement reaches the minimum.
-    res = resample.permutation_test(resample.welch_statistic(np.arange(6.0)), 3, 3,
-                                    rng=np.random.default_rng(0))
+    res = resample.permutation_test(
+        resample.welch_statistic(np.arange(6.0)), 3, 3, rng=np.random.default_rng(0)
+    )
     assert res.min_greater == pytest.approx(1 / 20)
     assert res.greater == pytest.approx(1 / 20)
 
@@ -79,13 +96,15 @@ def _g_by_scipy(table):
     keep = table.sum(axis=0) > 0
     if table[:, keep].sum(axis=1).min() == 0:
         return 0.0
-    return stats.chi2_contingency(table[:, keep], lambda_="log-likelihood",
-                                  correction=False).statistic
+    return stats.chi2_contingency(
+        table[:, keep], lambda_="log-likelihood", correction=False
+    ).statistic
 
 
 def test_g_statistic_and_permutation_by_enumeration():
-    counts = np.array([[3, 0, 1], [2, 1, 0], [4, 0, 0], [0, 3, 1], [1, 2, 2], [0, 4, 1],
-                       [1, 1, 1]], float)
+    counts = np.array(
+        [[3, 0, 1], [2, 1, 0], [4, 0, 0], [0, 3, 1], [1, 2, 2], [0, 4, 1], [1, 1, 1]], float
+    )
     n_b, n_c = 3, 4
     stat = resample.g_statistic(counts)
     observed = np.stack([counts[:n_b].sum(0), counts[n_b:].sum(0)])
@@ -131,8 +150,12 @@ def test_monte_carlo_agrees_with_exact_and_is_reproducible():
     values = np.r_[rng.normal(0, 1, 8), rng.normal(0.8, 1, 8)]
     stat = resample.welch_statistic(values)
     exact = resample.permutation_test(stat, 8, 8, rng=rng)
-    runs = [resample.permutation_test(stat, 8, 8, rng=np.random.default_rng(1), exact_limit=0,
-                                      n_resamples=19999) for _ in range(2)]
+    runs = [
+        resample.permutation_test(
+            stat, 8, 8, rng=np.random.default_rng(1), exact_limit=0, n_resamples=19999
+        )
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1]
     assert not runs[0].exact
     se = np.sqrt(exact.greater * (1 - exact.greater) / 19999)
@@ -141,19 +164,37 @@ def test_monte_carlo_agrees_with_exact_and_is_reproducible():
 
 def test_monte_carlo_extends_small_pvalues():
     values = np.r_[np.zeros(15), np.ones(15)] + np.linspace(0, 0.1, 30)
-    res = resample.permutation_test(resample.welch_statistic(values), 15, 15,
-                                    rng=np.random.default_rng(0), n_resamples=999,
-                                    max_resamples=9999)
+    res = resample.permutation_test(
+        resample.welch_statistic(values),
+        15,
+        15,
+        rng=np.random.default_rng(0),
+        n_resamples=999,
+        max_resamples=9999,
+    )
     assert res.resamples == 9999
     assert res.greater == pytest.approx(1 / 10000)
-    quiet = resample.permutation_test(resample.welch_statistic(values[::-1].copy()), 15, 15,
-                                      rng=np.random.default_rng(0), n_resamples=999,
-                                      max_resamples=9999)
+    quiet = resample.permutation_test(
+        resample.welch_statistic(values[::-1].copy()),
+        15,
+        15,
+        rng=np.random.default_rng(0),
+        n_resamples=999,
+        max_resamples=9999,
+    )
     assert quiet.resamples == 9999  # the 'less' side is just as extreme
     flat = np.random.default_rng(3).normal(size=30)
-    assert resample.permutation_test(resample.welch_statistic(flat), 15, 15,
-                                     rng=np.random.default_rng(0), n_resamples=999,
-                                     max_resamples=9999).resamples == 999
+    assert (
+        resample.permutation_test(
+            resample.welch_statistic(flat),
+            15,
+            15,
+            rng=np.random.default_rng(0),
+            n_resamples=999,
+            max_resamples=9999,
+        ).resamples
+        == 999
+    )
 
 
 def test_shared_arrangements_have_the_right_sizes():
@@ -170,7 +211,7 @@ def test_brunner_munzel_matches_scipy_and_statsmodels(seed):
     rng = np.random.default_rng(seed)
     b = rng.poisson(5, 14).astype(float)
     c = rng.poisson(6, 11).astype(float)
-    got = resample.brunner_munzel(b, c)
+    got = location.brunner_munzel(b, c)
     assert got.greater == pytest.approx(stats.brunnermunzel(b, c, alternative="less").pvalue)
     assert got.less == pytest.approx(stats.brunnermunzel(b, c, alternative="greater").pvalue)
     assert got.statistic == pytest.approx(stats.brunnermunzel(b, c).statistic)
@@ -183,7 +224,7 @@ def test_brunner_munzel_matches_scipy_and_statsmodels(seed):
 def test_welch_matches_scipy():
     rng = np.random.default_rng(3)
     b, c = rng.normal(0, 1, 12), rng.normal(0.5, 2, 9)
-    got = resample.welch(b, c)
+    got = location.welch(b, c)
     ref = stats.ttest_ind(c, b, equal_var=False, alternative="greater")
     assert got.greater == pytest.approx(ref.pvalue)
     assert got.df == pytest.approx(ref.df)
@@ -194,4 +235,4 @@ def test_prob_superiority_by_enumeration():
     b, c = np.array([1.0, 2, 2, 5]), np.array([2.0, 3, 0])
     pairs = [(x, y) for x in b for y in c]
     expected = np.mean([(y > x) + 0.5 * (y == x) for x, y in pairs])
-    assert resample.prob_superiority(b, c) == pytest.approx(expected)
+    assert location.prob_superiority(b, c) == pytest.approx(expected)

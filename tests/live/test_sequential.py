@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from trajguard.live import sequential as sq
+from trajguard.live import stats as st
 
 
 def test_obf_thresholds_reproduce_statistics_md():
@@ -34,13 +35,13 @@ def test_decision_table():
     decide = sq.sequential_decision
     assert decide(0, 0.0005, thresholds=th, candidate_no_worse=False) is sq.Action.STOP_REGRESSED
     assert decide(0, 0.01, thresholds=th, candidate_no_worse=False) is sq.Action.CONTINUE
-    assert decide(0, 0.5, thresholds=th, candidate_no_worse=True) is \
-        sq.Action.STOP_NO_REGRESSION
-    assert decide(1, 0.3, thresholds=th, candidate_no_worse=False, can_still_regress=False) is \
-        sq.Action.STOP_NO_REGRESSION
+    assert decide(0, 0.5, thresholds=th, candidate_no_worse=True) is sq.Action.STOP_NO_REGRESSION
+    assert (
+        decide(1, 0.3, thresholds=th, candidate_no_worse=False, can_still_regress=False)
+        is sq.Action.STOP_NO_REGRESSION
+    )
     assert decide(2, 0.03, thresholds=th, candidate_no_worse=False) is sq.Action.STOP_REGRESSED
-    assert decide(2, 0.04, thresholds=th, candidate_no_worse=False) is \
-        sq.Action.STOP_NO_REGRESSION
+    assert decide(2, 0.04, thresholds=th, candidate_no_worse=False) is sq.Action.STOP_NO_REGRESSION
 
 
 def test_combine():
@@ -54,40 +55,96 @@ def test_combine():
 def test_curtailment_against_scipy():
     # Baseline 27/30; candidate 10/10 after the first look: even if all 20 remaining runs fail,
     # 10/30 vs 27/30 is a regression, so the rule must keep going.
-    assert sq.rate_can_still_regress(27, 30, 10, 10, later_n_c=[20, 30],
-                                     later_thresholds=[0.0157, 0.0336])
+    assert sq.rate_can_still_regress(
+        27, 30, 10, 10, later_n_c=[20, 30], later_thresholds=[0.0157, 0.0336]
+    )
     # Baseline 5/30 (a weak scenario) and a candidate at 3/10: 3/30 vs 5/30 is never significant.
     p = stats.boschloo_exact([[5, 3], [25, 27]], alternative="greater").pvalue
     assert p > 0.0336
-    assert not sq.rate_can_still_regress(5, 30, 3, 10, later_n_c=[20, 30],
-                                         later_thresholds=[0.0157, 0.0336])
+    assert not sq.rate_can_still_regress(
+        5, 30, 3, 10, later_n_c=[20, 30], later_thresholds=[0.0157, 0.0336]
+    )
     # Crash rates: the harmful continuation is every remaining run crashing.
-    assert sq.rate_can_still_regress(0, 30, 0, 10, later_n_c=[30], later_thresholds=[0.0336],
-                                     higher_is_better=False)
+    assert sq.rate_can_still_regress(
+        0, 30, 0, 10, later_n_c=[30], later_thresholds=[0.0336], higher_is_better=False
+    )
 
 
-def test_sequential_rule_type_one_error_by_enumeration():
-    """P(stop regressed) under no change, summed exactly over every candidate path."""
-    n_b, p, batch, looks = 20, 0.9, 5, 3
-    th = sq.obf_thresholds(0.05, looks)
+def _rule_by_enumeration(n_b, p_b, p_c, schedule, th):
+    """P(stop regressed), summed over every path, with scipy's Boschloo p-values."""
     reject = 0.0
     for x_b in range(n_b + 1):
-        w_b = stats.binom.pmf(x_b, n_b, p)
+        w_b = stats.binom.pmf(x_b, n_b, p_b)
         paths = {0: 1.0}  # candidate passes so far -> probability of still running
-        for look in range(looks):
-            n_c = batch * (look + 1)
+        previous = 0
+        for look, n_c in enumerate(schedule):
             grown: dict[int, float] = {}
             for x, w in paths.items():
-                for k in range(batch + 1):
-                    grown[x + k] = grown.get(x + k, 0.0) + w * stats.binom.pmf(k, batch, p)
-            paths = {}
+                for k in range(n_c - previous + 1):
+                    grown[x + k] = grown.get(x + k, 0.0) + w * stats.binom.pmf(
+                        k, n_c - previous, p_c
+                    )
+            previous, paths = n_c, {}
             for x, w in grown.items():
-                pv = stats.boschloo_exact([[x_b, x], [n_b - x_b, n_c - x]],
-                                          alternative="greater").pvalue
-                action = sq.sequential_decision(look, pv, thresholds=th,
-                                                candidate_no_worse=x / n_c >= x_b / n_b)
+                pv = stats.boschloo_exact(
+                    [[x_b, x], [n_b - x_b, n_c - x]], alternative="greater"
+                ).pvalue
+                # Thresholds are attainable table p-values: absorb the grid's 1e-4 relative error.
+                action = sq.sequential_decision(
+                    look,
+                    pv * (1 - 1e-4),
+                    thresholds=th,
+                    candidate_no_worse=x * n_b >= x_b * n_c,
+                    can_still_regress=look == len(schedule) - 1
+                    or sq.rate_can_still_regress(
+                        x_b,
+                        n_b,
+                        x,
+                        n_c,
+                        later_n_c=schedule[look + 1 :],
+                        later_thresholds=th[look + 1 :],
+                    ),
+                )
                 if action is sq.Action.STOP_REGRESSED:
                     reject += w_b * w
                 elif action is sq.Action.CONTINUE:
                     paths[x] = w
-    assert reject <= 0.05
+    return reject
+
+
+def test_exact_stopping_probabilities_by_enumeration():
+    n_b, schedule = 20, (5, 10, 15)
+    th = sq.rate_thresholds(0.05, n_b, schedule)
+    for p_b, p_c in ((0.9, 0.9), (0.9, 0.5)):
+        expected = _rule_by_enumeration(n_b, p_b, p_c, schedule, th)
+        got = sq.rate_stopping(n_b, schedule, th, [p_b], [p_c])[0][0]
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_calibrated_thresholds_keep_the_size():
+    n_b, schedule = 30, (10, 20, 30)
+    th = sq.rate_thresholds(0.05, n_b, schedule)
+    canonical = sq.obf_thresholds(0.05, 3, method="canonical")
+    assert th[:2] == pytest.approx(canonical[:2])
+    assert canonical[2] <= th[2] <= 0.05
+    grid = np.linspace(0.0025, 0.9975, 399)
+    size = sq.rate_stopping(n_b, schedule, th, grid, futility=False)[0]
+    assert size.max() <= 0.05
+    # The next attainable final threshold would break the size: the calibration is tight.
+    final = st.boschloo_pvalues(n_b, 30, "greater")
+    above = final[final > th[2] * (1 + 1e-9)].min()
+    looser = (*th[:2], float(above))
+    assert sq.rate_stopping(n_b, schedule, looser, grid, futility=False)[0].max() > 0.05
+
+
+def test_canonical_thresholds_match_published_and_multivariate_normal():
+    # gsDesign sfLDOF, one-sided alpha .025, 3 equally spaced looks: 3.7103, 2.5114, 1.9930.
+    z = stats.norm.isf(sq.obf_thresholds(0.025, 3, method="canonical"))
+    assert z == pytest.approx([3.7103, 2.5114, 1.9930], abs=1e-4)
+    t = np.array([0.25, 0.6, 1.0])
+    c = stats.norm.isf(sq.obf_thresholds(0.05, t, method="canonical"))
+    cov = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+    below = stats.multivariate_normal.cdf(
+        c, mean=np.zeros(3), cov=cov, abseps=1e-7, releps=1e-7, rng=np.random.default_rng(1)
+    )
+    assert 1 - below == pytest.approx(0.05, abs=2e-4)

@@ -19,10 +19,22 @@ from trajguard.live import stats as st
 BOSCHLOO_RTOL = 1e-4
 
 TABLES = [
-    (0, 3, 0, 3), (3, 3, 0, 3), (3, 3, 3, 3), (2, 3, 1, 3),  # N = 3, incl. constant arms
-    (10, 10, 10, 10), (0, 10, 0, 10), (10, 10, 6, 10), (9, 10, 9, 10),  # ties in Fisher p
-    (19, 20, 12, 20), (20, 20, 17, 20), (5, 7, 1, 12), (1, 12, 5, 7), (27, 30, 20, 30),
-    (45, 50, 40, 50), (0, 1, 1, 1), (1, 1, 0, 2),
+    (0, 3, 0, 3),
+    (3, 3, 0, 3),
+    (3, 3, 3, 3),
+    (2, 3, 1, 3),  # N = 3, incl. constant arms
+    (10, 10, 10, 10),
+    (0, 10, 0, 10),
+    (10, 10, 6, 10),
+    (9, 10, 9, 10),  # ties in Fisher p
+    (19, 20, 12, 20),
+    (20, 20, 17, 20),
+    (5, 7, 1, 12),
+    (1, 12, 5, 7),
+    (27, 30, 20, 30),
+    (45, 50, 40, 50),
+    (0, 1, 1, 1),
+    (1, 1, 0, 2),
 ]
 
 
@@ -54,7 +66,8 @@ def test_fisher_fallback_matches_scipy():
             expected = stats.fisher_exact(table, alternative=alt).pvalue
             assert st.fisher_pvalue(x_b, n_b, x_c, n_c, alt) == pytest.approx(expected)
     assert st.fisher_min_pvalue(5, 5) == pytest.approx(
-        stats.fisher_exact([[5, 0], [0, 5]], alternative="greater").pvalue)
+        stats.fisher_exact([[5, 0], [0, 5]], alternative="greater").pvalue
+    )
     assert st.boschloo_feasible(150, 150)
     assert not st.boschloo_feasible(151, 151)
 
@@ -69,15 +82,17 @@ def test_wilson_without_runs_is_uninformative():
     assert st.wilson_interval(0, 0) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize(("x_c", "n_c", "x_b", "n_b"),
-                         [(0, 20, 0, 20), (20, 20, 20, 20), (5, 20, 19, 20), (3, 3, 0, 3)])
+@pytest.mark.parametrize(
+    ("x_c", "n_c", "x_b", "n_b"), [(0, 20, 0, 20), (20, 20, 20, 20), (5, 20, 19, 20), (3, 3, 0, 3)]
+)
 def test_newcombe_matches_statsmodels(x_c, n_c, x_b, n_b):
     expected = confint_proportions_2indep(x_c, n_c, x_b, n_b, method="newcomb")
     assert st.newcombe_interval(x_c, n_c, x_b, n_b) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("x_c", "n_c", "x_b", "n_b"),
-                         [(50, 50, 50, 50), (0, 50, 0, 50), (40, 50, 45, 50), (2, 3, 3, 3)])
+@pytest.mark.parametrize(
+    ("x_c", "n_c", "x_b", "n_b"), [(50, 50, 50, 50), (0, 50, 0, 50), (40, 50, 45, 50), (2, 3, 3, 3)]
+)
 def test_tost_rates_matches_statsmodels(x_c, n_c, x_b, n_b):
     with np.errstate(all="ignore"):
         expected = tost_proportions_2indep(x_c, n_c, x_b, n_b, -0.1, 0.1, method="score").pvalue
@@ -166,8 +181,9 @@ def test_pass_k_interval_is_wilson_to_the_k():
 
 def test_fast_distributions_match_scipy():
     grid = np.array([0.0, 0.1, 0.5, 0.93, 1.0])
-    assert st.binom_pmf(12, grid) == pytest.approx(stats.binom.pmf(np.arange(13), 12,
-                                                                   grid[:, None]))
+    assert st.binom_pmf(12, grid) == pytest.approx(
+        stats.binom.pmf(np.arange(13), 12, grid[:, None])
+    )
     assert st.t_sf(1.7, 9.3) == pytest.approx(stats.t.sf(1.7, 9.3))
     assert st.t_cdf(-0.4, 30) == pytest.approx(stats.t.cdf(-0.4, 30))
     assert st.t_ppf(0.975, 12.5) == pytest.approx(stats.t.ppf(0.975, 12.5))

@@ -11,18 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.errors import TrajguardError
+from trajguard.live.tolerances import TOLERANCES
 
 EXIT_REGRESSION = 1
-_MARGINS = {
-    "pass_rate": "pass_rate_margin",
-    "crash_rate": "crash_rate_margin",
-    "steps": "steps_margin",
-    "step_count": "steps_margin",
-    "ratio": "ratio_margin",
-    "tokens": "ratio_margin",
-    "latency": "ratio_margin",
-    "tools": "tool_margin",
-}
 
 
 def register(commands: Any) -> None:
@@ -62,13 +53,13 @@ def compare_config(args: argparse.Namespace) -> Any:
     updates: dict[str, Any] = {"alpha": args.alpha, "q": args.q}
     for item in args.tolerance:
         name, sep, value = item.partition("=")
-        if not sep or name not in _MARGINS:
+        if not sep or name not in TOLERANCES:
             raise TrajguardError(
                 f"--tolerance {item!r}: expected METRIC=VALUE with METRIC one of "
-                f"{', '.join(sorted(_MARGINS))}"
+                f"{', '.join(sorted(TOLERANCES))}"
             )
         try:
-            updates[_MARGINS[name]] = float(value)
+            updates[TOLERANCES[name]] = float(value)
         except ValueError:
             raise TrajguardError(f"--tolerance {item!r}: {value!r} is not a number") from None
     if args.gate:
@@ -79,6 +70,14 @@ def compare_config(args: argparse.Namespace) -> Any:
     return replace(CompareConfig(), **updates)
 
 
+def with_suite_tolerances(config: Any, manifest: dict[str, Any]) -> Any:
+    """Apply the per-scenario tolerances the suite declared (recorded in the run set)."""
+    from trajguard.live.tolerances import margin_fields
+
+    own = {s: margin_fields(t) for s, t in (manifest.get("tolerances") or {}).items() if t}
+    return replace(config, scenario_margins=own) if own else config
+
+
 def command_line() -> str:
     return shlex.join(["trajguard", *sys.argv[1:]])
 
@@ -87,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
     from trajguard.live.reporting import compare_and_report
     from trajguard.live.store import read_manifest
 
-    config = compare_config(args)
-    suite = read_manifest(args.candidate).get("suite", "suite")
+    manifest = read_manifest(args.candidate)
+    config = with_suite_tolerances(compare_config(args), manifest)
+    suite = manifest.get("suite", "suite")
     read_manifest(args.baseline)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report = args.report or Path("reports") / f"{suite}-{stamp}" / "report.md"

@@ -14,6 +14,7 @@ from trajguard.cli.compare import (
     command_line,
     compare_config,
     headline,
+    with_suite_tolerances,
 )
 from trajguard.cli.run import add_batch_arguments, batch_options, execute, prepare_imports
 from trajguard.errors import StoreError
@@ -73,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
             "trajguard baseline promote runs/first",
         )
     read_manifest(baseline)
-    config = compare_config(args)
+    config = with_suite_tolerances(
+        compare_config(args), {"tolerances": {s.id: s.tolerances for s in suite.scenarios}}
+    )
     options = batch_options(args, [BASE_VARIANT])
     folder = report_dir(args.reports)
     runset = folder / "runs"

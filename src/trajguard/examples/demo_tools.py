@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import operator
+from collections.abc import Callable
+from typing import Any
 
 _COUNTRIES = {
     "australia": {"capital": "Canberra", "population": 26_000_000, "currency": "AUD"},
@@ -25,7 +27,7 @@ _WEATHER = {
     "ottawa": "snow, -4 °C",
 }
 
-_OPERATORS = {
+_OPERATORS: dict[type[ast.AST], Callable[..., Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,

@@ -18,7 +18,10 @@ metrics of the whole report are adjusted together (Holm) and the diagnostic ones
 
 Harmful means a lower pass rate, or a higher crash rate, step count, token count or latency.
 Improvements and regressions are separate families (each controlled at the level), so the exit
-code's false-alarm rate is that of the regression family alone.
+code's false-alarm rate is that of the regression family alone. In two-sided mode (A/B) one
+two-sided p-value per metric enters one family and its sign decides regressed or improved.
+Scenarios found in only one batch are listed (``only_in_baseline``, ``only_in_candidate``), not
+compared.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ _MISSING_COLUMN = {"pass_rate": "passed", "step_count": "step_count", **_RATIO_C
 def _evaluate(
     metric: str, b: Arm, c: Arm, config: CompareConfig, scenario: str, shared: resample.Arrangements
 ) -> mt.Evaluation:
+    config = config.for_scenario(scenario)
     rng = np.random.default_rng([config.seed, zlib.crc32(scenario.encode()), METRICS.index(metric)])
     alpha, resampling = config.alpha, config.resampling
     if metric == "pass_rate":

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trajguard._files import atomic_write_text
+from trajguard.errors import StoreError
 from trajguard.live.compare import CompareConfig, Comparison, compare_runsets
 from trajguard.live.junit import junit_xml
 from trajguard.live.report import RunSetInfo, render_report
@@ -46,6 +47,14 @@ def compare_and_report(
 ) -> ReportFiles:
     """Compare two run sets; write the markdown report (plots beside it) and optional JUnit."""
     baseline, candidate = load_side(baseline_dir), load_side(candidate_dir)
+    for side in (baseline, candidate):
+        variants = sorted(str(v) for v in side.runs["variant"].dropna().unique())
+        if len(variants) > 1:
+            raise StoreError(
+                f"run set holds several variants ({', '.join(variants)}); compare would pool them",
+                file=side.path,
+                hint="compare variants with `trajguard ab`, or run one variant per run set",
+            )
     comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
     links: dict[str, str] = {}
     if plots:

@@ -6,10 +6,10 @@ without the statistics. All are frozen; no field is ever NaN (``None`` where und
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from trajguard.errors import TrajguardError
 from trajguard.live import metrics as mt
@@ -99,6 +99,13 @@ class CompareConfig:
     seed: int = 0
     token_floor: float = 1.0
     latency_floor: float = 1e-3
+    scenario_margins: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Per-scenario tolerance bands (scenario → setting → value), e.g. from the suite file."""
+
+    def for_scenario(self, scenario: str) -> CompareConfig:
+        """The settings with this scenario's own tolerance bands applied."""
+        own: dict[str, Any] = dict(self.scenario_margins.get(scenario) or {})
+        return replace(self, **own, scenario_margins={}) if own else self
 
     def __post_init__(self) -> None:
         unknown = sorted((set(self.metrics) | set(self.gating)) - set(METRICS))

@@ -130,6 +130,7 @@ def _manifest(suite: Suite, options: BatchOptions, plan: Plan, batch_seed: int) 
         "seed_fixed": options.seed is not None,
         "git_sha": _git_sha(suite_dir),
         "config_hashes": {f"{s.scenario}/{s.variant}": s.config_hash for s, _ in plan},
+        "tolerances": {arm.scenario: dict(arm.tolerances) for _, arm in plan},
         "trajguard_version": __version__,
         "started_at": datetime.now(UTC).isoformat(),
         "finished_at": None,
@@ -283,7 +284,8 @@ async def _one_run(
     status: Status = "ok"
     trajectory = None
     error: BaseException | None = None
-    api_base = getattr(model, "api_base", None)
+    error_message: str | None = None
+    api_base = _endpoint(arm, model)
     try:
         trajectory = await asyncio.wait_for(
             run_agent(arm, model=model, seed=spec.seed, api_base=api_base), timeout=arm.timeout_s
@@ -298,10 +300,6 @@ async def _one_run(
         status, error, trajectory = "agent_error", exc, exc.trajectory
     except Exception as exc:  # trajguard or the infrastructure failed: not the agent's doing
         status, error, trajectory = "harness_error", exc, trajectory_of(exc)
-    else:
-        error_message = None
-    if status != "timeout":
-        error_message = None
     return build_row(
         spec=spec,
         batch=manifest,
@@ -315,6 +313,16 @@ async def _one_run(
         error=error,
         error_message=error_message,
     )
+
+
+def _endpoint(arm: ResolvedScenario, model: ChatModel) -> str | None:
+    """The OpenAI-compatible endpoint a command agent should call for this arm's model."""
+    from trajguard.local_model import is_local_model, running_local_server
+
+    if is_local_model(arm.model):
+        server = running_local_server()
+        return server.base_url if server is not None else None
+    return arm.api_base or getattr(model, "api_base", None)
 
 
 def _count(result: BatchResult, row: dict[str, Any]) -> None:

@@ -95,9 +95,21 @@ def is_crash(
     """Whether each run crashed (see module docstring): the one place this is defined."""
     crashed = table["status"].isin(frozenset(crash_statuses)).to_numpy(dtype=bool)
     if "crashed" in table.columns:
-        flag = table["crashed"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+        flag = _booleans(table, "crashed").fillna(False).to_numpy(dtype=bool)
         crashed = crashed | flag
     return crashed
+
+
+def _booleans(table: pd.DataFrame, column: str) -> pd.Series:
+    """A nullable boolean column; anything else is an input error naming the column."""
+    try:
+        return table[column].astype("boolean")
+    except (TypeError, ValueError) as error:
+        raise StoreError(
+            f"column {column} must hold true, false or null ({error})",
+            path=column,
+            hint="pass a run set written by `trajguard run`",
+        ) from error
 
 
 def _is_null(value: Any) -> bool:
@@ -149,7 +161,7 @@ def split_runs(
         )
     harness = (status == HARNESS_ERROR).to_numpy()
     crashed = is_crash(table, crash_statuses)
-    passed = table["passed"].astype("boolean")
+    passed = _booleans(table, "passed")
     judged = passed.notna().to_numpy(dtype=bool)
     outcome = passed.fillna(False).to_numpy(dtype=bool)
     numbers = {c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in NUMBERS}

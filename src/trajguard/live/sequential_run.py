@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pandas as pd
 
@@ -124,7 +125,7 @@ def decide_look(
                 per_metric.append(Action.CONTINUE if look < len(plan) - 1 else Action.STOP_NO_REGRESSION)
                 continue
             thresholds = rate_thresholds(alpha, n_b, plan)
-            alternative = "less" if crashes else "greater"
+            alternative: Literal["less", "greater"] = "less" if crashes else "greater"
             p = st.boschloo_pvalue(x_b, n_b, x_c, n_c, alternative)
             no_worse = (x_c * n_b <= x_b * n_c) if crashes else (x_c * n_b >= x_b * n_c)
             later = [n for n in plan if n > n_c]

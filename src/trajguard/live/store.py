@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -271,7 +271,3 @@ def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, An
         shutil.rmtree(staging, ignore_errors=True)
         raise
 
-
-def iter_rows(table: pa.Table) -> Iterable[dict[str, Any]]:
-    """Rows of a run table as dicts."""
-    return iter(table.to_pylist())

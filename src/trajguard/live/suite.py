@@ -21,6 +21,7 @@ from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.live.criteria import CRITERION_TYPES, Criterion, parse_criterion
 from trajguard.live.imports import ImportPathError, import_object
+from trajguard.live.tolerances import TOLERANCES
 from trajguard.live.yaml_lines import LineMap, load_yaml_with_lines
 
 __all__ = [
@@ -123,6 +124,16 @@ class Scenario(_Strict):
     max_steps: int | None = Field(default=None, ge=1)
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("tolerances")
+    @classmethod
+    def _known_tolerances(cls, tolerances: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(tolerances) - set(TOLERANCES))
+        if unknown:
+            raise ValueError(
+                f"unknown tolerance(s) {unknown}; known: {', '.join(sorted(TOLERANCES))}"
+            )
+        return tolerances
 
     @field_validator("pass_criteria", mode="before")
     @classmethod
@@ -387,7 +398,7 @@ def _scenario_id(data: Any, loc: tuple[int | str, ...]) -> str | None:
         if isinstance(scenarios, list) and loc[1] < len(scenarios):
             item = scenarios[loc[1]]
             if isinstance(item, Mapping) and isinstance(item.get("id"), str):
-                return item["id"]
+                return str(item["id"])
     return None
 
 

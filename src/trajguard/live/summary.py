@@ -6,6 +6,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from trajguard.live.runs import is_crash  # one definition of a crash for show and compare
+
 __all__ = ["ArmSummary", "summarize"]
 
 
@@ -59,7 +61,7 @@ def summarize(runs: Any, *, top: int = 3) -> list[ArmSummary]:
                 statuses=dict(Counter(group["status"])),
                 judged=len(judged),
                 passed=int(judged.astype(bool).sum()),
-                crashed=int(behavioural["crashed"].fillna(False).astype(bool).sum()),
+                crashed=int(is_crash(behavioural).sum()),
                 median_steps=_median(behavioural["step_count"]),
                 median_tokens=_median(behavioural["total_tokens"]),
                 top_sequences=sequences.most_common(top),

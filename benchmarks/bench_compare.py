@@ -1,0 +1,153 @@
+"""Benchmark: compare (and, once it exists, report) for 100 scenarios x 50 runs per batch.
+
+Target: compare + report <= 10 s on 2 cores.
+
+Run: python benchmarks/bench_compare.py [--scenarios 100] [--runs 50] [--repeat 3]
+Prints wall and CPU time per step (median over repeats) for every step in ``STEPS``; a report
+step is added by appending ``("report", fn)`` where ``fn(comparison)`` renders the report.
+
+The synthetic run sets are realistic in shape: per-scenario pass and crash rates, a few harness
+errors and timeouts, tool sequences from a per-scenario Markov chain (so sequences repeat but
+vary), steps tied to tool calls, log-normal tokens (CV 0.3) and latency (CV 0.4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from trajguard.live.compare import CompareConfig, Comparison, compare_runsets
+
+TOOLS = ("search", "calculator", "get_weather", "read_file", "write_file", "final_answer")
+
+
+def scenario_params(n_scenarios: int, seed: int) -> list[dict[str, Any]]:
+    """True per-scenario behaviour, shared by a baseline and a candidate batch."""
+    rng = np.random.default_rng(seed)
+    params = []
+    for s in range(n_scenarios):
+        transitions = rng.dirichlet(np.full(len(TOOLS), 0.4), size=len(TOOLS))
+        params.append(
+            {
+                "scenario": f"scenario_{s:03d}",
+                "pass": float(rng.uniform(0.3, 0.98)),
+                "crash": float(rng.uniform(0.0, 0.08)),
+                "calls": float(rng.uniform(1.0, 5.0)),
+                "start": rng.dirichlet(np.ones(len(TOOLS))),
+                "transitions": transitions,
+                "prompt": float(rng.uniform(6.0, 8.0)),
+                "completion": float(rng.uniform(4.0, 6.0)),
+                "latency": float(rng.uniform(0.0, 1.5)),
+            }
+        )
+    return params
+
+
+def make_runs(
+    params: list[dict[str, Any]], runs: int, seed: int, *, pass_shift: float = 0.0
+) -> pd.DataFrame:
+    """One batch: ``runs`` rows per scenario drawn from ``params`` (pass rate minus a shift)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    sd_tokens, sd_latency = np.sqrt(np.log1p(0.3**2)), np.sqrt(np.log1p(0.4**2))
+    for p in params:
+        for _ in range(runs):
+            roll = rng.random()
+            status = (
+                "harness_error"
+                if roll < 0.01
+                else "timeout"
+                if roll < 0.015
+                else "agent_error"
+                if roll < 0.015 + p["crash"]
+                else "ok"
+            )
+            calls = 1 + int(rng.poisson(p["calls"]))
+            seq = [int(rng.choice(len(TOOLS), p=p["start"]))]
+            for _ in range(calls - 1):
+                seq.append(int(rng.choice(len(TOOLS), p=p["transitions"][seq[-1]])))
+            names = [TOOLS[i] for i in seq]
+            rows.append(
+                {
+                    "scenario": p["scenario"],
+                    "variant": "main",
+                    "status": status,
+                    "passed": (
+                        bool(rng.random() < max(0.0, p["pass"] - pass_shift))
+                        if status == "ok"
+                        else None
+                        if status != "agent_error"
+                        else False
+                    ),
+                    "step_count": 2 * calls + 1,
+                    "tool_sequence": names,
+                    "tool_counts": {t: names.count(t) for t in set(names)},
+                    "prompt_tokens": int(rng.lognormal(p["prompt"] + 0.05 * calls, sd_tokens)),
+                    "completion_tokens": int(rng.lognormal(p["completion"], sd_tokens)),
+                    "duration_s": float(rng.lognormal(p["latency"], sd_latency)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def step_compare(baseline: pd.DataFrame, candidate: pd.DataFrame) -> Comparison:
+    return compare_runsets(baseline, candidate, config=CompareConfig())
+
+
+# Steps after compare take the comparison; append ("report", render) when report.py lands.
+STEPS: list[tuple[str, Callable[[Comparison], Any]]] = []
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    params = scenario_params(args.scenarios, seed=1)
+    baseline = make_runs(params, args.runs, seed=2)
+    candidate = make_runs(params, args.runs, seed=3)
+    print(
+        f"{args.scenarios} scenarios x {args.runs} runs per batch "
+        f"({len(baseline)} + {len(candidate)} rows), {args.repeat} repeats"
+    )
+    times: dict[str, list[tuple[float, float]]] = {"compare": []}
+    comparison = None
+    for _ in range(args.repeat):
+        comparison, wall, cpu = timed(lambda: step_compare(baseline, candidate))
+        times["compare"].append((wall, cpu))
+        for name, fn in STEPS:
+            _, wall, cpu = timed(lambda fn=fn, done=comparison: fn(done))
+            times.setdefault(name, []).append((wall, cpu))
+    # The first repeat is what a fresh `trajguard compare` process pays (cold exact-test caches).
+    total_cold = 0.0
+    for name, values in times.items():
+        wall = statistics.median(v[0] for v in values)
+        cpu = statistics.median(v[1] for v in values)
+        total_cold += values[0][0]
+        print(
+            f"{name:>8}: first run wall {values[0][0]:6.2f} s cpu {values[0][1]:6.2f} s | "
+            f"median wall {wall:6.2f} s cpu {cpu:6.2f} s"
+        )
+    print(f"   total: first run wall {total_cold:6.2f} s   (target <= 10 s on 2 cores)")
+    assert comparison is not None
+    print(
+        f"verdict {comparison.verdict.value}; {comparison.gating_tests} gating and "
+        f"{comparison.diagnostic_tests} diagnostic tests"
+    )
+
+
+if __name__ == "__main__":
+    main()

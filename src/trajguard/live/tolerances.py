@@ -1,0 +1,28 @@
+"""Names of the tolerance bands a suite or the command line can set, and the settings they map to.
+
+``pass_rate`` and ``crash_rate`` are absolute differences (0.10 = ten points); ``steps`` and
+``tools`` are the tolerated distance of A = P(candidate > baseline) + ½P(tie) from ½; ``tokens``
+and ``latency`` (one shared band) are a ratio above 1 (1.15 tolerates ±15 %).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["TOLERANCES", "margin_fields"]
+
+TOLERANCES: Mapping[str, str] = {
+    "pass_rate": "pass_rate_margin",
+    "crash_rate": "crash_rate_margin",
+    "steps": "steps_margin",
+    "step_count": "steps_margin",
+    "tokens": "ratio_margin",
+    "latency": "ratio_margin",
+    "ratio": "ratio_margin",
+    "tools": "tool_margin",
+}
+
+
+def margin_fields(tolerances: Mapping[str, float]) -> dict[str, float]:
+    """Suite or command-line tolerance names → comparison settings (unknown names raise KeyError)."""
+    return {TOLERANCES[name]: float(value) for name, value in tolerances.items()}

@@ -106,8 +106,42 @@ def step_compare(baseline: pd.DataFrame, candidate: pd.DataFrame) -> Comparison:
     return compare_runsets(baseline, candidate, config=CompareConfig())
 
 
-# Steps after compare take the comparison; append ("report", render) when report.py lands.
+# Steps after compare take the comparison: the markdown report and its plots, as `compare` does.
 STEPS: list[tuple[str, Callable[[Comparison], Any]]] = []
+_SIDES: dict[str, Any] = {}
+
+
+def step_report(comparison: Comparison) -> str:
+    from trajguard.live.report import RunSetInfo, render_report
+
+    manifest = {"suite": "bench", "models": ["local/smollm2"]}
+    return render_report(
+        comparison,
+        baseline=RunSetInfo("baseline", manifest, _SIDES["baseline"]),
+        candidate=RunSetInfo("candidate", manifest, _SIDES["candidate"]),
+        command="trajguard compare baseline candidate",
+    )
+
+
+def _plots(comparison: Comparison, *, all_plots: bool) -> dict[str, str]:
+    import tempfile
+    from pathlib import Path
+
+    from trajguard.live.plots import write_plots
+    from trajguard.live.reporting import plotted_scenarios
+
+    with tempfile.TemporaryDirectory() as folder:
+        return write_plots(Path(folder), _SIDES["baseline"], _SIDES["candidate"],
+                           plotted_scenarios(comparison, all_plots=all_plots))
+
+
+# "plots" is what `compare` draws by default (changed scenarios only above 20 scenarios);
+# "all-plots" is `compare --all-plots`, reported apart from the target.
+STEPS += [
+    ("report", step_report),
+    ("plots", lambda c: _plots(c, all_plots=False)),
+    ("all-plots", lambda c: _plots(c, all_plots=True)),
+]
 
 
 def main() -> None:
@@ -119,6 +153,7 @@ def main() -> None:
     params = scenario_params(args.scenarios, seed=1)
     baseline = make_runs(params, args.runs, seed=2)
     candidate = make_runs(params, args.runs, seed=3)
+    _SIDES.update(baseline=baseline, candidate=candidate)
     print(
         f"{args.scenarios} scenarios x {args.runs} runs per batch "
         f"({len(baseline)} + {len(candidate)} rows), {args.repeat} repeats"
@@ -136,12 +171,14 @@ def main() -> None:
     for name, values in times.items():
         wall = statistics.median(v[0] for v in values)
         cpu = statistics.median(v[1] for v in values)
-        total_cold += values[0][0]
+        if name != "all-plots":
+            total_cold += values[0][0]
         print(
             f"{name:>8}: first run wall {values[0][0]:6.2f} s cpu {values[0][1]:6.2f} s | "
             f"median wall {wall:6.2f} s cpu {cpu:6.2f} s"
         )
-    print(f"   total: first run wall {total_cold:6.2f} s   (target <= 10 s on 2 cores)")
+    print(f"   total: first run wall {total_cold:6.2f} s   (compare + report + default plots; "
+          "target <= 10 s on 2 cores; all-plots excluded)")
     assert comparison is not None
     print(
         f"verdict {comparison.verdict.value}; {comparison.gating_tests} gating and "

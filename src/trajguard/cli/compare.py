@@ -45,6 +45,10 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument(
+        "--all-plots", action="store_true",
+        help="plot every scenario (default: all up to 20 scenarios, else the changed ones)",
+    )
 
 
 def compare_config(args: argparse.Namespace) -> Any:
@@ -94,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     report = args.report or Path("reports") / f"{suite}-{stamp}" / "report.md"
     files = compare_and_report(
         args.baseline, args.candidate, report, config=config, command=command_line(),
-        plots=not args.no_plots, junit=args.junit,
+        plots=not args.no_plots, all_plots=args.all_plots, junit=args.junit,
     )
     print(headline(files.comparison, report))
     return EXIT_REGRESSION if files.comparison.regressed else 0

@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     report = folder / "report.md"
     files = compare_and_report(
         baseline, runset, report, config=config, command=command_line(),
-        plots=not args.no_plots, junit=args.junit, extra_sections=extra,
+        plots=not args.no_plots, all_plots=args.all_plots, junit=args.junit,
+        extra_sections=extra,
     )
     print(headline(files.comparison, report))
     append_step_summary(report.read_text(encoding="utf-8"))

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from trajguard.live.runs import is_crash
 
 __all__ = ["write_plots"]
 
@@ -18,49 +21,64 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scenario"
 
 
-def _values(frame: pd.DataFrame, scenario: str, column: str) -> np.ndarray:
-    rows = frame[(frame["scenario"] == scenario) & (frame["status"] != "harness_error")]
+def _values(rows: pd.DataFrame, column: str) -> np.ndarray:
     return pd.to_numeric(rows[column], errors="coerce").dropna().to_numpy(dtype=float)
 
 
-def _rate(frame: pd.DataFrame, scenario: str, column: str) -> tuple[float, int]:
-    rows = frame[(frame["scenario"] == scenario) & (frame["status"] != "harness_error")]
+def _rate(rows: pd.DataFrame, column: str) -> tuple[float, int]:
+    if column == "crashed":
+        crashes = is_crash(rows)
+        return (float(crashes.mean()) if len(crashes) else 0.0), len(crashes)
     values = rows[column].dropna().astype(bool)
     return (float(values.mean()) if len(values) else 0.0), len(values)
 
 
-def _plot_one(baseline: pd.DataFrame, candidate: pd.DataFrame, scenario: str, path: Path) -> None:
+def _new_figure() -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(10, 2.8), dpi=100)
+    figure = Figure(figsize=(10, 2.8), dpi=80)
     FigureCanvasAgg(figure)
+    return figure
+
+
+def _plot_one(
+    figure: Any, groups: tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]], scenario: str,
+    path: Path,
+) -> None:
+    figure.clear()
     rates, steps, tokens = figure.subplots(1, 3)
-    sides = (("baseline", baseline), ("candidate", candidate))
-    for offset, (label, frame) in enumerate(sides):
-        for position, column in enumerate(("passed", "crashed")):
-            value, n = _rate(frame, scenario, column)
-            rates.bar(position + offset * 0.38, value, width=0.36, color=_COLORS[label],
-                      label=label if position == 0 else None)
-            rates.text(position + offset * 0.38, value + 0.02, f"n={n}", ha="center", fontsize=7)
+    empty = pd.DataFrame(columns=["status", "passed", "crashed", "step_count", "prompt_tokens"])
+    sides = [(label, group.get(scenario, empty)) for label, group in zip(_COLORS, groups, strict=True)]
+    for offset, (label, rows) in enumerate(sides):
+        values = [_rate(rows, "passed")[0], _rate(rows, "crashed")[0]]
+        n = _rate(rows, "passed")[1]
+        rates.bar([offset * 0.38, 1 + offset * 0.38], values, width=0.36, color=_COLORS[label],
+                  label=f"{label} (n={n})")
     rates.set_xticks([0.19, 1.19], ["pass rate", "crash rate"])
-    rates.set_ylim(0, 1.1)
+    rates.set_ylim(0, 1.05)
     rates.legend(fontsize=7, loc="upper right")
     for axis, column, title in ((steps, "step_count", "steps per run"),
                                 (tokens, "prompt_tokens", "prompt tokens per run")):
-        data = [_values(frame, scenario, column) for _, frame in sides]
+        data = [_values(rows, column) for _, rows in sides]
         present = [d for d in data if d.size]
         if present:
             joined = np.concatenate(present)
             bins = np.histogram_bin_edges(joined, bins=min(15, max(3, len(np.unique(joined)))))
             for (label, _), values in zip(sides, data, strict=True):
                 if values.size:
-                    axis.hist(values, bins=bins, alpha=0.6, color=_COLORS[label], label=label)
+                    counts, _ = np.histogram(values, bins=bins)
+                    axis.stairs(counts, bins, fill=True, alpha=0.55, color=_COLORS[label])
         axis.set_title(title, fontsize=9)
         axis.tick_params(labelsize=7)
     figure.suptitle(scenario, fontsize=10)
-    figure.tight_layout()
+    figure.subplots_adjust(left=0.05, right=0.98, bottom=0.12, top=0.82, wspace=0.25)
     figure.savefig(path, format="png")
+
+
+def _by_scenario(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    behavioural = frame[frame["status"] != "harness_error"]
+    return {str(name): rows for name, rows in behavioural.groupby("scenario", sort=False)}
 
 
 def write_plots(
@@ -71,8 +89,10 @@ def write_plots(
     plots_dir = out_dir / "plots"
     plots_dir.mkdir(parents=True, exist_ok=True)
     links = {}
+    figure = _new_figure()  # one figure, cleared per scenario: creating figures dominates
+    groups = (_by_scenario(baseline), _by_scenario(candidate))
     for scenario in scenarios:
         name = f"{_slug(scenario)}.png"
-        _plot_one(baseline, candidate, scenario, plots_dir / name)
+        _plot_one(figure, groups, scenario, plots_dir / name)
         links[scenario] = f"plots/{name}"
     return links

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trajguard._files import atomic_write_text
 from trajguard.errors import StoreError
-from trajguard.live.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.live.compare import CompareConfig, Comparison, Verdict, compare_runsets
 from trajguard.live.junit import junit_xml
 from trajguard.live.report import RunSetInfo, render_report
 from trajguard.live.store import read_manifest, read_runs
@@ -29,6 +29,20 @@ def write_text(path: Path, text: str) -> None:
     atomic_write_text(path, text)
 
 
+QUIET = frozenset({Verdict.UNCHANGED, Verdict.INCONCLUSIVE})
+ALL_PLOTS_UP_TO = 20
+
+
+def plotted_scenarios(comparison: Comparison, *, all_plots: bool = False) -> list[str]:
+    """Scenarios that get a distribution plot: all of them in suites of up to 20 scenarios (or
+    with ``all_plots``), otherwise those whose verdict is neither unchanged nor inconclusive —
+    a hundred PNGs of quiet scenarios cost 0.1 s each and nobody opens them."""
+    scenarios = comparison.scenarios
+    if all_plots or len(scenarios) <= ALL_PLOTS_UP_TO:
+        return [s.scenario for s in scenarios]
+    return [s.scenario for s in scenarios if s.verdict not in QUIET]
+
+
 def load_side(path: Path) -> RunSetInfo:
     """A run set's manifest and runs."""
     return RunSetInfo(str(path), read_manifest(path), read_runs(path))
@@ -42,6 +56,7 @@ def compare_and_report(
     config: CompareConfig,
     command: str | None = None,
     plots: bool = True,
+    all_plots: bool = False,
     junit: Path | None = None,
     extra_sections: tuple[str, ...] = (),
 ) -> ReportFiles:
@@ -61,7 +76,8 @@ def compare_and_report(
         from trajguard.live.plots import write_plots
 
         links = write_plots(
-            report.parent, baseline.runs, candidate.runs, [s.scenario for s in comparison.scenarios]
+            report.parent, baseline.runs, candidate.runs,
+            plotted_scenarios(comparison, all_plots=all_plots),
         )
     text = render_report(
         comparison,

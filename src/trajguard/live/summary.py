@@ -44,10 +44,18 @@ def _median(values: Any) -> float | None:
     return float(clean.median()) if len(clean) else None
 
 
+def _total_tokens(runs: Any) -> Any:
+    if "total_tokens" in runs.columns:
+        return runs["total_tokens"]
+    return runs["prompt_tokens"] + runs["completion_tokens"]
+
+
 def summarize(runs: Any, *, top: int = 3) -> list[ArmSummary]:
     """Summaries per (scenario, variant) of a run-set DataFrame, in scenario order."""
     out = []
-    for (scenario, variant), group in runs.groupby(["scenario", "variant"], sort=True):
+    keys = ["scenario", "variant"] if "variant" in runs.columns else ["scenario"]
+    for key, group in runs.groupby(keys, sort=True):
+        scenario, variant = key if len(keys) == 2 else (key[0], "base")
         behavioural = group[group["status"] != "harness_error"]
         judged = behavioural["passed"].dropna()
         sequences = Counter(
@@ -63,7 +71,7 @@ def summarize(runs: Any, *, top: int = 3) -> list[ArmSummary]:
                 passed=int(judged.astype(bool).sum()),
                 crashed=int(is_crash(behavioural).sum()),
                 median_steps=_median(behavioural["step_count"]),
-                median_tokens=_median(behavioural["total_tokens"]),
+                median_tokens=_median(_total_tokens(behavioural)),
                 top_sequences=sequences.most_common(top),
                 distinct_sequences=len(sequences),
             )

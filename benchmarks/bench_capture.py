@@ -19,13 +19,13 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from trajguard.agent import AgentConfig, ReferenceAgent  # noqa: E402
-from trajguard.capture.llm import LiteLLMModel  # noqa: E402
-from trajguard.capture.recorder import TrajectoryRecorder  # noqa: E402
-from trajguard.core.normalize import normalize  # noqa: E402
-from trajguard.core.shape import shape  # noqa: E402
-from trajguard.examples.demo_tools import calculator, get_weather  # noqa: E402
-from trajguard.local_model import get_local_server, stop_local_server  # noqa: E402
+from trajguard.agent import AgentConfig, ReferenceAgent
+from trajguard.capture.llm import LiteLLMModel
+from trajguard.capture.recorder import TrajectoryRecorder
+from trajguard.core.normalize import normalize
+from trajguard.core.shape import shape
+from trajguard.examples.demo_tools import calculator, get_weather
+from trajguard.local_model import get_local_server, stop_local_server
 
 TIMED = ("system", "user", "agent_step", "observe", "agent_error", "finish", "new_call_id")
 
@@ -38,12 +38,14 @@ class TimedRecorder(TrajectoryRecorder):
     def __getattribute__(self, name: str) -> Any:
         value = super().__getattribute__(name)
         if name in TIMED and callable(value):
+
             def timed(*args: Any, **kwargs: Any) -> Any:
                 start = time.perf_counter()
                 try:
                     return value(*args, **kwargs)
                 finally:
                     TimedRecorder.spent += time.perf_counter() - start
+
             return timed
         return value
 
@@ -62,11 +64,17 @@ async def one_run(agent: ReferenceAgent, model: LiteLLMModel, seed: int) -> tupl
 
 
 async def main_async(runs: int) -> None:
-    agent = ReferenceAgent(AgentConfig(
-        system_prompt="You are a careful assistant. Use the calculator for arithmetic.",
-        tools=[calculator, get_weather], mode="json", tool_budget=2, max_steps=6,
-        temperature=0.7, max_tokens=128,
-    ))
+    agent = ReferenceAgent(
+        AgentConfig(
+            system_prompt="You are a careful assistant. Use the calculator for arithmetic.",
+            tools=[calculator, get_weather],
+            mode="json",
+            tool_budget=2,
+            max_steps=6,
+            temperature=0.7,
+            max_tokens=128,
+        )
+    )
     model = LiteLLMModel("local/smollm2")
     await one_run(agent, model, 0)  # warm-up: server start, first prompt processing
     shares, walls, overheads = [], [], []
@@ -78,8 +86,10 @@ async def main_async(runs: int) -> None:
     print(f"{runs} runs of the reference agent (json mode) on local/smollm2")
     print(f"run wall time: median {statistics.median(walls):.2f} s")
     print(f"capture + normalize + shape: median {1000 * statistics.median(overheads):.2f} ms")
-    print(f"overhead share: median {100 * statistics.median(shares):.3f} %, "
-          f"max {100 * max(shares):.3f} %")
+    print(
+        f"overhead share: median {100 * statistics.median(shares):.3f} %, "
+        f"max {100 * max(shares):.3f} %"
+    )
 
 
 def main() -> None:

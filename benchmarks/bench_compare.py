@@ -131,8 +131,12 @@ def _plots(comparison: Comparison, *, all_plots: bool) -> dict[str, str]:
     from trajguard.live.reporting import plotted_scenarios
 
     with tempfile.TemporaryDirectory() as folder:
-        return write_plots(Path(folder), _SIDES["baseline"], _SIDES["candidate"],
-                           plotted_scenarios(comparison, all_plots=all_plots))
+        return write_plots(
+            Path(folder),
+            _SIDES["baseline"],
+            _SIDES["candidate"],
+            plotted_scenarios(comparison, all_plots=all_plots),
+        )
 
 
 # "plots" is what `compare` draws by default (changed scenarios only above 20 scenarios);
@@ -177,8 +181,10 @@ def main() -> None:
             f"{name:>8}: first run wall {values[0][0]:6.2f} s cpu {values[0][1]:6.2f} s | "
             f"median wall {wall:6.2f} s cpu {cpu:6.2f} s"
         )
-    print(f"   total: first run wall {total_cold:6.2f} s   (compare + report + default plots; "
-          "target <= 10 s on 2 cores; all-plots excluded)")
+    print(
+        f"   total: first run wall {total_cold:6.2f} s   (compare + report + default plots; "
+        "target <= 10 s on 2 cores; all-plots excluded)"
+    )
     assert comparison is not None
     print(
         f"verdict {comparison.verdict.value}; {comparison.gating_tests} gating and "

@@ -82,10 +82,12 @@ def main() -> None:
         total.append((end - start) * 1000)
     steps = len(traj.steps) + sum(len(c.steps) for c in traj.subagent_trajectories or [])
     print(
-        f"trajectory: {len(traj.steps)} root steps + {len(traj.subagent_trajectories or [])} subagents ({steps} steps in all)"
+        f"trajectory: {len(traj.steps)} root steps + "
+        f"{len(traj.subagent_trajectories or [])} subagents ({steps} steps in all)"
     )
     print(
-        f"normalize + shape: median {statistics.median(core):.1f} ms (min {min(core):.1f}, max {max(core):.1f}) over {args.repeat} runs"
+        f"normalize + shape: median {statistics.median(core):.1f} ms "
+        f"(min {min(core):.1f}, max {max(core):.1f}) over {args.repeat} runs"
     )
     print(f"load (pydantic) + normalize + shape: median {statistics.median(total):.1f} ms")
 

@@ -16,7 +16,6 @@ import os
 import statistics
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 PROMPTS = ["Name a colour.", "Name an animal.", "Name a city.", "Name a fruit."]
 
-AGENT = '''
+AGENT = """
 from trajguard.capture.types import LLMResponse
 
 CALLS = {calls}
@@ -40,7 +39,7 @@ async def agent(ctx):
         )
         ctx.recorder.agent_step(response)
     return None
-'''
+"""
 
 SUITE = """
 name: bench
@@ -63,9 +62,14 @@ async def raw(runs: int, calls: int, concurrency: int, base_url: str) -> float:
         async with semaphore:
             for index in range(calls):
                 await litellm.acompletion(
-                    model="openai/smollm2", api_base=base_url, api_key="sk-no-key",
+                    model="openai/smollm2",
+                    api_base=base_url,
+                    api_key="sk-no-key",
                     messages=[{"role": "user", "content": PROMPTS[(run + index) % len(PROMPTS)]}],
-                    max_tokens=16, temperature=0.0, seed=index, drop_params=True,
+                    max_tokens=16,
+                    temperature=0.0,
+                    seed=index,
+                    drop_params=True,
                 )
 
     start = time.perf_counter()
@@ -105,13 +109,22 @@ def main() -> None:
         raws, runners = [], []
         with tempfile.TemporaryDirectory() as tmp:
             for _ in range(args.repeat):
-                raws.append(asyncio.run(raw(args.runs, args.calls, args.concurrency, server.base_url)))
+                raws.append(
+                    asyncio.run(raw(args.runs, args.calls, args.concurrency, server.base_url))
+                )
                 runners.append(through_runner(args.runs, args.calls, args.concurrency, Path(tmp)))
         ratio = statistics.median(raws) / statistics.median(runners)
-        print(f"{args.runs} runs x {args.calls} calls, concurrency {args.concurrency}, "
-              f"{args.repeat} repeats")
-        print(f"raw litellm:    median {statistics.median(raws):.2f} s  {[round(x, 2) for x in raws]}")
-        print(f"trajguard run:  median {statistics.median(runners):.2f} s  {[round(x, 2) for x in runners]}")
+        print(
+            f"{args.runs} runs x {args.calls} calls, concurrency {args.concurrency}, "
+            f"{args.repeat} repeats"
+        )
+        print(
+            f"raw litellm:    median {statistics.median(raws):.2f} s  {[round(x, 2) for x in raws]}"
+        )
+        print(
+            f"trajguard run:  median {statistics.median(runners):.2f} s  "
+            f"{[round(x, 2) for x in runners]}"
+        )
         print(f"runner throughput / raw throughput = {ratio:.3f}")
     finally:
         stop_local_server()

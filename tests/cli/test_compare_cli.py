@@ -18,29 +18,60 @@ from trajguard.live import store
 TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
 
 
-def _runset(path: Path, *, pass_rates: dict[str, float], runs: int, seed: int,
-            sequences: dict[str, list[str]] | None = None, suite: str = "demo") -> Path:
+def _runset(
+    path: Path,
+    *,
+    pass_rates: dict[str, float],
+    runs: int,
+    seed: int,
+    sequences: dict[str, list[str]] | None = None,
+    suite: str = "demo",
+) -> Path:
     rng = np.random.default_rng(seed)
     for scenario, rate in pass_rates.items():
         passes = rng.permutation([i < round(rate * runs) for i in range(runs)])
         for index in range(runs):
             tools = (sequences or {}).get(scenario, ["calculator"])
-            store.write_run(path, {
-                "run_id": f"{scenario}/base/{index}", "batch_id": f"b{seed}", "suite": suite,
-                "scenario": scenario, "variant": "base", "run_index": index,
-                "model": "local/smollm2", "seed": int(rng.integers(1 << 30)),
-                "started_at": datetime(2026, 11, 29, tzinfo=UTC), "duration_s": float(rng.uniform(1, 2)),
-                "status": "ok", "passed": bool(passes[index]), "crashed": False,
-                "step_count": int(rng.integers(4, 7)), "tool_sequence": tools,
-                "tool_counts": {t: tools.count(t) for t in tools},
-                "prompt_tokens": int(rng.integers(300, 400)), "completion_tokens": int(rng.integers(20, 40)),
-                "total_tokens": 0, "final_output": "The answer | is <b>391</b>",
-                "trajectory": "{}", "config_hash": "abc", "git_sha": "f00",
-            })
+            store.write_run(
+                path,
+                {
+                    "run_id": f"{scenario}/base/{index}",
+                    "batch_id": f"b{seed}",
+                    "suite": suite,
+                    "scenario": scenario,
+                    "variant": "base",
+                    "run_index": index,
+                    "model": "local/smollm2",
+                    "seed": int(rng.integers(1 << 30)),
+                    "started_at": datetime(2026, 11, 29, tzinfo=UTC),
+                    "duration_s": float(rng.uniform(1, 2)),
+                    "status": "ok",
+                    "passed": bool(passes[index]),
+                    "crashed": False,
+                    "step_count": int(rng.integers(4, 7)),
+                    "tool_sequence": tools,
+                    "tool_counts": {t: tools.count(t) for t in tools},
+                    "prompt_tokens": int(rng.integers(300, 400)),
+                    "completion_tokens": int(rng.integers(20, 40)),
+                    "total_tokens": 0,
+                    "final_output": "The answer | is <b>391</b>",
+                    "trajectory": "{}",
+                    "config_hash": "abc",
+                    "git_sha": "f00",
+                },
+            )
     store.compact(path)
-    store.write_manifest(path, {"suite": suite, "status": "finished", "models": ["local/smollm2"],
-                                "config_hashes": {f"{s}/base": "abc" for s in pass_rates},
-                                "started_at": "2026-11-29T00:00:00Z", "git_sha": "f00"})
+    store.write_manifest(
+        path,
+        {
+            "suite": suite,
+            "status": "finished",
+            "models": ["local/smollm2"],
+            "config_hashes": {f"{s}/base": "abc" for s in pass_rates},
+            "started_at": "2026-11-29T00:00:00Z",
+            "git_sha": "f00",
+        },
+    )
     return path
 
 
@@ -52,14 +83,20 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def runsets(tmp_path: Path) -> Path:
     _runset(tmp_path / "base", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=1)
     _runset(tmp_path / "same", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=2)
-    _runset(tmp_path / "worse", pass_rates={"multiply": 0.2, "capital": 0.8}, runs=30, seed=3,
-            sequences={"multiply": ["get_weather|<script>", "get_weather|<script>"]})
+    _runset(
+        tmp_path / "worse",
+        pass_rates={"multiply": 0.2, "capital": 0.8},
+        runs=30,
+        seed=3,
+        sequences={"multiply": ["get_weather|<script>", "get_weather|<script>"]},
+    )
     return tmp_path
 
 
 def test_regression_exits_1_with_report_and_junit(runsets: Path) -> None:
-    result = _run("compare", "base", "worse", "--report", "out/report.md", "--junit", "out/j.xml",
-                  cwd=runsets)
+    result = _run(
+        "compare", "base", "worse", "--report", "out/report.md", "--junit", "out/j.xml", cwd=runsets
+    )
     assert result.returncode == 1, result.stderr
     assert "verdict: regressed" in result.stdout
     report = (runsets / "out" / "report.md").read_text()
@@ -83,8 +120,17 @@ def test_no_regression_exits_0(runsets: Path) -> None:
 
 
 def test_tolerance_and_gate_options(runsets: Path) -> None:
-    wide = _run("compare", "base", "worse", "--report", "w/report.md", "--no-plots",
-                "--tolerance", "pass_rate=0.9", cwd=runsets)
+    wide = _run(
+        "compare",
+        "base",
+        "worse",
+        "--report",
+        "w/report.md",
+        "--no-plots",
+        "--tolerance",
+        "pass_rate=0.9",
+        cwd=runsets,
+    )
     assert wide.returncode == 0, "a drop inside a 90-point band is changed within tolerance"
     assert "changed within tolerance" in (runsets / "w" / "report.md").read_text()
     bad = _run("compare", "base", "worse", "--tolerance", "speed=2", cwd=runsets)

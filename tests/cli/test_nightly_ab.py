@@ -14,7 +14,7 @@ from trajguard.live import store
 
 pytestmark = pytest.mark.live
 
-AGENT = '''
+AGENT = """
 import os
 from trajguard.capture.types import LLMResponse
 
@@ -24,7 +24,7 @@ async def agent(ctx):
     good = not broken and ctx.seed % 10 < 8
     ctx.recorder.agent_step(LLMResponse(content="391" if good else "no idea"))
     return None
-'''
+"""
 
 SUITE = """
 name: tiny
@@ -43,10 +43,15 @@ scenarios:
 """
 
 
-def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "trajguard.cli", *args, "--no-progress"],
-        cwd=cwd, capture_output=True, text=True, timeout=600,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={**os.environ, **(env or {})},
     )
 
@@ -57,14 +62,30 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "tiny_agent.py").write_text(AGENT)
     (root / "suite.yaml").write_text(SUITE)
     first = subprocess.run(
-        [sys.executable, "-m", "trajguard.cli", "run", "suite.yaml", "--out", "runs/first",
-         "--no-progress", "--runs", "30"],
-        cwd=root, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "trajguard.cli",
+            "run",
+            "suite.yaml",
+            "--out",
+            "runs/first",
+            "--no-progress",
+            "--runs",
+            "30",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert first.returncode == 0, first.stderr
     promote = subprocess.run(
         [sys.executable, "-m", "trajguard.cli", "baseline", "promote", "runs/first"],
-        cwd=root, capture_output=True, text=True, timeout=120,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert promote.returncode == 0, promote.stderr
     return root
@@ -72,8 +93,15 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_nightly_without_change_exits_0_and_writes_the_day(project: Path, tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
-    result = _run("nightly", "suite.yaml", "--reports", "r0", "--no-plots", cwd=project,
-                  env={"GITHUB_STEP_SUMMARY": str(summary)})
+    result = _run(
+        "nightly",
+        "suite.yaml",
+        "--reports",
+        "r0",
+        "--no-plots",
+        cwd=project,
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
     assert result.returncode == 0, result.stderr
     (day,) = (project / "r0").iterdir()
     report = (day / "report.md").read_text()
@@ -84,15 +112,26 @@ def test_nightly_without_change_exits_0_and_writes_the_day(project: Path, tmp_pa
 
 
 def test_nightly_regression_exits_1(project: Path) -> None:
-    result = _run("nightly", "suite.yaml", "--reports", "r1", "--no-plots", cwd=project,
-                  env={"TG_BREAK": "1"})
+    result = _run(
+        "nightly", "suite.yaml", "--reports", "r1", "--no-plots", cwd=project, env={"TG_BREAK": "1"}
+    )
     assert result.returncode == 1, result.stderr
     assert "verdict: regressed" in result.stdout
 
 
 def test_nightly_sequential_stops_early_on_a_clear_regression(project: Path) -> None:
-    result = _run("nightly", "suite.yaml", "--reports", "r2", "--no-plots", "--sequential",
-                  "--runs", "30", cwd=project, env={"TG_BREAK": "1"})
+    result = _run(
+        "nightly",
+        "suite.yaml",
+        "--reports",
+        "r2",
+        "--no-plots",
+        "--sequential",
+        "--runs",
+        "30",
+        cwd=project,
+        env={"TG_BREAK": "1"},
+    )
     assert result.returncode == 1, result.stderr
     (day,) = (project / "r2").iterdir()
     report = (day / "report.md").read_text()
@@ -103,8 +142,19 @@ def test_nightly_sequential_stops_early_on_a_clear_regression(project: Path) -> 
 
 
 def test_nightly_sequential_quiet_night_saves_runs(project: Path) -> None:
-    result = _run("nightly", "suite.yaml", "--reports", "r3", "--no-plots", "--sequential",
-                  "--runs", "30", "--seed", "3", cwd=project)
+    result = _run(
+        "nightly",
+        "suite.yaml",
+        "--reports",
+        "r3",
+        "--no-plots",
+        "--sequential",
+        "--runs",
+        "30",
+        "--seed",
+        "3",
+        cwd=project,
+    )
     assert result.returncode == 0, result.stderr
     (day,) = (project / "r3").iterdir()
     assert "**Sequential gate: no regression detected.**" in (day / "report.md").read_text()
@@ -117,8 +167,20 @@ def test_nightly_without_baseline_exits_2(project: Path, tmp_path: Path) -> None
 
 
 def test_ab_broken_variant_hurts(project: Path) -> None:
-    result = _run("ab", "suite.yaml", "--variant", "base", "--variant", "broken", "--runs", "20",
-                  "--reports", "ab", "--no-plots", cwd=project)
+    result = _run(
+        "ab",
+        "suite.yaml",
+        "--variant",
+        "base",
+        "--variant",
+        "broken",
+        "--runs",
+        "20",
+        "--reports",
+        "ab",
+        "--no-plots",
+        cwd=project,
+    )
     assert result.returncode == 0, result.stderr
     assert "broken hurt compared with base" in result.stdout
     (folder,) = (project / "ab").iterdir()

@@ -291,9 +291,19 @@ def test_per_scenario_tolerances_widen_only_their_scenario() -> None:
         rows = []
         for scenario in ("strict", "loose"):
             for i in range(n):
-                rows.append({"scenario": scenario, "status": "ok", "passed": i < rate * n,
-                             "step_count": 4, "tool_sequence": ["t"], "tool_counts": {"t": 1},
-                             "prompt_tokens": 100, "completion_tokens": 10, "duration_s": 1.0})
+                rows.append(
+                    {
+                        "scenario": scenario,
+                        "status": "ok",
+                        "passed": i < rate * n,
+                        "step_count": 4,
+                        "tool_sequence": ["t"],
+                        "tool_counts": {"t": 1},
+                        "prompt_tokens": 100,
+                        "completion_tokens": 10,
+                        "duration_s": 1.0,
+                    }
+                )
         return pd.DataFrame(rows)
 
     default = compare_runsets(table(0.95), table(0.45))

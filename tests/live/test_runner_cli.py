@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from trajguard.live import store
 
 TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
 
-SLOW_AGENT = '''
+SLOW_AGENT = """
 import asyncio
 from trajguard.capture.types import LLMResponse, Usage
 
@@ -26,7 +25,7 @@ async def agent(ctx):
     await asyncio.sleep(0.3)
     ctx.recorder.agent_step(LLMResponse(content=f"answer {ctx.seed % 7}", usage=Usage(10, 3)))
     return None
-'''
+"""
 
 SUITE = """
 name: resumable
@@ -103,8 +102,17 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path) -> Non
 
 def test_unreachable_model_stops_the_batch_with_exit_3(project: Path) -> None:
     result = _run(
-        "run", "suite.yaml", "--out", "rs", "--runs", "2", "--no-progress",
-        "--model", "openai/nothing-here", "--api-base", "http://127.0.0.1:9/v1",
+        "run",
+        "suite.yaml",
+        "--out",
+        "rs",
+        "--runs",
+        "2",
+        "--no-progress",
+        "--model",
+        "openai/nothing-here",
+        "--api-base",
+        "http://127.0.0.1:9/v1",
         cwd=project,
     )
     assert result.returncode == 3, result.stderr

@@ -134,5 +134,5 @@ def test_manifest_and_copy(tmp_path: Path) -> None:
 def test_missing_runset_and_manifest(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="run set not found"):
         store.read_runs(tmp_path / "nope")
-    with pytest.raises(StoreError, match="manifest.json is missing"):
+    with pytest.raises(StoreError, match=r"manifest\.json is missing"):
         store.read_manifest(tmp_path)

@@ -25,7 +25,9 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("baseline", type=Path, metavar="BASELINE", help="baseline run set")
     parser.add_argument("candidate", type=Path, metavar="CANDIDATE", help="candidate run set")
-    parser.add_argument("--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)")
+    parser.add_argument(
+        "--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)"
+    )
     add_compare_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -35,18 +37,25 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level (Holm)")
     parser.add_argument("--q", type=float, default=0.10, help="diagnostic false discovery rate")
     parser.add_argument(
-        "--tolerance", action="append", default=[], metavar="METRIC=VALUE",
+        "--tolerance",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
         help="tolerance band: pass_rate=0.1, crash_rate=0.05, steps=0.1 (A - 1/2), "
         "ratio=1.15 (tokens and latency), tools=0.1",
     )
     parser.add_argument(
-        "--gate", action="append", default=[], metavar="METRIC",
+        "--gate",
+        action="append",
+        default=[],
+        metavar="METRIC",
         help="gating metric (repeat; default pass_rate and crash_rate)",
     )
     parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
-        "--all-plots", action="store_true",
+        "--all-plots",
+        action="store_true",
         help="plot every scenario (default: all up to 20 scenarios, else the changed ones)",
     )
 
@@ -69,7 +78,9 @@ def compare_config(args: argparse.Namespace) -> Any:
     if args.gate:
         unknown = sorted(set(args.gate) - set(METRICS))
         if unknown:
-            raise TrajguardError(f"--gate: unknown metric(s) {unknown}; known: {', '.join(METRICS)}")
+            raise TrajguardError(
+                f"--gate: unknown metric(s) {unknown}; known: {', '.join(METRICS)}"
+            )
         updates["gating"] = frozenset(args.gate)
     return replace(CompareConfig(), **updates)
 
@@ -97,8 +108,14 @@ def run(args: argparse.Namespace) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report = args.report or Path("reports") / f"{suite}-{stamp}" / "report.md"
     files = compare_and_report(
-        args.baseline, args.candidate, report, config=config, command=command_line(),
-        plots=not args.no_plots, all_plots=args.all_plots, junit=args.junit,
+        args.baseline,
+        args.candidate,
+        report,
+        config=config,
+        command=command_line(),
+        plots=not args.no_plots,
+        all_plots=args.all_plots,
+        junit=args.junit,
     )
     print(headline(files.comparison, report))
     return EXIT_REGRESSION if files.comparison.regressed else 0

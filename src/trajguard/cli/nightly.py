@@ -35,7 +35,8 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--reports", type=Path, default=Path("reports"), help="reports root")
     parser.add_argument(
-        "--sequential", action="store_true",
+        "--sequential",
+        action="store_true",
         help="run in up to three looks and stop early when the verdict is clear (statistics §4)",
     )
     add_compare_arguments(parser)
@@ -86,17 +87,28 @@ def run(args: argparse.Namespace) -> int:
         from trajguard.cli.sequential import run_sequential
 
         section, sequential_regressed = run_sequential(
-            suite, runset, options, baseline=baseline, config=config,
+            suite,
+            runset,
+            options,
+            baseline=baseline,
+            config=config,
             progress=not args.no_progress,
         )
         extra = (section,)
     else:
-        execute(suite, runset, options, resume=False, progress=not args.no_progress,
-                label=suite.name)
+        execute(
+            suite, runset, options, resume=False, progress=not args.no_progress, label=suite.name
+        )
     report = folder / "report.md"
     files = compare_and_report(
-        baseline, runset, report, config=config, command=command_line(),
-        plots=not args.no_plots, all_plots=args.all_plots, junit=args.junit,
+        baseline,
+        runset,
+        report,
+        config=config,
+        command=command_line(),
+        plots=not args.no_plots,
+        all_plots=args.all_plots,
+        junit=args.junit,
         extra_sections=extra,
     )
     print(headline(files.comparison, report))

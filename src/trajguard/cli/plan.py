@@ -26,14 +26,22 @@ def register(commands: Any) -> None:
     parser.add_argument("--crash-rate", type=float, default=0.0, help="assumed crash rate")
     parser.add_argument("--token-cv", type=float, default=0.3, help="assumed token spread (CV)")
     parser.add_argument("--scenarios", type=int, default=1, help="scenarios in the report")
-    parser.add_argument("--target-drop", type=float, metavar="D",
-                        help="pass-rate drop to detect (default: the 0.10 tolerance)")
+    parser.add_argument(
+        "--target-drop",
+        type=float,
+        metavar="D",
+        help="pass-rate drop to detect (default: the 0.10 tolerance)",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level")
     parser.set_defaults(handler=run)
 
 
-_LABEL = {"pass_rate": "pass-rate drop", "crash_rate": "crash-rate rise",
-          "tokens": "token ratio", "step_count": "steps A"}
+_LABEL = {
+    "pass_rate": "pass-rate drop",
+    "crash_rate": "crash-rate rise",
+    "tokens": "token ratio",
+    "step_count": "steps A",
+}
 
 
 def _effect(metric: str, value: float | None) -> str:
@@ -61,22 +69,47 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         plans = plan_runset(read_runs(args.baseline), args.runs, config=config)
     elif args.pass_rate is not None:
-        plans = (plan_assumed(n=args.runs, n_scenarios=args.scenarios, pass_rate=args.pass_rate,
-                              crash_rate=args.crash_rate, token_cv=args.token_cv, config=config),)
+        plans = (
+            plan_assumed(
+                n=args.runs,
+                n_scenarios=args.scenarios,
+                pass_rate=args.pass_rate,
+                crash_rate=args.crash_rate,
+                token_cv=args.token_cv,
+                config=config,
+            ),
+        )
     else:
-        raise TrajguardError("give a BASELINE run set or --pass-rate to assume one",
-                             hint="e.g. trajguard plan --pass-rate 0.9 --runs 20 --scenarios 4")
+        raise TrajguardError(
+            "give a BASELINE run set or --pass-rate to assume one",
+            hint="e.g. trajguard plan --pass-rate 0.9 --runs 20 --scenarios 4",
+        )
     table = Table(title=f"What {args.runs} runs per side can detect (80% power)")
-    for column in ("scenario", "metric", "baseline", "adjusted α", "detectable", "target",
-                   "runs needed"):
+    for column in (
+        "scenario",
+        "metric",
+        "baseline",
+        "adjusted α",
+        "detectable",
+        "target",
+        "runs needed",
+    ):
         table.add_column(column)
     for plan in plans:
         for row in plan.rows:
-            baseline = (f"{100 * row.baseline:.0f}%" if row.metric in ("pass_rate", "crash_rate")
-                        else f"{row.baseline:.2f}")
-            table.add_row(plan.scenario, _LABEL.get(row.metric, row.metric), baseline,
-                          f"{row.alpha:.4f}", _effect(row.metric, row.mde),
-                          _effect(row.metric, row.target),
-                          "—" if row.n_needed is None else str(row.n_needed))
+            baseline = (
+                f"{100 * row.baseline:.0f}%"
+                if row.metric in ("pass_rate", "crash_rate")
+                else f"{row.baseline:.2f}"
+            )
+            table.add_row(
+                plan.scenario,
+                _LABEL.get(row.metric, row.metric),
+                baseline,
+                f"{row.alpha:.4f}",
+                _effect(row.metric, row.mde),
+                _effect(row.metric, row.target),
+                "—" if row.n_needed is None else str(row.n_needed),
+            )
     Console(width=120).print(table)
     return 0

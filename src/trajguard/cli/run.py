@@ -23,7 +23,10 @@ def register(commands: Any) -> None:
     )
     add_batch_arguments(parser)
     parser.add_argument(
-        "--variant", action="append", default=[], metavar="NAME",
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="run this variant (repeat to interleave several; default: base)",
     )
     parser.add_argument("--out", type=Path, help="run set directory (default runs/<suite>-<time>)")
@@ -110,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
             suite.resolve(scenario, variant)
     out = args.resume or args.out or default_out(suite)
     result = execute(
-        suite, out, options, resume=args.resume is not None, progress=not args.no_progress,
+        suite,
+        out,
+        options,
+        resume=args.resume is not None,
+        progress=not args.no_progress,
         label=suite.name,
     )
     print(summary(result))

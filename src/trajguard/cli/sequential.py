@@ -23,14 +23,25 @@ from trajguard.live.suite import Suite
 
 
 def _looks(
-    suite: Suite, runset: Path, options: BatchOptions, outcome: SequentialOutcome,
-    decide: object, progress: bool, label: str,
+    suite: Suite,
+    runset: Path,
+    options: BatchOptions,
+    outcome: SequentialOutcome,
+    decide: object,
+    progress: bool,
+    label: str,
 ) -> SequentialOutcome:
     active = list(options.scenarios) or [s.id for s in suite.scenarios]
     for look, runs in enumerate(outcome.plan):
         look_options = replace(options, runs=runs, scenarios=tuple(active))
-        execute(suite, runset, look_options, resume=look > 0, progress=progress,
-                label=f"{label} look {look + 1}/{len(outcome.plan)}")
+        execute(
+            suite,
+            runset,
+            look_options,
+            resume=look > 0,
+            progress=progress,
+            label=f"{label} look {look + 1}/{len(outcome.plan)}",
+        )
         actions = decide(read_runs(runset), active, look)  # type: ignore[operator]
         outcome.looks.append(LookRecord(look, runs, {s: a.value for s, a in actions.items()}))
         for scenario, action in actions.items():
@@ -43,8 +54,13 @@ def _looks(
 
 
 def run_sequential(
-    suite: Suite, runset: Path, options: BatchOptions, *, baseline: Path,
-    config: CompareConfig, progress: bool,
+    suite: Suite,
+    runset: Path,
+    options: BatchOptions,
+    *,
+    baseline: Path,
+    config: CompareConfig,
+    progress: bool,
 ) -> tuple[str, bool]:
     """Run the candidate in looks against ``baseline``; returns the report section and the
     sequential gate's verdict (True: some scenario regressed)."""
@@ -65,8 +81,13 @@ def run_sequential(
 
 
 def run_sequential_ab(
-    suite: Suite, runset: Path, options: BatchOptions, *, variants: tuple[str, str],
-    config: CompareConfig, progress: bool,
+    suite: Suite,
+    runset: Path,
+    options: BatchOptions,
+    *,
+    variants: tuple[str, str],
+    config: CompareConfig,
+    progress: bool,
 ) -> str:
     """Run both variants in looks, stopping scenarios whose pass rates clearly differ."""
     max_runs = options.runs or suite.defaults.runs

@@ -63,8 +63,16 @@ def run(args: argparse.Namespace) -> int:
         f"{manifest.get('status')}"
     )
     table = Table(show_lines=True)
-    for column in ("scenario", "variant", "runs", "pass", "crash", "median steps",
-                   "top tool sequences", "median tokens"):
+    for column in (
+        "scenario",
+        "variant",
+        "runs",
+        "pass",
+        "crash",
+        "median steps",
+        "top tool sequences",
+        "median tokens",
+    ):
         table.add_column(column)
     for arm in summarize(runs, top=args.top):
         table.add_row(*_row(arm))

@@ -51,7 +51,7 @@ _STRUCTURAL_CHILDREN = ("agent", "final_metrics", "metrics", "observation")
 
 
 class Normalized(dict[str, Any]):
-    """A normalised trajectory: a plain dict, marked so that :func:`shape` need not redo the work."""
+    """A normalised trajectory: a plain dict, marked so :func:`shape` need not redo the work."""
 
 
 @dataclass(frozen=True)

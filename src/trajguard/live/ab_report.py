@@ -10,9 +10,14 @@ from trajguard.live.report import RunSetInfo, md, render_report
 
 __all__ = ["render_ab_report"]
 
-_LABEL = {"pass_rate": "pass rate", "crash_rate": "crash rate", "step_count": "steps",
-          "prompt_tokens": "prompt tokens", "completion_tokens": "completion tokens",
-          "latency": "latency"}
+_LABEL = {
+    "pass_rate": "pass rate",
+    "crash_rate": "crash rate",
+    "step_count": "steps",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "completion tokens",
+    "latency": "latency",
+}
 
 
 def _estimate(metric: str, value: float | None) -> str:
@@ -36,15 +41,14 @@ def render_ab_report(
     """The A/B report: the plain answer, the overall stratified tests, every scenario."""
     a, b = result.variant_a, result.variant_b
     detectable = (
-        "—" if result.detectable_difference is None
+        "—"
+        if result.detectable_difference is None
         else f"{100 * result.detectable_difference:.0f} points"
     )
     lines = [
         f"# trajguard A/B: {md(b)} against {md(a)}",
         "",
-        f"**Answer: {md(b)} {result.answer.value}"
-        + ("" if result.answer.value != "no detectable difference" else "")
-        + f".** {md(result.summary, limit=400)}",
+        f"**Answer: {md(b)} {result.answer.value}.** {md(result.summary, limit=400)}",
         "",
         f"These runs could detect an average pass-rate difference of {detectable} "
         "(80% power, two-sided, Holm-adjusted).",
@@ -55,9 +59,15 @@ def render_ab_report(
         "|---|---|---|---|---:|---:|---:|",
     ]
     for o in result.overall:
-        ci = "—" if o.ci is None else (
-            f"[{100 * o.ci[0]:+.0f}, {100 * o.ci[1]:+.0f}] pts"
-            if o.metric in ("pass_rate", "crash_rate") else f"[{o.ci[0]:.3g}, {o.ci[1]:.3g}]")
+        ci = (
+            "—"
+            if o.ci is None
+            else (
+                f"[{100 * o.ci[0]:+.0f}, {100 * o.ci[1]:+.0f}] pts"
+                if o.metric in ("pass_rate", "crash_rate")
+                else f"[{o.ci[0]:.3g}, {o.ci[1]:.3g}]"
+            )
+        )
         lines.append(
             f"| {_LABEL.get(o.metric, o.metric)} | {md(o.test, limit=50)} | "
             f"{_estimate(o.metric, o.estimate)} | {ci} | {o.p_value:.3f} | {o.p_adjusted:.3f} | "
@@ -67,7 +77,11 @@ def render_ab_report(
     side_a = RunSetInfo(f"{runs.path} (variant {a})", runs.manifest, frame[frame["variant"] == a])
     side_b = RunSetInfo(f"{runs.path} (variant {b})", runs.manifest, frame[frame["variant"] == b])
     per_scenario = render_report(
-        result.per_scenario, baseline=side_a, candidate=side_b, plots=plots, command=command,
+        result.per_scenario,
+        baseline=side_a,
+        candidate=side_b,
+        plots=plots,
+        command=command,
         extra_sections=extra_sections,
     )
     body = per_scenario.split("\n", 1)[1]  # drop its title: this report has its own

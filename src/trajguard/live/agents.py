@@ -15,6 +15,7 @@ misbehaved: data) versus everything else (harness or infrastructure).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 import signal
@@ -190,10 +191,8 @@ def _read_output(path: Path) -> Trajectory | None:
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def trajectory_of(error: BaseException) -> Trajectory | None:

@@ -27,7 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from trajguard.core.shape import Shape
 
-__all__ = ["CRITERION_TYPES", "KINDS", "Criterion", "CriterionResult", "evaluate", "parse_criterion"]
+__all__ = [
+    "CRITERION_TYPES",
+    "KINDS",
+    "Criterion",
+    "CriterionResult",
+    "evaluate",
+    "parse_criterion",
+]
 
 
 class _Criterion(BaseModel):
@@ -214,7 +221,9 @@ def _check(
             ok = text in output if sensitive else text.lower() in output.lower()
             return ok, f"final output does not contain {text!r}"
         case FinalOutputMatches(pattern=pattern):
-            return re.search(pattern, output) is not None, f"final output does not match {pattern!r}"
+            return re.search(
+                pattern, output
+            ) is not None, f"final output does not match {pattern!r}"
         case MaxSteps(value=value):
             return shape.step_count <= value, f"{shape.step_count} steps > {value}"
         case MaxTotalTokens(value=value):
@@ -238,5 +247,9 @@ def evaluate(
     results = []
     for criterion in criteria:
         passed, reason = _check(criterion, trajectory, shape, resolve)
-        results.append(CriterionResult(criterion=criterion.kind, passed=passed, reason="" if passed else reason))
+        results.append(
+            CriterionResult(
+                criterion=criterion.kind, passed=passed, reason="" if passed else reason
+            )
+        )
     return results

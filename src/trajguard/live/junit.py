@@ -22,7 +22,9 @@ def junit_xml(comparison: Comparison, *, suite: str) -> str:
         skipped="0",
     )
     for scenario in comparison.scenarios:
-        case = ET.SubElement(root, "testcase", classname=f"trajguard.{suite}", name=scenario.scenario)
+        case = ET.SubElement(
+            root, "testcase", classname=f"trajguard.{suite}", name=scenario.scenario
+        )
         details = "\n".join(
             f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted {m.p_adjusted:.4g})"
             for m in scenario.metrics

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,31 +43,42 @@ def _new_figure() -> Any:
 
 
 def _plot_one(
-    figure: Any, groups: tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]], scenario: str,
+    figure: Any,
+    groups: tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]],
+    scenario: str,
     path: Path,
 ) -> None:
     figure.clear()
     rates, steps, tokens = figure.subplots(1, 3)
     empty = pd.DataFrame(columns=["status", "passed", "crashed", "step_count", "prompt_tokens"])
-    sides = [(label, group.get(scenario, empty)) for label, group in zip(_COLORS, groups, strict=True)]
+    sides = [
+        (label, group.get(scenario, empty)) for label, group in zip(_COLORS, groups, strict=True)
+    ]
     for offset, (label, rows) in enumerate(sides):
-        values = [_rate(rows, "passed")[0], _rate(rows, "crashed")[0]]
+        heights = [_rate(rows, "passed")[0], _rate(rows, "crashed")[0]]
         n = _rate(rows, "passed")[1]
-        rates.bar([offset * 0.38, 1 + offset * 0.38], values, width=0.36, color=_COLORS[label],
-                  label=f"{label} (n={n})")
+        rates.bar(
+            [offset * 0.38, 1 + offset * 0.38],
+            heights,
+            width=0.36,
+            color=_COLORS[label],
+            label=f"{label} (n={n})",
+        )
     rates.set_xticks([0.19, 1.19], ["pass rate", "crash rate"])
     rates.set_ylim(0, 1.05)
     rates.legend(fontsize=7, loc="upper right")
-    for axis, column, title in ((steps, "step_count", "steps per run"),
-                                (tokens, "prompt_tokens", "prompt tokens per run")):
+    for axis, column, title in (
+        (steps, "step_count", "steps per run"),
+        (tokens, "prompt_tokens", "prompt tokens per run"),
+    ):
         data = [_values(rows, column) for _, rows in sides]
         present = [d for d in data if d.size]
         if present:
             joined = np.concatenate(present)
             bins = np.histogram_bin_edges(joined, bins=min(15, max(3, len(np.unique(joined)))))
-            for (label, _), values in zip(sides, data, strict=True):
-                if values.size:
-                    counts, _ = np.histogram(values, bins=bins)
+            for (label, _), sample in zip(sides, data, strict=True):
+                if sample.size:
+                    counts, _ = np.histogram(sample, bins=bins)
                     axis.stairs(counts, bins, fill=True, alpha=0.55, color=_COLORS[label])
         axis.set_title(title, fontsize=9)
         axis.tick_params(labelsize=7)

@@ -213,7 +213,10 @@ def _pass_k(result: ScenarioResult) -> list[str]:
         return []
     shown = {1, 2, 4, 8}
     cells = []
-    for label, values in (("baseline", result.pass_k_baseline), ("candidate", result.pass_k_candidate)):
+    for label, values in (
+        ("baseline", result.pass_k_baseline),
+        ("candidate", result.pass_k_candidate),
+    ):
         parts = [
             f"k={p.k}: {100 * p.estimate:.0f}% [{100 * p.low:.0f}, {100 * p.high:.0f}]"
             for p in values
@@ -253,10 +256,12 @@ def _headline(comparison: Comparison, suite: str) -> list[str]:
 def _summary_table(comparison: Comparison) -> list[str]:
     lines = [
         "",
-        "| scenario | verdict | pass rate | crash rate | median steps | detectable pass-rate drop |",
+        "| scenario | verdict | pass rate | crash rate | median steps "
+        "| detectable pass-rate drop |",
         "|---|---|---|---|---|---|",
     ]
     for s in comparison.scenarios:
+
         def change(metric: str, s: ScenarioResult = s) -> str:
             try:
                 m = s.metric(metric)
@@ -298,7 +303,9 @@ def _provenance(baseline: RunSetInfo, candidate: RunSetInfo) -> list[str]:
         ("batch_seed", "batch seed"),
     ):
         if key == "path":
-            lines.append(f"| {label} | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |")
+            lines.append(
+                f"| {label} | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |"
+            )
         else:
             lines.append(f"| {label} | {get(baseline, key)} | {get(candidate, key)} |")
     b_hashes = dict(baseline.manifest.get("config_hashes") or {})
@@ -322,7 +329,7 @@ def _method(comparison: Comparison) -> list[str]:
         f"The unit is the run. Gating metrics ({gating}; {comparison.gating_tests} tests) are "
         f"adjusted together with Holm at α = {config.alpha:g}; diagnostic metrics "
         f"({comparison.diagnostic_tests} tests, marked ·diag) with Benjamini–Hochberg at "
-        f"q = {config.q:g}. \"Unchanged\" is claimed only from an equivalence test (TOST) "
+        f'q = {config.q:g}. "Unchanged" is claimed only from an equivalence test (TOST) '
         f"against the tolerance band: pass rate ±{100 * config.pass_rate_margin:g} pts, crash "
         f"rate ±{100 * config.crash_rate_margin:g} pts, tokens and latency within ×"
         f"{config.ratio_margin:g}, steps P(candidate > baseline) within 0.5 ± "

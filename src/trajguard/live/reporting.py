@@ -76,7 +76,9 @@ def compare_and_report(
         from trajguard.live.plots import write_plots
 
         links = write_plots(
-            report.parent, baseline.runs, candidate.runs,
+            report.parent,
+            baseline.runs,
+            candidate.runs,
             plotted_scenarios(comparison, all_plots=all_plots),
         )
     text = render_report(

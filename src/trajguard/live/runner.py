@@ -100,7 +100,7 @@ def plan_batch(suite: Suite, options: BatchOptions, *, batch_seed: int) -> Plan:
 def _git_sha(directory: Path) -> str | None:
     try:
         result = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
+            ["git", "rev-parse", "HEAD"],  # noqa: S607 - git from PATH, as the user runs it
             cwd=directory,
             capture_output=True,
             text=True,

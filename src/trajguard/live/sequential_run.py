@@ -91,8 +91,14 @@ class SequentialOutcome:
             "|---|---:|---:|---|",
         ]
         for scenario, (runs, reason) in sorted(self.stopped.items()):
-            look = next((r.look for r in self.looks if scenario in r.decisions
-                         and r.decisions[scenario] != Action.CONTINUE.value), len(self.plan) - 1)
+            look = next(
+                (
+                    r.look
+                    for r in self.looks
+                    if scenario in r.decisions and r.decisions[scenario] != Action.CONTINUE.value
+                ),
+                len(self.plan) - 1,
+            )
             lines.append(f"| {scenario} | look {look + 1} | {runs} | {reason} |")
         return "\n".join(lines)
 
@@ -122,29 +128,47 @@ def decide_look(
             x_b, n_b = _rate(arm_b, crashes)
             x_c, n_c = _rate(arm_c, crashes)
             if n_b == 0 or n_c == 0:
-                per_metric.append(Action.CONTINUE if look < len(plan) - 1 else Action.STOP_NO_REGRESSION)
+                per_metric.append(
+                    Action.CONTINUE if look < len(plan) - 1 else Action.STOP_NO_REGRESSION
+                )
                 continue
             thresholds = rate_thresholds(alpha, n_b, plan)
             alternative: Literal["less", "greater"] = "less" if crashes else "greater"
             p = st.boschloo_pvalue(x_b, n_b, x_c, n_c, alternative)
             no_worse = (x_c * n_b <= x_b * n_c) if crashes else (x_c * n_b >= x_b * n_c)
             later = [n for n in plan if n > n_c]
-            alive = rate_can_still_regress(
-                x_b, n_b, x_c, n_c,
-                later_n_c=later,
-                later_thresholds=thresholds[len(plan) - len(later):],
-                higher_is_better=not crashes,
-            ) if later else False
-            per_metric.append(sequential_decision(
-                min(look, len(plan) - 1), p, thresholds=thresholds,
-                candidate_no_worse=no_worse, can_still_regress=alive,
-            ))
+            alive = (
+                rate_can_still_regress(
+                    x_b,
+                    n_b,
+                    x_c,
+                    n_c,
+                    later_n_c=later,
+                    later_thresholds=thresholds[len(plan) - len(later) :],
+                    higher_is_better=not crashes,
+                )
+                if later
+                else False
+            )
+            per_metric.append(
+                sequential_decision(
+                    min(look, len(plan) - 1),
+                    p,
+                    thresholds=thresholds,
+                    candidate_no_worse=no_worse,
+                    can_still_regress=alive,
+                )
+            )
         actions[scenario] = combine(per_metric)
     return actions
 
 
 def decide_ab_look(
-    runs: pd.DataFrame, variants: tuple[str, str], *, look: int, plan: tuple[int, ...],
+    runs: pd.DataFrame,
+    variants: tuple[str, str],
+    *,
+    look: int,
+    plan: tuple[int, ...],
     alpha: float,
 ) -> dict[str, Action]:
     """One A/B look's action per scenario: stop on a clear pass-rate difference either way."""
@@ -160,8 +184,10 @@ def decide_ab_look(
             actions[scenario] = Action.STOP_NO_REGRESSION
             continue
         if n_a and n_b:
-            p = min(st.boschloo_pvalue(x_a, n_a, x_b, n_b, "greater"),
-                    st.boschloo_pvalue(x_a, n_a, x_b, n_b, "less"))
+            p = min(
+                st.boschloo_pvalue(x_a, n_a, x_b, n_b, "greater"),
+                st.boschloo_pvalue(x_a, n_a, x_b, n_b, "less"),
+            )
             if p <= thresholds[look]:
                 actions[scenario] = Action.STOP_REGRESSED
                 continue

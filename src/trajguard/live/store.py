@@ -9,8 +9,8 @@ A run set is a directory::
       started.jsonl      the journal: one line per run as it starts
 
 Runs are written to ``parts/`` the moment they finish (temp file + rename), so a kill loses no
-finished run, and the journal tells which runs were cut off mid-run; :func:`compact` merges the parts into ``runs.parquet`` atomically at the end of a
-batch. :func:`read_runs` reads both, so an interrupted run set is still readable. Every Parquet
+finished run, and the journal tells which runs were cut off mid-run; :func:`compact` merges the
+parts into ``runs.parquet`` atomically at the end of a batch. :func:`read_runs` reads both, so an interrupted run set is still readable. Every Parquet
 file records :data:`STORE_SCHEMA_VERSION` in its metadata; another version is refused with a
 message saying what to do. pandas, DuckDB and Polars read the files as they are.
 """
@@ -135,7 +135,8 @@ def _check_version(path: Path, schema: pa.Schema) -> None:
             file=path,
             hint="upgrade trajguard to read it"
             if newer
-            else "re-create the run set with this trajguard version (or use the version that wrote it)",
+            else "re-create the run set with this trajguard version, or read it with the "
+            "version that wrote it",
         )
 
 
@@ -192,9 +193,7 @@ def compact(runset: Path) -> int:
     """Merge in-progress parts into ``runs.parquet`` atomically; returns the row count."""
     runset = Path(runset)
     table = read_table(runset)
-    atomic_write(
-        runset / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd")
-    )
+    atomic_write(runset / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd"))
     shutil.rmtree(runset / PARTS_DIR, ignore_errors=True)
     return int(table.num_rows)
 
@@ -257,7 +256,9 @@ def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, An
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     staging.chmod(default_mode(directory=True))
     try:
-        atomic_write(staging / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd"))
+        atomic_write(
+            staging / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd")
+        )
         write_manifest(staging, manifest)
         old = None
         if target.exists():
@@ -270,4 +271,3 @@ def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, An
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-

@@ -242,7 +242,9 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         system_prompt=prompt,
         model=override.model or defaults.model,
         api_base=defaults.api_base,
-        temperature=override.temperature if override.temperature is not None else defaults.temperature,
+        temperature=override.temperature
+        if override.temperature is not None
+        else defaults.temperature,
         max_tokens=defaults.max_tokens,
         max_steps=override.max_steps or scenario.max_steps or defaults.max_steps,
         timeout_s=defaults.timeout_s,
@@ -405,7 +407,17 @@ def _scenario_id(data: Any, loc: tuple[int | str, ...]) -> str | None:
 _ALLOWED: dict[str, list[str]] = {
     "suite": ["name", "description", "defaults", "variants", "scenarios"],
     "defaults": list(Defaults.model_fields),
-    "scenario": ["id", "description", "agent", "input", "pass", "tolerances", "variants", "runs", "max_steps"],
+    "scenario": [
+        "id",
+        "description",
+        "agent",
+        "input",
+        "pass",
+        "tolerances",
+        "variants",
+        "runs",
+        "max_steps",
+    ],
     "variant": list(Variant.model_fields),
 }
 
@@ -439,4 +451,6 @@ def _unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
         known = []
     close = difflib.get_close_matches(key, known, n=1)
     suggestion = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown field {key!r}{suggestion}" + (f" (allowed: {', '.join(known)})" if known and not close else "")
+    return f"unknown field {key!r}{suggestion}" + (
+        f" (allowed: {', '.join(known)})" if known and not close else ""
+    )

@@ -58,9 +58,7 @@ def summarize(runs: Any, *, top: int = 3) -> list[ArmSummary]:
         scenario, variant = key if len(keys) == 2 else (key[0], "base")
         behavioural = group[group["status"] != "harness_error"]
         judged = behavioural["passed"].dropna()
-        sequences = Counter(
-            tuple(seq) for seq in behavioural["tool_sequence"] if seq is not None
-        )
+        sequences = Counter(tuple(seq) for seq in behavioural["tool_sequence"] if seq is not None)
         out.append(
             ArmSummary(
                 scenario=str(scenario),

@@ -24,5 +24,5 @@ TOLERANCES: Mapping[str, str] = {
 
 
 def margin_fields(tolerances: Mapping[str, float]) -> dict[str, float]:
-    """Suite or command-line tolerance names → comparison settings (unknown names raise KeyError)."""
+    """Tolerance names → comparison settings (an unknown name raises KeyError)."""
     return {TOLERANCES[name]: float(value) for name, value in tolerances.items()}

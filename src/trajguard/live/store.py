@@ -11,8 +11,9 @@ A run set is a directory::
 Runs are written to ``parts/`` the moment they finish (temp file + rename), so a kill loses no
 finished run, and the journal tells which runs were cut off mid-run; :func:`compact` merges the
 parts into ``runs.parquet`` atomically at the end of a batch. :func:`read_runs` reads both, so
-an interrupted run set is still readable. Every Parquet file records :data:`STORE_SCHEMA_VERSION` in its metadata; another version is refused with a
-message saying what to do. pandas, DuckDB and Polars read the files as they are.
+an interrupted run set is still readable. Every Parquet file records
+:data:`STORE_SCHEMA_VERSION` in its metadata; another version is refused with a message saying
+what to do. pandas, DuckDB and Polars read the files as they are.
 """
 
 from __future__ import annotations

@@ -82,8 +82,8 @@ def turn(messages: Sequence[Message]) -> int:
 
 def calculator_then_answer(messages: Sequence[Message], _: dict[str, Any]) -> str:
     if turn(messages) == 0:
-        return json.dumps({"action": "calculator", "arguments": {"expression": "17 * 23"}})
-    return json.dumps({"action": "final_answer", "answer": "17 * 23 = 391"})
+        return json.dumps({"tool": "calculator", "arguments": {"expression": "17 * 23"}})
+    return json.dumps({"tool": "final_answer", "answer": "17 * 23 = 391"})
 
 
 def atif(final: str, *, tool: str | None = None) -> dict[str, Any]:
@@ -227,7 +227,7 @@ async def test_builtin_agent_in_json_mode(project: Project) -> None:
     # carries a seed derived from the run's seed and the call index
     first = model.calls[0][1]["response_format"]
     assert first["type"] == "json_object"
-    actions = {branch["properties"]["action"]["const"] for branch in first["schema"]["anyOf"]}
+    actions = {branch["properties"]["tool"]["const"] for branch in first["schema"]["anyOf"]}
     assert actions == {"calculator", "get_weather", "final_answer"}
     sent = sorted(options["seed"] for _, options in model.calls)
     expected = sorted(call_seed(int(seed), i) for seed in runs["seed"] for i in (0, 1))
@@ -236,7 +236,7 @@ async def test_builtin_agent_in_json_mode(project: Project) -> None:
 
 async def test_builtin_step_cap_is_an_agent_error(project: Project) -> None:
     def always_a_tool(messages: Sequence[Message], _: dict[str, Any]) -> str:
-        return json.dumps({"action": "calculator", "arguments": {"expression": "1 + 1"}})
+        return json.dumps({"tool": "calculator", "arguments": {"expression": "1 + 1"}})
 
     suite = project.suite(
         f"""  - id: loop

@@ -65,6 +65,7 @@ def execute(
     suite: Suite, out: Path, options: BatchOptions, *, resume: bool, progress: bool, label: str
 ) -> BatchResult:
     """Run a batch with a progress display; explains how to resume when interrupted."""
+    _quiet_litellm()
     with BatchProgress(enabled=progress, label=label) as bar:
         try:
             return asyncio.run(
@@ -77,6 +78,18 @@ def execute(
                 file=sys.stderr,
             )
             raise
+
+
+def _quiet_litellm() -> None:
+    """Turn off litellm's "Give Feedback / Get Help" banner, printed on every provider error and
+    retry (errors are recorded in the rows). This is the command line's own process, so the
+    setting is ours to choose; the library itself never touches litellm's globals."""
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
 
 
 def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:

@@ -507,6 +507,20 @@ def _honour_request_seed() -> None:
     registry.register_chat_completion_handler(_SEEDED_FORMAT, seeded, overwrite=True)
 
 
+def _plain_text_templates() -> None:
+    """Stop the chat templates from HTML-escaping the conversation.
+
+    llama-cpp-python renders ``chatml-function-calling`` with ``autoescape`` on, so every quote
+    of a message reaches the model as ``&#34;``: a JSON action in the history, a tool result,
+    the user's question. The model then copies the entities into its answers (observed: most
+    final answers of the demo suite), and writes them token by token, which also made runs about
+    five times slower. The server process is ours, so its templates render plain text.
+    """
+    import jinja2  # child process only
+
+    jinja2.select_autoescape = lambda *args, **kwargs: False
+
+
 def _scrub_server_env() -> None:
     """Drop environment variables that would override the command line of the server.
 
@@ -541,6 +555,7 @@ def serve(argv: list[str]) -> None:
         _honour_request_seed()
     except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway
         print(f"trajguard: per-request seeds not available: {exc!r}", file=sys.stderr)
+    _plain_text_templates()
     # uvicorn re-raises a SIGTERM after its graceful shutdown; with the default handler that
     # kills the process before the cleanup below, so exit through SystemExit instead.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)

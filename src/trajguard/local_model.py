@@ -518,7 +518,10 @@ def _plain_text_templates() -> None:
     """
     import jinja2  # child process only
 
-    jinja2.select_autoescape = lambda *args, **kwargs: False
+    def never_escape(*args: Any, **kwargs: Any) -> Any:
+        return lambda template_name: False
+
+    jinja2.select_autoescape = never_escape
 
 
 def _scrub_server_env() -> None:

@@ -8,11 +8,14 @@ A reader never sees a half-written file, and an interrupted write leaves no part
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write", "atomic_write_text", "default_mode"]
+__all__ = ["atomic_write", "atomic_write_text", "default_mode", "test_artifact_path"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
 def default_mode(*, directory: bool = False) -> int:
@@ -44,3 +47,14 @@ def atomic_write_text(path: Path, text: str) -> None:
             out.write(text)
 
     atomic_write(path, write)
+
+
+def test_artifact_path(test_file: Path, test_name: str, *, name: str | None, folder: str) -> Path:
+    """A test's golden or cassette: ``<test dir>/<folder>/<module>/<test>[.<name>].json``.
+
+    Parametrised ids (``test_x[a-1]``) become part of the file name, made filesystem-safe.
+    """
+    stem = _UNSAFE.sub("_", test_name).strip("_")
+    if name:
+        stem += "." + _UNSAFE.sub("_", name).strip("_")
+    return test_file.parent / folder / test_file.stem / f"{stem}.json"

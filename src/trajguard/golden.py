@@ -9,13 +9,12 @@ it. Writes are atomic (temp file in the same directory, then rename).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from trajguard._files import atomic_write_text
+from trajguard._files import atomic_write_text, test_artifact_path
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import Normalized, canonical_json, normalize
 from trajguard.errors import GoldenError
@@ -30,20 +29,13 @@ __all__ = [
 ]
 
 Status = Literal["match", "created", "updated", "missing", "mismatch", "schema_mismatch"]
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
 def golden_path(
     test_file: Path, test_name: str, *, name: str | None = None, golden_dir: str = "golden"
 ) -> Path:
-    """Where the golden of a test lives: ``<test dir>/<golden_dir>/<module>/<test>[.<name>].json``.
-
-    Parametrised ids (``test_x[a-1]``) become part of the file name, made filesystem-safe.
-    """
-    stem = _UNSAFE.sub("_", test_name).strip("_")
-    if name:
-        stem += "." + _UNSAFE.sub("_", name).strip("_")
-    return test_file.parent / golden_dir / test_file.stem / f"{stem}.json"
+    """A test's golden: ``<test dir>/<golden_dir>/<module>/<test>[.<name>].json``."""
+    return test_artifact_path(test_file, test_name, name=name, folder=golden_dir)
 
 
 def golden_text(normalized: Mapping[str, Any]) -> str:

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trajguard._files import atomic_write_text
+from trajguard._files import atomic_write_text, test_artifact_path
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.core.normalize import canonical_json, mask_addresses
 from trajguard.errors import CassetteError
@@ -98,7 +98,6 @@ keys (``sk-…``, ``ghp_…``, ``AKIA…``, ``xox?-…``), the credential after 
 _SECRET_KEY = re.compile(
     r"(?i)^(?:.*[_-])?(?:" + _SECRET_WORDS + r"|authorization|token|cookie|set-cookie)$"
 )
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
 class Redactor:
@@ -421,11 +420,5 @@ def _interaction(item: Any, where: str, file: Path) -> Interaction:
 def cassette_path(
     test_file: Path, test_name: str, *, name: str | None = None, cassette_dir: str = "cassettes"
 ) -> Path:
-    """Where a test's cassette lives: ``<test dir>/<cassette_dir>/<module>/<test>[.<name>].json``.
-
-    Parametrised ids (``test_x[a-1]``) become part of the file name, made filesystem-safe.
-    """
-    stem = _UNSAFE.sub("_", test_name).strip("_")
-    if name:
-        stem += "." + _UNSAFE.sub("_", name).strip("_")
-    return test_file.parent / cassette_dir / test_file.stem / f"{stem}.json"
+    """A test's cassette: ``<test dir>/<cassette_dir>/<module>/<test>[.<name>].json``."""
+    return test_artifact_path(test_file, test_name, name=name, folder=cassette_dir)

@@ -401,6 +401,51 @@ async def test_plain_with_in_async_code_warns_about_unreported_responses(
     assert check_normative(cap.trajectory) == []
 
 
+class _SlowLogger(litellm.integrations.custom_logger.CustomLogger):  # type: ignore[misc]
+    def __init__(self) -> None:
+        super().__init__()
+        self.done = threading.Event()
+
+    def log_success_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        time.sleep(0.5)
+        self.done.set()
+
+
+async def test_warning_raised_as_error_still_removes_the_litellm_hook(fake_llm: FakeLLM) -> None:
+    before = {name: list(getattr(litellm, name)) for name in LISTS}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(RuntimeWarning, match="async with"), capture_litellm():
+            await litellm.acompletion(
+                messages=[{"role": "user", "content": "hello"}], **_kwargs(fake_llm.base_url)
+            )
+    assert {name: list(getattr(litellm, name)) for name in LISTS} == before
+
+
+async def test_plain_with_in_async_code_waits_for_sync_calls_made_in_a_thread(
+    fake_llm: FakeLLM,
+) -> None:
+    # A sync call's outcome comes from litellm's logging threads, not from this loop, so a plain
+    # ``with`` can wait for it without a warning (filterwarnings = error would fail the test).
+    # A slow user callback ahead of trajguard's makes the outcome arrive after the call returns.
+    slow = _SlowLogger()
+    litellm.callbacks.insert(0, slow)
+    try:
+        with capture_litellm() as cap:
+            await asyncio.to_thread(_say, fake_llm.base_url, "from a thread")
+            assert not slow.done.is_set()  # the outcome is really still on its way
+    finally:
+        slow.done.wait(5)
+        for name in LISTS:
+            while slow in getattr(litellm, name):
+                getattr(litellm, name).remove(slow)
+    [_, step] = cap.trajectory.steps
+    assert step.message == "echo: from a thread"
+    assert step.extra is None or "response" not in step.extra
+
+
 # --- nesting -----------------------------------------------------------------------------------
 
 

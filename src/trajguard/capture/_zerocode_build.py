@@ -41,6 +41,8 @@ class CallRecord:
         response: the response, once a success event delivered it.
         error: ``(type, message)`` once a failure event delivered it.
         ended_at: when the response or error arrived (UTC).
+        async_call: made with ``acompletion``: litellm reports its outcome from a task on the
+            caller's event loop, not from a thread.
     """
 
     call_id: str
@@ -52,6 +54,7 @@ class CallRecord:
     response: LLMResponse | None = None
     error: tuple[str, str] | None = None
     ended_at: datetime | None = None
+    async_call: bool = False
 
     @property
     def done(self) -> bool:

@@ -123,6 +123,7 @@ def _new_record(kwargs: dict[str, Any], messages: Any, call_id: str) -> CallReco
         model=_model_string(kwargs),
         messages=normalize_messages(messages if messages is not None else kwargs.get("messages")),
         tools=[dict(tool) for tool in tools if isinstance(tool, dict)],
+        async_call=kwargs.get("call_type") == "acompletion",
     )
 
 

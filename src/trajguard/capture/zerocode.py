@@ -62,8 +62,10 @@ What zero-code capture cannot see:
   assistant message the agent sends back in its next request (``extra.response =
   "from_next_request"``; content and tool calls, but zero token counts), else it is unseen.
 * A plain ``with`` around async code (in a thread with a running event loop) cannot wait for
-  outcomes still queued on that loop: those calls are unseen and a ``RuntimeWarning`` says
-  so. Use ``async with`` there.
+  outcomes of ``acompletion`` calls still queued on that loop: those calls are unseen and a
+  ``RuntimeWarning`` says so (after the hook is removed, so a warnings-as-errors filter leaves
+  litellm as it was). Use ``async with`` there. Sync calls made from such code (e.g. through
+  ``asyncio.to_thread``) are waited for: litellm reports them from its logging threads.
 * Only the first choice of a response (``n > 1``), and no ``reasoning_content``. Assistant
   messages the agent injects itself (few-shot history) are not steps. With
   ``litellm.turn_off_message_logging`` litellm redacts what callbacks see.
@@ -147,14 +149,17 @@ class LiteLLMCapture:
         ACTIVE.set(tuple(c for c in ACTIVE.get() if c is not self))
         self._state = "closed"
 
-    def _pending(self) -> bool:
-        return any(not record.done for record in self.records)
+    def _pending(self, *, sync: bool = True, async_: bool = True) -> bool:
+        return any(
+            not record.done and (async_ if record.async_call else sync) for record in self.records
+        )
 
     def finish(self, *, error: BaseException | None = None) -> Trajectory:
         """Stop capturing and return the trajectory (later calls return the same one).
 
-        Waits up to ``settle_timeout_s`` for outcomes of calls still in flight, unless an event
-        loop runs in this thread (it would have to deliver them): use :meth:`afinish` there.
+        Waits up to ``settle_timeout_s`` for outcomes of calls still in flight, except those of
+        async calls when an event loop runs in this thread (it would have to deliver them): use
+        :meth:`afinish` there.
 
         Args:
             error: the exception that ended the run, if any (``extra.crashed``).
@@ -167,19 +172,28 @@ class LiteLLMCapture:
         if self._state == "new":
             raise RuntimeError("the capture was never entered")
         self._leave_scope()
+        loop_running = _loop_running_here()
         with STATE:
-            if not _loop_running_here():
-                STATE.wait_for(lambda: not self._pending(), timeout=self._settle_timeout_s)
-            elif self._pending():
-                # Their outcomes are queued on the loop this thread is blocking.
-                warnings.warn(
-                    "capture_litellm() was closed with model calls whose responses litellm "
-                    "has not reported yet, inside a running event loop; they are recorded as "
-                    "unseen. Use `async with capture_litellm()` in async code.",
-                    RuntimeWarning,
-                    stacklevel=stacklevel,
-                )
-        return self._build(error)
+            # Outcomes of sync calls arrive from litellm's logging threads, so they can be
+            # waited for even here; those of async calls are queued on a running loop in this
+            # thread, which blocking would starve.
+            STATE.wait_for(
+                lambda: not self._pending(async_=not loop_running),
+                timeout=self._settle_timeout_s,
+            )
+            unseen_async = loop_running and self._pending(sync=False)
+        # Build (which releases the litellm hook) before warning: with warnings turned into
+        # errors, raising first would leave trajguard's callback in the user's litellm.
+        result = self._build(error)
+        if unseen_async:
+            warnings.warn(
+                "capture_litellm() was closed with async model calls whose responses litellm "
+                "has not reported yet, inside a running event loop; they are recorded as "
+                "unseen. Use `async with capture_litellm()` in async code.",
+                RuntimeWarning,
+                stacklevel=stacklevel,
+            )
+        return result
 
     async def afinish(self, *, error: BaseException | None = None) -> Trajectory:
         """:meth:`finish` for async code: waits for outcomes without blocking the loop."""

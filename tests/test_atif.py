@@ -8,6 +8,7 @@ import pytest
 
 from trajguard.atif import (
     ATIF_VERSION,
+    MAX_NESTING,
     ImagePart,
     TextPart,
     Trajectory,
@@ -134,6 +135,54 @@ def test_top_level_list_from_file(tmp_path) -> None:
         load_trajectory(path)
     assert info.value.path == "$"
     assert info.value.file == str(path)
+
+
+def _nested_arguments(depth: int) -> dict:
+    """A tool call whose arguments make the document ``depth`` levels deep."""
+    value: dict = {}
+    for _ in range(depth - 6):  # root, steps, step, tool_calls, call and arguments are 6
+        value = {"x": value}
+    return {
+        "schema_version": "ATIF-v1.7",
+        "agent": {"name": "deep", "version": "1"},
+        "steps": [
+            {
+                "step_id": 1,
+                "source": "agent",
+                "message": "",
+                "tool_calls": [{"tool_call_id": "c", "function_name": "f", "arguments": value}],
+            }
+        ],
+    }
+
+
+def test_nesting_up_to_the_limit_loads_and_normalizes() -> None:
+    from trajguard.core.shape import shape
+
+    trajectory = load_trajectory(_nested_arguments(MAX_NESTING))
+    assert shape(trajectory).tool_calls == ("f",)
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 500])
+def test_nesting_beyond_the_limit_names_the_json_path(depth: int, tmp_path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(_nested_arguments(depth)))
+    with pytest.raises(InvalidTrajectory) as info:
+        load_trajectory(path)
+    assert info.value.file == str(path)
+    assert f"nested more than {MAX_NESTING} levels deep" in info.value.message
+    assert info.value.path is not None
+    assert info.value.path.startswith("$.steps[0].tool_calls[0].arguments.x.x")
+    assert len(info.value.path) < 80  # the repeating tail is cut
+
+
+def test_nesting_too_deep_to_parse_is_invalid_not_a_recursion_error() -> None:
+    for source in ("[" * 100_000, b"[" * 100_000, '{"a":' * 100_000):
+        with pytest.raises(InvalidTrajectory) as info:
+            load_trajectory(source)
+        assert info.value.file == "<string>"
+        assert info.value.path == "$"
+        assert "nested more than" in info.value.message
 
 
 def test_file_not_found(tmp_path) -> None:

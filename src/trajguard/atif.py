@@ -20,6 +20,7 @@ from trajguard.errors import InvalidTrajectory, UnsupportedSchemaVersion
 
 __all__ = [
     "ATIF_VERSION",
+    "MAX_NESTING",
     "SUPPORTED_VERSIONS",
     "Agent",
     "ContentPart",
@@ -41,6 +42,13 @@ __all__ = [
 
 ATIF_VERSION = "ATIF-v1.7"
 SUPPORTED_VERSIONS = tuple(f"ATIF-v1.{minor}" for minor in range(8))
+MAX_NESTING = 200
+"""Deepest JSON nesting (objects and arrays) a trajectory may have.
+
+pydantic stops serialising at about 255 levels, so a deeper document would load but then fail in
+normalize and shape; it is rejected when loaded instead, with the JSON path where it gets too deep.
+"""
+_PATH_SHOWN = 12  # segments of a too-deep path shown before "...": the rest repeats
 _VERSION_RE = re.compile(r"^ATIF-v(\d+)\.(\d+)$")
 
 
@@ -250,6 +258,50 @@ def _read_source(source: str | Path | bytes) -> tuple[Any, str | None]:
             line=exc.lineno,
             hint="an ATIF trajectory is one JSON object",
         ) from None
+    except RecursionError:
+        raise _too_deep(file or "<string>", "$") from None
+
+
+# A JSON path as (last segment, parent chain): shared by siblings, joined only on error.
+_Chain = tuple[str, Any] | None
+
+
+def _check_nesting(data: Mapping[str, Any], file: str | None) -> None:
+    """Reject a document nested deeper than :data:`MAX_NESTING` (iteratively: no recursion)."""
+    stack: list[tuple[Any, int, _Chain]] = [(data, 1, None)]
+    while stack:
+        value, depth, chain = stack.pop()
+        if depth > MAX_NESTING:
+            raise _too_deep(file, _chain_path(chain))
+        if isinstance(value, Mapping):
+            items: Iterator[tuple[str, Any]] = ((f".{k}", v) for k, v in value.items())
+        else:
+            items = ((f"[{i}]", v) for i, v in enumerate(value))
+        stack.extend(
+            (item, depth + 1, (key, chain))
+            for key, item in items
+            if isinstance(item, Mapping | list | tuple)
+        )
+
+
+def _chain_path(chain: _Chain) -> str:
+    parts: list[str] = []
+    while chain is not None:
+        key, chain = chain
+        parts.append(key)
+    parts.reverse()
+    shown = "".join(parts[:_PATH_SHOWN])
+    return f"${shown}..." if len(parts) > _PATH_SHOWN else f"${shown}"
+
+
+def _too_deep(file: str | None, path: str) -> InvalidTrajectory:
+    return InvalidTrajectory(
+        f"nested more than {MAX_NESTING} levels deep",
+        file=file,
+        path=path,
+        hint="trajguard reads at most that depth of objects and arrays; flatten or truncate "
+        "the deep value (often a tool's arguments or output)",
+    )
 
 
 def load_trajectory(
@@ -257,11 +309,13 @@ def load_trajectory(
 ) -> Trajectory:
     """Load an ATIF v1.0 to v1.7 trajectory from a path, a JSON string, bytes or a dict.
 
-    Unknown fields are kept on the models; :func:`unknown_fields` lists them.
+    A ``str`` that starts with ``{`` or ``[`` is JSON text; pass a :class:`~pathlib.Path` to
+    read a file whose name starts that way. Unknown fields are kept on the models;
+    :func:`unknown_fields` lists them.
 
     Raises:
-        InvalidTrajectory: not JSON, not ATIF, or a structural error; the message names the
-            file and the JSON path of each problem.
+        InvalidTrajectory: not JSON, not ATIF, nested deeper than :data:`MAX_NESTING`, or a
+            structural error; the message names the file and the JSON path of each problem.
         UnsupportedSchemaVersion: a schema_version outside v1.0 to v1.7.
     """
     if isinstance(source, Trajectory):
@@ -280,6 +334,7 @@ def load_trajectory(
             path="$",
         )
     _check_version(data, file)
+    _check_nesting(data, file)
     try:
         return Trajectory.model_validate(data)
     except ValidationError as exc:

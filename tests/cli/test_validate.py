@@ -48,6 +48,13 @@ def files(tmp_path: Path) -> Path:
     dangling["steps"][1]["observation"]["results"][0]["source_call_id"] = "c9"
     dangling["steps"][1]["mystery"] = True
     (tmp_path / "dangling.json").write_text(json.dumps(dangling))
+    (tmp_path / "unparsable_depth.json").write_text("[" * 100_000)
+    arguments: dict[str, object] = {}
+    for _ in range(500):
+        arguments = {"x": arguments}
+    deep = json.loads(json.dumps(VALID))
+    deep["steps"][1]["tool_calls"][0]["arguments"] = arguments
+    (tmp_path / "deep.json").write_text(json.dumps(deep))
     return tmp_path
 
 
@@ -64,6 +71,11 @@ def test_valid_file_exits_0(files: Path) -> None:
         ("v2.json", "v2.json: $.schema_version: schema_version 'ATIF-v2.0' is not supported"),
         ("wrong_type.json", "wrong_type.json: $.steps[1].tool_calls[0].arguments: not valid ATIF"),
         ("missing.json", "missing.json: file not found"),
+        ("unparsable_depth.json", "unparsable_depth.json: $: nested more than 200 levels deep"),
+        (
+            "deep.json",
+            "deep.json: $.steps[1].tool_calls[0].arguments.x.x.x.x.x.x.x...: nested more than 200",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_location_and_no_traceback(
@@ -73,6 +85,13 @@ def test_bad_input_exits_2_with_location_and_no_traceback(
     assert result.returncode == 2
     assert expected in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_file_name_starting_with_a_bracket_is_a_file(files: Path) -> None:
+    (files / "[ok].json").write_text(json.dumps(VALID))
+    result = _run("validate", "[ok].json", cwd=files)
+    assert result.returncode == 0, result.stderr
+    assert "[ok].json: valid ATIF-v1.7 (2 steps, 0 subagents)" in result.stdout
 
 
 def test_normative_violation_and_unknown_field_are_reported(files: Path) -> None:

@@ -253,6 +253,13 @@ def test_tolerance_cannot_hide_tokens_appearing_from_zero(make_minimal_trajector
     ]
 
 
+@pytest.mark.parametrize("tolerance", [-0.1, float("nan")])
+def test_negative_or_nan_tolerance_is_rejected(tolerance: float, make_trajectory) -> None:
+    run = make_trajectory()
+    with pytest.raises(ValueError, match="token_tolerance"):
+        diff(run, run, token_tolerance=tolerance)
+
+
 # ---------------------------------------------------------------- compare_content
 
 

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from trajguard.atif import load_trajectory
 from trajguard.core.normalize import (
@@ -229,6 +231,18 @@ def test_input_is_not_mutated(make_trajectory) -> None:
             "ctx: <bound method A.run of <__main__.A object at 0xADDR>> and <function g at 0xADDR>",
         ),
         ("<coroutine object main at 0x1>", "<coroutine object main at 0xADDR>"),
+        (
+            "<weakref at 0x7fc87f0db9c0; to 'A' at 0x7fc87eeb03d0>",
+            "<weakref at 0xADDR; to 'A' at 0xADDR>",
+        ),
+        (
+            "<cell at 0x7fc87db9cbb0: int object at 0x7fc87f94e8a8>",
+            "<cell at 0xADDR: int object at 0xADDR>",
+        ),
+        ("<function f.<locals>.g at 0x7f3c2a1b9d00>", "<function f.<locals>.g at 0xADDR>"),
+        ("<generator object <genexpr> at 0x7f3c>", "<generator object <genexpr> at 0xADDR>"),
+        # only the innermost "<...>" is a repr; the stray "> at 0x1f>" after it is text
+        ("<f at 0x7f> at 0x1f>", "<f at 0xADDR> at 0x1f>"),
     ],
 )
 def test_object_repr_addresses_are_masked(
@@ -249,11 +263,42 @@ def test_object_repr_addresses_are_masked(
         "pointer 0x7f3c2a1b9d00>",
         "<0x7f3c2a1b9d00>",
         "<at 0x10>",
+        "if a < b and the register at 0x1F > 3",
+        "<p>the register at 0x1F</p>",
+        "<f at 0x7fzz>",
     ],
 )
 def test_ordinary_hex_is_not_masked(text: str, make_minimal_trajectory) -> None:
     data = make_minimal_trajectory({"source": "agent", "message": text})
     assert normalize(data)["steps"][0]["message"] == text
+
+
+# Whole reprs, stray brackets and loose addresses, so examples mix nested and broken reprs.
+_REPR_FRAGMENTS = st.sampled_from(
+    [
+        "<f at 0x7f>",
+        " at 0x1F>",
+        "<cell at 0x7fc8: int object at 0x7fa0>",
+        "<weakref at 0x7fc8; to 'A' at 0x7fa0>",
+        "<function f.<locals>.g at 0x7f3c>",
+        "<bound method A.run of ",
+        "<",
+        ">",
+        " at ",
+        "0x1F",
+        "0xADDR",
+        " ",
+        "\n",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(_REPR_FRAGMENTS, max_size=8).map("".join))
+@example(text="<f at 0x7f> at 0x1f>")
+def test_address_masking_is_idempotent(text: str, make_minimal_trajectory) -> None:
+    once = normalize(make_minimal_trajectory({"source": "agent", "message": text}))
+    assert normalize(once) == once
 
 
 def test_addresses_masked_everywhere(make_minimal_trajectory) -> None:

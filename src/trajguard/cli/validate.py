@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from trajguard.atif import load_trajectory, unknown_fields
@@ -25,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     invalid = 0
     for file in args.files:
         try:
-            trajectory = load_trajectory(str(file))
+            # a Path, never a str: a file named "[ok].json" would be taken for JSON text
+            trajectory = load_trajectory(Path(file))
         except TrajguardError as error:
             invalid += 1
             print(f"{error}", file=sys.stderr)

@@ -79,7 +79,12 @@ def diff(
 
     Returns:
         An empty list when the runs match.
+
+    Raises:
+        ValueError: ``token_tolerance`` is negative or NaN.
     """
+    if not token_tolerance >= 0:  # also catches NaN, which would let every token change pass
+        raise ValueError(f"token_tolerance must be 0 or more, got {token_tolerance!r}")
     before, after = _as_shape(golden), _as_shape(actual)
     deltas: list[Delta] = []
     if before.schema_version != after.schema_version:

@@ -44,9 +44,11 @@ __all__ = [
 VOLATILE_KEYS = frozenset(
     {"session_id", "trajectory_id", "timestamp", "generation_id", "cost_usd", "total_cost_usd"}
 )
-# A repr address: "<... at 0x7f3c...>", the "..." possibly holding "<locals>" of a nested function.
-_ADDRESS = re.compile(r"(<[^\n]{0,300}? at )0x[0-9a-fA-F]+(>)")
-_ADDRESS_MASK = r"\g<1>0xADDR\2"
+# An object repr: an innermost "<...>" span on one line, starting with a name, that holds no
+# other "<" or ">" except name parts such as "<locals>" or "<lambda>". Every " at 0x..." inside
+# it is an address (a weakref or cell repr has two); hex outside such a span is the model's text.
+_REPR_SPAN = re.compile(r"<(?=[^\s<>])(?:[^<>\n]|<[\w.]*>)*>")
+_REPR_ADDRESS = re.compile(r"(?<= at )0x[0-9a-fA-F]+\b")
 _STRUCTURAL_CHILDREN = ("agent", "final_metrics", "metrics", "observation")
 
 
@@ -87,7 +89,11 @@ Scrubber = DropKey | Replace
 
 def mask_addresses(text: str) -> str:
     """Mask object-repr addresses: ``<function f at 0x7f3c…>`` → ``<function f at 0xADDR>``."""
-    return _ADDRESS.sub(_ADDRESS_MASK, text) if " at 0x" in text else text
+    return _REPR_SPAN.sub(_mask_span, text) if " at 0x" in text else text
+
+
+def _mask_span(span: re.Match[str]) -> str:
+    return _REPR_ADDRESS.sub("0xADDR", span.group())
 
 
 def canonical_json(value: Any, *, indent: int | None = None) -> str:

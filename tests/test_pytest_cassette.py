@@ -9,7 +9,9 @@ import pytest
 
 # Imported here once: pytester restores sys.modules after every in-process run, so modules first
 # imported inside a run would be imported again by each of the ~40 runs below.
+import trajguard.agent
 import trajguard.capture.replay
+import trajguard.golden
 import trajguard.pytest_cassette  # noqa: F401
 
 pytest_plugins = ["pytester"]
@@ -17,13 +19,15 @@ pytest_plugins = ["pytester"]
 CASSETTE = Path("cassettes/test_agent/test_run.json")
 
 # A scripted model and a two-call "agent" in the generated test module. QUESTION and CALLS are
-# edited by individual tests to provoke drift and exhaustion.
+# edited by individual tests to provoke drift and exhaustion; SEEN is the question as the answers
+# quote it to the agent (redacted, if a pattern matches it).
 TEST_MODULE = """
 import asyncio
 
 from trajguard.capture.types import LLMResponse, Usage
 
 QUESTION = {question!r}
+SEEN = {seen!r}
 CALLS = {calls}
 RECORDED_WITH = []
 
@@ -54,18 +58,29 @@ async def agent(model):
 def test_run(llm_cassette):
     model = llm_cassette.model(Scripted())
     answers = asyncio.run(agent(model))
-    assert answers == [f"answer {{i + 1}} to {{QUESTION}} #{{i}}" for i in range(CALLS)]
+    assert answers == [f"answer {{i + 1}} to {{SEEN}} #{{i}}" for i in range(CALLS)]
     assert model.model_name == "fake/scripted"
     {extra}
 """
 
 
 def write_test(
-    pytester: pytest.Pytester, *, question: str = "2+2?", calls: int = 2, extra: str = ""
+    pytester: pytest.Pytester,
+    *,
+    question: str = "2+2?",
+    calls: int = 2,
+    extra: str = "",
+    seen: str | None = None,
 ) -> None:
-    pytester.makepyfile(
-        test_agent=TEST_MODULE.format(question=question, calls=calls, extra=extra or "pass")
-    )
+    pytester.makepyfile(test_agent=module(question=question, calls=calls, extra=extra, seen=seen))
+
+
+def module(
+    *, question: str = "2+2?", calls: int = 2, extra: str = "", seen: str | None = None
+) -> str:
+    """The generated test module's text."""
+    seen = question if seen is None else seen
+    return TEST_MODULE.format(question=question, seen=seen, calls=calls, extra=extra or "pass")
 
 
 # The generated tests need neither plugin; hypothesis alone costs a second per in-process run.
@@ -227,12 +242,15 @@ def test_model_changed_since_recording_fails(project):
 
 def test_ini_redaction_patterns_apply(project):
     project.makeini(INI + "trajguard_redact =\n    CUST-[0-9]+\n")
-    write_test(project, question="balance of CUST-123456?")
+    # the recording run is handed the answers redacted, exactly as the replay returns them
+    question, seen = "balance of CUST-123456?", "balance of [REDACTED]?"
+    write_test(project, question=question, seen=seen, extra="assert RECORDED_WITH == [1, 2]")
     project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
     text = (project.path / CASSETTE).read_text()
     assert "CUST-123456" not in text
     assert "balance of [REDACTED]? #0" in text
-    project.runpytest().assert_outcomes(passed=0, failed=1)  # the replayed answer is redacted
+    write_test(project, question=question, seen=seen, extra="assert RECORDED_WITH == []")
+    project.runpytest().assert_outcomes(passed=1)  # the replay gives what the recording saw
 
 
 @pytest.mark.parametrize(
@@ -292,7 +310,7 @@ def test_with_pytest_recording_installed_its_record_mode_is_read(project):
 
 def test_two_models_in_one_test_get_two_cassettes(project):
     project.makepyfile(
-        test_agent=TEST_MODULE.format(question="q", calls=1, extra="pass")
+        test_agent=module(question="q", calls=1)
         + """
 
 def test_two(llm_cassette):
@@ -343,3 +361,172 @@ def test_fixture_without_the_hooks_fails_instead_of_silently_not_saving(project)
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*hooks are not registered*nothing was saved*"])
     assert tree(project.path) == BASE_FILES
+
+
+# --- redaction: a recorded run and its replay give the same trajectory -------------------------
+
+GOLDEN_MODULE = """
+import asyncio
+
+from trajguard.agent import AgentConfig, ReferenceAgent
+from trajguard.capture.types import LLMResponse, Usage
+
+
+class Scripted:
+    model_name = {model_name!r}
+
+    async def complete(self, messages, **kwargs):
+        return LLMResponse(content="host acme-internal-7731", finish_reason="stop",
+                           usage=Usage(10, 3), model="scripted-v1")
+
+
+def test_run(llm_cassette, golden_trajectory):
+    agent = ReferenceAgent(AgentConfig(system_prompt="Answer.", tools=[], mode="native"))
+    result = asyncio.run(agent.run(llm_cassette.model(Scripted()), "Which host?"))
+    golden_trajectory(result.trajectory)
+"""
+
+
+@pytest.mark.parametrize("model_name", ["fake/scripted", "fake/acme-internal-42"])
+def test_golden_written_while_recording_matches_the_replay(project, model_name):
+    """No secret a pattern catches reaches the golden, and the next plain run passes."""
+    project.makeini(INI + "trajguard_redact = acme-internal-\\d+\n")
+    project.makepyfile(test_agent=GOLDEN_MODULE.format(model_name=model_name))
+    project.runpytest("--llm-record-mode=once", "--golden-update").assert_outcomes(passed=1)
+    golden = project.path / "golden" / "test_agent" / "test_run.json"
+    for path in (project.path / CASSETTE, golden):
+        assert "acme-internal" not in path.read_text()
+    assert "host [REDACTED]" in golden.read_text()
+    project.runpytest().assert_outcomes(passed=1)
+
+
+# --- request params: part of the request, except those that cannot change the answer ---------
+
+PARAMS_CONFTEST = """
+import pytest
+
+from trajguard.capture.types import LLMResponse
+
+pytest_plugins = ["trajguard.pytest_cassette"]
+
+
+# stands in for trajguard.pytest_cassette._litellm_model(model, model_kwargs)
+class FakeLiteLLM:
+
+    def __init__(self, model, model_kwargs):
+        self.model_name = model
+        self.extra_params = model_kwargs.get("extra_params") or {}
+
+    async def complete(self, messages, **kwargs):
+        return LLMResponse(content="ok", finish_reason="stop", model="m")
+
+
+@pytest.fixture(autouse=True)
+def no_real_model(monkeypatch):
+    monkeypatch.setattr("trajguard.pytest_cassette._litellm_model", FakeLiteLLM)
+"""
+
+PARAMS_MODULE = """
+import asyncio
+
+
+def test_run(llm_cassette):
+    model = llm_cassette.model("openai/gpt-test", {kwargs})
+    response = asyncio.run(model.complete([{{"role": "user", "content": "hi"}}], temperature=0))
+    assert response.content == "ok"
+"""
+
+KEY = "sk-live-abcdefghijklmnopqrstuvwxyz"
+
+
+def write_params_test(pytester: pytest.Pytester, kwargs: str) -> None:
+    pytester.makeconftest(PARAMS_CONFTEST)
+    pytester.makepyfile(test_agent=PARAMS_MODULE.format(kwargs=kwargs))
+
+
+RECORDED_KWARGS = (
+    f"api_key={KEY!r}, timeout_s=30, "
+    "extra_params={'top_p': 0.9, 'stop': ['END'], 'metadata': {'run': 1}}"
+)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ("extra_params={'top_p': 0.5, 'stop': ['END']}", "params: top_p 0.9 -> 0.5"),
+        ("extra_params={'top_p': 0.9}", "params: stop ['END'] -> (not sent)"),
+        (
+            "extra_params={'top_p': 0.9, 'stop': ['END'], 'parallel_tool_calls': False}",
+            "params: parallel_tool_calls (not in the recording) -> False",
+        ),
+    ],
+)
+def test_changed_model_params_on_a_stale_cassette_fail_with_drift(project, kwargs, message):
+    write_params_test(project, RECORDED_KWARGS)
+    project.runpytest("--llm-record-mode=once").assert_outcomes(passed=1)
+    text = (project.path / CASSETTE).read_text()
+    assert '"top_p": 0.9' in text
+    for unstored in (KEY, "api_key", "timeout", "metadata"):
+        assert unstored not in text
+    # another key, endpoint, timeout or metadata cannot change the answer: not drift
+    write_params_test(
+        project,
+        "api_key='other', api_base='http://10.0.0.2:8000', timeout_s=5, max_retries=0, "
+        "extra_params={'top_p': 0.9, 'stop': ['END'], 'metadata': {'run': 2}, 'timeout': 9}",
+    )
+    project.runpytest().assert_outcomes(passed=1)
+    write_params_test(project, kwargs)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    pattern = f"*request drift at call 1 of 1: {message}*".replace("[", "[[]")
+    result.stdout.fnmatch_lines([pattern])
+
+
+# --- printed commands carry the settings given on the command line ----------------------------
+
+
+def test_printed_commands_carry_command_line_settings(project):
+    write_test(project)
+    args = ("-o", "trajguard_cassette_dir=llm dir", "--golden-dir=gold")
+    carried = "-o 'trajguard_cassette_dir=llm dir' --golden-dir=gold"
+    result = project.runpytest(*args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"*pytest test_agent.py::test_run --llm-record-mode=once --golden-update {carried}"]
+    )
+    # the printed command records where the failing run looked
+    project.runpytest(*args, "--llm-record-mode=once").assert_outcomes(passed=1)
+    assert (project.path / "llm dir" / "test_agent" / "test_run.json").exists()
+    write_test(project, question="2+3?")
+    result = project.runpytest(*args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*if the change is intended, re-record it: pytest test_agent.py::test_run "
+            f"--llm-record-mode=all --golden-update {carried}"
+        ]
+    )
+    # a setting from the ini file is read by the printed command anyway: not repeated
+    project.makeini(INI + "trajguard_cassette_dir = llm dir\n")
+    result = project.runpytest("--golden-dir=gold")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*if the change is intended, re-record it: pytest test_agent.py::test_run "
+            "--llm-record-mode=all --golden-update --golden-dir=gold"
+        ]
+    )
+
+
+def test_a_broken_cassette_names_the_exact_rerecord_command(project):
+    write_test(project)
+    (project.path / CASSETTE).parent.mkdir(parents=True)
+    (project.path / CASSETTE).write_text("{not json")
+    result = project.runpytest("-o", "trajguard_redact=CUST-[0-9]+")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*hint: re-record it: pytest test_agent.py::test_run --llm-record-mode=all "
+            "--golden-update -o 'trajguard_redact=CUST-[[]0-9]+'"
+        ]
+    )

@@ -18,6 +18,20 @@ an existing cassette: positional replay cannot append episodes) and ``rewrite`` 
 
 A recording is saved when the test passes. A failing recording never overwrites the cassette; it
 is written under pytest's temporary directory instead, and the report names the file.
+
+While recording, the agent is handed every response exactly as the replay will return it, i.e.
+after redaction: a ``trajguard_redact`` pattern that matches what the model said makes the
+recording run see ``[REDACTED]`` as well. A recorded run and its replay therefore give the same
+trajectory, and ``--llm-record-mode=once --golden-update`` writes the golden the next plain run
+compares with (with no redacted secret in it).
+
+The request parameters of the model (``llm_cassette.model("local/smollm2",
+extra_params={"top_p": 0.9})``) are part of every recorded request, so changing them is request
+drift; endpoints, timeouts, retries and credentials are not (they are never stored).
+
+The commands printed to record or re-record a test carry the trajguard settings given on the
+command line (``-o trajguard_cassette_dir=…``, ``-o trajguard_redact=…``, ``--golden-dir``), so
+they write where, and redact what, the failing run read.
 """
 
 from __future__ import annotations
@@ -53,11 +67,17 @@ _DEFAULT_MODEL = "local/smollm2"  # trajguard.capture.llm.DEFAULT_MODEL, without
 _REGISTERED: weakref.WeakSet[pytest.Parser] = weakref.WeakSet()
 
 
+_CARRIED_INI = ("trajguard_cassette_dir", "trajguard_redact", "trajguard_golden_dir")
+"""ini settings that a printed command repeats when the run got them from ``-o``."""
+
+
 @dataclass(frozen=True)
 class _Settings:
     mode: str
     cassette_dir: str
     redact: tuple[str, ...]
+    carried: tuple[str, ...] = ()
+    """Command-line options the printed record command repeats, shell-quoted."""
 
 
 _SETTINGS = pytest.StashKey[_Settings]()
@@ -136,9 +156,25 @@ def pytest_configure(config: pytest.Config) -> None:
     for pattern in patterns:
         _check_pattern(pattern)
     config.stash[_SETTINGS] = _Settings(
-        mode=mode, cassette_dir=str(config.getini("trajguard_cassette_dir")), redact=patterns
+        mode=mode,
+        cassette_dir=str(config.getini("trajguard_cassette_dir")),
+        redact=patterns,
+        carried=_carried_options(config),
     )
     config.stash[_SAVED] = []
+
+
+def _carried_options(config: pytest.Config) -> tuple[str, ...]:
+    """The trajguard settings given on the command line, as options for a printed command."""
+    carried: list[str] = []
+    for override in config.getoption("override_ini", None) or ():
+        name = str(override).split("=", 1)[0].strip()
+        if name in _CARRIED_INI:
+            carried.append(f"-o {shlex.quote(str(override))}")
+    golden_dir = config.getoption("trajguard_golden_dir", None)
+    if golden_dir is not None:
+        carried.append(shlex.quote(f"--golden-dir={golden_dir}"))
+    return tuple(carried)
 
 
 def _check_pattern(pattern: str) -> None:
@@ -186,9 +222,15 @@ class LLMCassette:
         )
 
     def command(self, mode: str) -> str:
-        """The command that runs this test in record mode ``mode``."""
-        extra = " --golden-update" if mode != "none" else ""
-        return f"pytest {shlex.quote(self._request.node.nodeid)} --llm-record-mode={mode}{extra}"
+        """The command that runs this test in record mode ``mode``.
+
+        It repeats the trajguard settings this run was given on the command line (a cassette
+        or golden directory, redaction patterns), so it records where this run replays from.
+        """
+        parts = ["pytest", shlex.quote(self._request.node.nodeid), f"--llm-record-mode={mode}"]
+        if mode != "none":
+            parts.append("--golden-update")
+        return " ".join([*parts, *self._settings.carried])
 
     def model(
         self,
@@ -206,12 +248,16 @@ class LLMCassette:
             name: a second cassette for the same test (``<test>.<name>.json``); models requested
                 without a name after the first are numbered ``<test>.2.json`` ...
             redact: further regular expressions to store as ``[REDACTED]`` (added to the ini
-                option ``trajguard_redact`` and the built-in patterns).
-            **model_kwargs: passed to ``LiteLLMModel`` when recording.
+                option ``trajguard_redact`` and the built-in patterns). The agent sees the
+                responses redacted while recording, too, exactly as they are replayed.
+            **model_kwargs: passed to ``LiteLLMModel`` when recording. Its ``extra_params``
+                (``top_p``, ``stop``, ``parallel_tool_calls`` …) are part of every recorded
+                request, also when replaying: changing one is drift. The others (``api_key``,
+                ``api_base``, ``timeout_s``, ``max_retries``, ``backoff_s``) are not stored.
         """
         __tracebackhide__ = True
         from trajguard.capture.cassette import Cassette, Redactor
-        from trajguard.capture.replay import RecordingModel
+        from trajguard.capture.replay import RecordingModel, model_params
 
         if name is None and None in self._names:
             name = str(len(self._names) + 1)
@@ -224,9 +270,10 @@ class LLMCassette:
         except ValueError as exc:
             pytest.fail(f"llm_cassette: {exc}", pytrace=False)
         wanted = model if isinstance(model, str) else model.model_name
+        params = _kwargs_params(model_kwargs) if isinstance(model, str) else model_params(model)
         if self.mode == "all" or (self.mode == "once" and not path.exists()):
             inner = model if not isinstance(model, str) else _litellm_model(model, model_kwargs)
-            recorder = RecordingModel(inner, Cassette(path, redactor=redactor))
+            recorder = RecordingModel(inner, Cassette(path, redactor=redactor), params=params)
             self.models.append(recorder)
             return recorder
         if not path.exists():
@@ -235,25 +282,30 @@ class LLMCassette:
                 f"Record it from the real model with:\n    {self.command('once')}",
                 pytrace=False,
             )
-        return self._replay(path, redactor, wanted)
+        return self._replay(path, redactor, redactor.text(wanted), params)
 
-    def _replay(self, path: Path, redactor: Redactor, wanted: str) -> ReplayModel:
+    def _replay(
+        self, path: Path, redactor: Redactor, wanted: str, params: dict[str, Any]
+    ) -> ReplayModel:
         __tracebackhide__ = True
         from trajguard.capture.cassette import Cassette
         from trajguard.capture.replay import ReplayModel
         from trajguard.errors import CassetteError
 
+        rerecord = f"re-record it: {self.command('all')}"
         try:
             cassette = Cassette.load(path, redactor=redactor)
         except CassetteError as exc:
+            if exc.hint is not None:
+                exc.hint = rerecord
             pytest.fail(str(exc), pytrace=False)
         if cassette.model_name != wanted:
             pytest.fail(
                 f"{path}: cassette recorded from {cassette.model_name!r}, the test now asks "
-                f"for {wanted!r}\n  hint: re-record it: {self.command('all')}",
+                f"for {wanted!r}\n  hint: {rerecord}",
                 pytrace=False,
             )
-        replay = ReplayModel(cassette, rerecord_hint=f"re-record it: {self.command('all')}")
+        replay = ReplayModel(cassette, params=params, rerecord_hint=rerecord)
         self.models.append(replay)
         return replay
 
@@ -316,6 +368,17 @@ class LLMCassette:
             cassette.path = target
             notes.append(f"the test failed: {target} was not written; recording kept at {kept}")
         return notes
+
+
+def _kwargs_params(model_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The request parameters of ``LiteLLMModel(model, **model_kwargs)``, before filtering.
+
+    Its ``extra_params`` and any keyword it does not know; its own settings (``api_key``,
+    ``api_base``, ``timeout_s`` …) are dropped by ``stored_params``.
+    """
+    extra = model_kwargs.get("extra_params") or {}
+    others = {k: v for k, v in model_kwargs.items() if k != "extra_params"}
+    return {**others, **extra}
 
 
 def _litellm_model(model: str, kwargs: dict[str, Any]) -> ChatModel:

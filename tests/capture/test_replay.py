@@ -287,17 +287,18 @@ async def test_changed_tool_description_is_drift(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("params", "expected"),
+    ("params", "expected", "name"),
     [
-        ({"temperature": 0.7, "max_tokens": 64}, "params: temperature 0.2 -> 0.7"),
-        ({"temperature": 0.2, "max_tokens": 32}, "params: max_tokens 64 -> 32"),
+        ({"temperature": 0.7, "max_tokens": 64}, "params: temperature 0.2 -> 0.7", "temperature"),
+        ({"temperature": 0.2, "max_tokens": 32}, "params: max_tokens 64 -> 32", "max_tokens"),
         (
             {"temperature": 0.2, "max_tokens": 64, "response_format": {"type": "json_object"}},
             "params: response_format None -> {'type': 'json_object'}",
+            "response_format",
         ),
     ],
 )
-async def test_drift_in_params(tmp_path, params, expected):
+async def test_drift_in_params(tmp_path, params, expected, name):
     path = tmp_path / "c.json"
     await _record(path)
     messages = [
@@ -307,7 +308,7 @@ async def test_drift_in_params(tmp_path, params, expected):
     with pytest.raises(RequestDrift) as caught:
         await _replay(path).complete(messages, tools=TOOLS, **params)
     assert expected in str(caught.value)
-    assert caught.value.path == "$.interactions[0].request.params"
+    assert caught.value.path == f"$.interactions[0].request.params.{name}"
 
 
 async def test_a_different_seed_is_not_drift(tmp_path):
@@ -384,7 +385,7 @@ def test_describe_drift_mentions_other_differing_parts():
     actual = {"messages": [{"role": "user", "content": "b"}], "tools": None, "params": {"t": 2}}
     text, where = describe_drift(recorded, actual)
     assert where == ".messages[0].content"
-    assert text.endswith("also differs: params")
+    assert text.endswith("also differs: params.t")
 
 
 # --- model name --------------------------------------------------------------------------
@@ -405,6 +406,106 @@ def test_recording_model_reports_the_inner_model_name(tmp_path):
     assert recorder.model_name == "ollama_chat/qwen"
     assert recorder.cassette.model_name == "ollama_chat/qwen"
     assert isinstance(recorder, ChatModel)
+
+
+def test_recording_model_reports_the_model_name_redacted(tmp_path):
+    inner = ScriptedModel([], name="openai/acme-internal-7731")
+    recorder = RecordingModel(inner, Cassette(tmp_path / "c", redactor=Redactor([r"acme-\S+"])))
+    assert recorder.model_name == recorder.cassette.model_name == f"openai/{REDACTED}"
+
+
+# --- the recording run sees what the replay returns -----------------------------------------
+
+
+async def test_the_recording_run_is_handed_the_responses_as_replayed(tmp_path):
+    """A recorded run and its replay give the same trajectory, redaction included."""
+    path = tmp_path / "c.json"
+    leaky = [
+        LLMResponse(
+            content="checking acme-internal-7731",
+            tool_calls=(ToolCallRequest("c1", "calculator", '{"host": "acme-internal-7731"}'),),
+            finish_reason="tool_calls",
+            model="acme-internal-7731-served",
+            latency_s=0.5,
+        ),
+        LLMResponse(content="host acme-internal-7731", finish_reason="stop", latency_s=0.25),
+    ]
+    live = await _record(path, leaky, redact=[r"acme-internal-\d+"])
+    assert [r.content for r in live] == [f"checking {REDACTED}", f"host {REDACTED}"]
+    assert live[0].tool_calls[0].arguments == f'{{"host": "{REDACTED}"}}'
+    assert live[0].model == f"{REDACTED}-served"
+    assert [r.latency_s for r in live] == [0.5, 0.25]  # the live timing, carried by no trajectory
+    replayed = await _agent(_replay(path, redact=[r"acme-internal-\d+"]))
+    assert replayed == _replayed(live)
+
+
+async def test_a_model_request_error_is_raised_redacted_while_recording(tmp_path):
+    path = tmp_path / "c.json"
+    error = ModelRequestError("rejected by acme-internal-7731", hint="ask acme-internal-7731")
+    recorder = RecordingModel(
+        ScriptedModel([error]), Cassette(path, redactor=Redactor([r"acme-internal-\d+"]))
+    )
+    with pytest.raises(ModelRequestError) as live:
+        await recorder.complete([{"role": "user", "content": "hi"}])
+    assert "acme-internal" not in str(live.value)
+    recorder.save()
+    with pytest.raises(ModelRequestError) as replayed:
+        await _replay(path, redact=[r"acme-internal-\d+"]).complete(
+            [{"role": "user", "content": "hi"}]
+        )
+    assert str(replayed.value) == str(live.value)
+
+
+# --- request params beyond the four arguments -------------------------------------------------
+
+
+class _ModelWithExtraParams(ScriptedModel):
+    """Like ``LiteLLMModel``: parameters sent with every call, besides the arguments."""
+
+    def __init__(self, responses, extra_params):
+        super().__init__(responses, name="local/smollm2")
+        self.extra_params = extra_params
+
+
+async def test_the_inner_models_extra_params_are_recorded_and_checked_on_replay(tmp_path):
+    path = tmp_path / "c.json"
+    extra = {"top_p": 0.9, "stop": ["END"], "api_key": SECRET_KEY, "timeout": 30}
+    recorder = RecordingModel(_ModelWithExtraParams(_responses(), extra), Cassette(path))
+    live = await _agent(recorder)
+    recorder.save()
+    data = json.loads(path.read_text())
+    assert data["interactions"][0]["request"]["params"] == {
+        "max_tokens": 64,
+        "response_format": None,
+        "seed": 1,
+        "stop": ["END"],
+        "temperature": 0.2,
+        "top_p": 0.9,
+    }
+    assert SECRET_KEY not in path.read_text()
+
+    # the same params (key and timeout aside) replay; another top_p is drift naming it
+    same = {"top_p": 0.9, "stop": ["END"], "api_key": "other", "timeout": 5}
+    assert await _agent(ReplayModel(Cassette.load(path), params=same)) == _replayed(live)
+    for params, expected in [
+        ({"top_p": 0.5, "stop": ["END"]}, "params: top_p 0.9 -> 0.5"),
+        ({"top_p": 0.9}, "params: stop ['END'] -> (not sent)"),
+        ({"top_p": 0.9, "stop": ["END"], "parallel_tool_calls": False}, "parallel_tool_calls"),
+    ]:
+        with pytest.raises(RequestDrift) as caught:
+            await _agent(ReplayModel(Cassette.load(path), params=params))
+        assert expected in str(caught.value)
+        assert caught.value.path is not None
+        assert caught.value.path.startswith("$.interactions[0].request.params.")
+
+
+async def test_explicit_params_override_the_inner_models_extra_params(tmp_path):
+    path = tmp_path / "c.json"
+    inner = _ModelWithExtraParams(_responses(), {"top_p": 0.9})
+    recorder = RecordingModel(inner, Cassette(path), params={"top_p": 0.3})
+    await _agent(recorder)
+    recorder.save()
+    assert json.loads(path.read_text())["interactions"][0]["request"]["params"]["top_p"] == 0.3
 
 
 # --- errors while recording --------------------------------------------------------------
@@ -485,12 +586,11 @@ async def test_secrets_are_redacted_in_requests_and_responses(tmp_path):
     first, second = (i["response"] for i in data["interactions"])
     assert json.loads(first["tool_calls"][0]["arguments"]) == {"api_key": REDACTED}
     assert second["content"] == f"Sent Bearer {REDACTED} with {REDACTED} for {REDACTED}."
-    # the live run saw the real responses; recording does not change the run
-    assert live[1].content is not None
-    assert SECRET_KEY in live[1].content
+    # the recording run saw the responses as the replay returns them: redacted
+    assert live[1].content == second["content"]
     # replay matches: fingerprints are computed on the redacted request
     replayed = await _agent(_replay(path, redact=[r"ACME-\d{4}-\d{4}"]), system=system)
-    assert replayed[1].content == second["content"]
+    assert replayed == _replayed(live)
 
 
 def test_redactor_masks_values_of_secret_named_keys_only():
@@ -589,7 +689,7 @@ def test_other_format_version_is_rejected(tmp_path):
 
 
 def test_cassette_path_layout():
-    path = cassette_path(Path("/r/tests/test_x.py"), "test_a[b c-1]", cassette_dir="cas")
+    path = cassette_path(Path("/r/tests/test_x.py"), "test_a[b_c-1]", cassette_dir="cas")
     assert path == Path("/r/tests/cas/test_x/test_a_b_c-1.json")
     named = cassette_path(Path("/r/tests/test_x.py"), "test_a", name="judge")
     assert named == Path("/r/tests/cassettes/test_x/test_a.judge.json")

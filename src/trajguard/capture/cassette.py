@@ -23,12 +23,21 @@ An interaction whose call failed with :class:`~trajguard.errors.ModelRequestErro
 request, a context overflow) stores ``"error": {"type", "message", "context_overflow"}`` instead
 of ``"response"``, and replay raises it again: the agent's error path is part of the run.
 
-**What is stored** is a whitelist: messages, tool definitions and four parameters
-(``temperature``, ``max_tokens``, ``response_format``, ``seed``); never headers, API keys,
-endpoints or other litellm arguments. Every stored string then passes through the
-:class:`Redactor` (see :data:`BUILTIN_PATTERNS`), object-repr addresses in requests are masked
-(``<function f at 0x7f…>`` changes every run), and tool-call ids in requests are renumbered
-``call_1, call_2 …`` preserving the join (an agent that mints its own random ids must not drift).
+**What is stored** is the request the model was sent: messages, tool definitions and every
+request parameter (the four of :meth:`~trajguard.capture.types.ChatModel.complete` --
+``temperature``, ``max_tokens``, ``response_format``, ``seed`` -- always, plus a model's
+``extra_params`` such as ``top_p``, ``stop``, ``parallel_tool_calls`` or ``extra_body``), except
+:data:`UNSTORED_PARAMS` (endpoints, timeouts, retries, headers, metadata: they do not change the
+answer) and any credential-named parameter (``api_key``, ``aws_secret_access_key``,
+``vertex_credentials`` …), which is dropped, never stored. Every stored string -- dict keys and
+``model_name`` included -- then passes through the :class:`Redactor` (see
+:data:`BUILTIN_PATTERNS`), object-repr addresses in requests are masked (``<function f at
+0x7f…>`` changes every run), and tool-call ids in requests are renumbered ``call_1, call_2 …``
+preserving the join (an agent that mints its own random ids must not drift).
+
+Cassettes written before extra parameters were stored hold just the four; they still load and
+replay unchanged, and a model that now sends an extra parameter fails with a
+:class:`~trajguard.errors.RequestDrift` naming it (re-record to store it).
 
 ``latency_s`` is not stored: it would change every re-recorded line in review, and a replay
 takes no model time, so replayed responses report ``0.0`` (trajectories carry no latency).
@@ -58,6 +67,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "REDACTED",
+    "UNSTORED_PARAMS",
     "Cassette",
     "Interaction",
     "RecordedError",
@@ -66,6 +76,7 @@ __all__ = [
     "fingerprint",
     "make_request",
     "redact_response",
+    "stored_params",
 ]
 
 FORMAT = "trajguard-cassette"
@@ -99,13 +110,50 @@ _SECRET_KEY = re.compile(
     r"(?i)^(?:.*[_-])?(?:" + _SECRET_WORDS + r"|authorization|token|cookie|set-cookie)$"
 )
 
+UNSTORED_PARAMS = frozenset(
+    {
+        # where the call goes, with what key, and how it is transported
+        "api_key",
+        "api_base",
+        "base_url",
+        "api_version",
+        "organization",
+        "headers",
+        "extra_headers",
+        # how long it may take and how often it is retried
+        "timeout",
+        "timeout_s",
+        "request_timeout",
+        "stream_timeout",
+        "max_retries",
+        "num_retries",
+        "backoff_s",
+        # bookkeeping the model never sees
+        "metadata",
+        "user",
+        "logger_fn",
+        "callbacks",
+        "drop_params",
+    }
+)
+"""Request parameters that are never stored nor fingerprinted: they do not change the model's
+answer (endpoint, timeouts, retries, headers, metadata). Credential-named parameters (matching
+``key``, ``secret``, ``token``, ``password``, ``credential``, ``auth`` … but not ``max_tokens``)
+are never stored either."""
+
+_CREDENTIAL_PARAM = re.compile(
+    r"(?i)(?:api[_-]?key|access[_-]?key|private[_-]?key|secret|password|passwd|credential"
+    r"|auth|cookie|(?:^|[_-])token$|(?:^|[_-])key$)"
+)
+
 
 class Redactor:
     """Masks secrets in every string of a JSON-like value; idempotent.
 
     Besides :data:`BUILTIN_PATTERNS`, a string value under a dict key named like a secret
     (``api_key``, ``authorization``, ``password``, ``token``, ``x-api-key`` …, but not
-    ``max_tokens``) becomes ``[REDACTED]`` whatever it looks like.
+    ``max_tokens``) becomes ``[REDACTED]`` whatever it looks like. Dict keys are redacted like
+    any other string (two keys that redact to the same text keep the last value).
 
     Args:
         patterns: user regular expressions (``re`` syntax); every match becomes ``[REDACTED]``.
@@ -142,7 +190,7 @@ class Redactor:
             return self.text(value)
         if isinstance(value, Mapping):
             return {
-                str(k): REDACTED
+                self.text(str(k)): REDACTED
                 if isinstance(v, str) and _SECRET_KEY.match(str(k))
                 else self.value(v)
                 for k, v in value.items()
@@ -181,6 +229,30 @@ def _renumber_call_ids(messages: list[Any]) -> None:
             message["tool_call_id"] = new_id(message["tool_call_id"])
 
 
+def _jsonable(value: Any) -> Any:
+    """``value`` as JSON data; what JSON cannot hold becomes its ``repr`` (addresses masked)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return repr(value)
+
+
+def stored_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The parameters of ``params`` that go into a cassette (and its fingerprint).
+
+    Drops :data:`UNSTORED_PARAMS` and every credential-named parameter; values JSON cannot
+    hold are stored as their ``repr``.
+    """
+    return {
+        str(key): _jsonable(value)
+        for key, value in (params or {}).items()
+        if str(key) not in UNSTORED_PARAMS and not _CREDENTIAL_PARAM.search(str(key))
+    }
+
+
 def make_request(
     messages: Sequence[Message],
     *,
@@ -190,17 +262,29 @@ def make_request(
     max_tokens: int | None,
     seed: int | None,
     redactor: Redactor,
+    extra_params: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The stored form of one request: whitelisted, redacted, address-masked, ids renumbered."""
+    """The stored form of one request: redacted, address-masked, tool-call ids renumbered.
+
+    ``params`` holds the four arguments of ``ChatModel.complete`` (``None`` when not sent) and
+    :func:`stored_params` of ``extra_params``, the parameters the model adds to every call; an
+    explicit argument that is not ``None`` wins over the same key in ``extra_params``, as in
+    :class:`~trajguard.capture.llm.LiteLLMModel`.
+    """
+    params = stored_params(extra_params)
+    explicit = {
+        "max_tokens": max_tokens,
+        "response_format": response_format,
+        "seed": seed,
+        "temperature": temperature,
+    }
+    for key, value in explicit.items():
+        if value is not None or key not in params:
+            params[key] = _jsonable(value)
     raw = {
         "messages": list(messages),
         "tools": list(tools) if tools else None,
-        "params": {
-            "max_tokens": max_tokens,
-            "response_format": response_format,
-            "seed": seed,
-            "temperature": temperature,
-        },
+        "params": params,
     }
     request: dict[str, Any] = _mask(json.loads(canonical_json(redactor.value(raw))))
     _renumber_call_ids(request["messages"])
@@ -282,7 +366,8 @@ class Cassette:
 
     Attributes:
         path: the cassette file.
-        model_name: ``model_name`` of the model that was recorded (``local/smollm2``).
+        model_name: ``model_name`` of the model that was recorded (``local/smollm2``), stored
+            redacted.
         interactions: the calls in the order they were made.
         redactor: applied to everything recorded into this cassette (and to replayed requests,
             so their fingerprints are comparable).
@@ -298,7 +383,7 @@ class Cassette:
         return {
             "format": FORMAT,
             "version": FORMAT_VERSION,
-            "model_name": self.model_name,
+            "model_name": self.redactor.text(self.model_name),
             "interactions": [interaction.to_json() for interaction in self.interactions],
         }
 

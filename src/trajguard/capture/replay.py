@@ -14,6 +14,19 @@ model and answers from a :class:`~trajguard.capture.cassette.Cassette`, in order
   equals its live original even though no model ran;
 * a recorded :class:`~trajguard.errors.ModelRequestError` is raised again.
 
+**A recorded run and its replay give the same trajectory.** While recording, the agent is handed
+each response exactly as the replay will return it: redacted (a ``trajguard_redact`` pattern that
+matches a response makes the recording run see ``[REDACTED]`` too), with the live
+``latency_s``, which no trajectory carries. A :class:`~trajguard.errors.ModelRequestError` is
+re-raised redacted, and ``model_name`` is the redacted name. So a golden written by the
+recording run (``--golden-update``) is the golden the replay compares with, and no secret that a
+pattern catches reaches the golden file.
+
+Request parameters a model adds to every call (``LiteLLMModel(extra_params={"top_p": 0.9})``)
+are part of the request: :class:`RecordingModel` stores the inner model's ``extra_params``, and
+:class:`ReplayModel` must be given the same ``params`` (the pytest fixture does this), or it
+reports drift naming the parameter.
+
 Replay is positional. Concurrent calls (``asyncio.gather``) take their positions in the order
 they *start*, under an :class:`asyncio.Lock`, and the recording reserves positions the same way;
 this is deterministic as long as the agent starts its calls in the same order every run. Agents
@@ -25,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from trajguard.capture.cassette import (
@@ -39,7 +53,7 @@ from trajguard.capture.types import ChatModel, LLMResponse, Message
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import CassetteError, ModelRequestError, RequestDrift, ScriptExhausted
 
-__all__ = ["RecordingModel", "ReplayModel", "describe_drift"]
+__all__ = ["RecordingModel", "ReplayModel", "describe_drift", "model_params"]
 
 DEFAULT_HINT = "re-record the cassette: pytest <test> --llm-record-mode=all --golden-update"
 _CONTEXT = 30
@@ -49,20 +63,26 @@ _SHOWN = 70
 class RecordingModel:
     """A :class:`ChatModel` that forwards every call to ``inner`` and records it in ``cassette``.
 
-    The agent receives the live response unchanged; only the stored copy is redacted (so a
-    redaction pattern that rewrites a *response* makes the replay see ``[REDACTED]`` where the
-    live run saw the secret). Call :meth:`finish` (or :meth:`save`) when the run is over.
+    The agent receives each response as the replay will return it: redacted with the
+    cassette's redactor (only ``latency_s`` is the live one), so the recording run and its replay
+    produce the same trajectory. Call :meth:`finish` (or :meth:`save`) when the run is over.
 
     Args:
         inner: the real model.
-        cassette: where the calls go; its ``model_name`` becomes ``inner.model_name`` and its
-            previous interactions are replaced.
+        cassette: where the calls go; its ``model_name`` becomes ``inner.model_name`` (redacted)
+            and its previous interactions are replaced.
+        params: the parameters ``inner`` adds to every call (see
+            :func:`~trajguard.capture.cassette.stored_params`); by default its ``extra_params``
+            attribute, if it has one (:class:`~trajguard.capture.llm.LiteLLMModel` does).
     """
 
-    def __init__(self, inner: ChatModel, cassette: Cassette) -> None:
+    def __init__(
+        self, inner: ChatModel, cassette: Cassette, *, params: Mapping[str, Any] | None = None
+    ) -> None:
         self.inner = inner
         self.cassette = cassette
-        cassette.model_name = inner.model_name
+        self.params: dict[str, Any] = dict(params if params is not None else model_params(inner))
+        cassette.model_name = cassette.redactor.text(inner.model_name)
         self._slots: list[Interaction | None] = []
         self._failures: list[str] = []
         self._lock = asyncio.Lock()
@@ -72,8 +92,8 @@ class RecordingModel:
 
     @property
     def model_name(self) -> str:
-        """The inner model's name."""
-        return self.inner.model_name
+        """The inner model's name, redacted (as the replay will report it)."""
+        return self.cassette.model_name
 
     @property
     def calls(self) -> int:
@@ -100,6 +120,7 @@ class RecordingModel:
             max_tokens=max_tokens,
             seed=seed,
             redactor=redactor,
+            extra_params=self.params,
         )
         async with self._lock:  # positions are taken in call start order, as replay does
             index = len(self._slots)
@@ -120,13 +141,14 @@ class RecordingModel:
                 context_overflow=exc.context_overflow,
             )
             self._slots[index] = Interaction(request, fingerprint(request), error=error)
-            raise
+            raise _replayed_error(error) from exc
         except BaseException as exc:
             self._failures.append(f"call {index + 1} raised {type(exc).__name__}")
             raise
         stored = redact_response(response, redactor)
         self._slots[index] = Interaction(request, fingerprint(request), response=stored)
-        return response
+        # what the replay will return, so the recorded run's trajectory is the replayed one
+        return replace(stored, latency_s=response.latency_s)
 
     def finish(self) -> Cassette:
         """Put the recorded calls into the cassette and return it.
@@ -155,12 +177,21 @@ class ReplayModel:
 
     Args:
         cassette: the recording to replay.
+        params: the parameters the replaced model would add to every call (its
+            ``extra_params``); they are part of every request, as when recording.
         rerecord_hint: what a drift or exhaustion error tells the user to do; the pytest
             fixture passes the exact command for the test.
     """
 
-    def __init__(self, cassette: Cassette, *, rerecord_hint: str = DEFAULT_HINT) -> None:
+    def __init__(
+        self,
+        cassette: Cassette,
+        *,
+        params: Mapping[str, Any] | None = None,
+        rerecord_hint: str = DEFAULT_HINT,
+    ) -> None:
         self.cassette = cassette
+        self.params: dict[str, Any] = dict(params or {})
         self.rerecord_hint = rerecord_hint
         self.errors: list[CassetteError] = []
         """Every drift and exhaustion raised, even if the agent swallowed it."""
@@ -211,6 +242,7 @@ class ReplayModel:
             max_tokens=max_tokens,
             seed=seed,
             redactor=self.cassette.redactor,
+            extra_params=self.params,
         )
         async with self._lock:
             index = self._next
@@ -221,11 +253,7 @@ class ReplayModel:
             self.errors.append(exc)
             raise
         if interaction.error is not None:
-            raise ModelRequestError(
-                interaction.error.message,
-                context_overflow=interaction.error.context_overflow,
-                hint=interaction.error.hint,
-            )
+            raise _replayed_error(interaction.error)
         assert interaction.response is not None  # an interaction holds one or the other
         return interaction.response
 
@@ -252,11 +280,24 @@ class ReplayModel:
         return interaction
 
 
+def model_params(model: ChatModel) -> dict[str, Any]:
+    """The parameters ``model`` adds to every call: its ``extra_params`` mapping, if any."""
+    extra = getattr(model, "extra_params", None)
+    return dict(extra) if isinstance(extra, Mapping) else {}
+
+
+def _replayed_error(error: RecordedError) -> ModelRequestError:
+    return ModelRequestError(
+        error.message, context_overflow=error.context_overflow, hint=error.hint
+    )
+
+
 def describe_drift(recorded: Mapping[str, Any], actual: Mapping[str, Any]) -> tuple[str, str]:
     """Say how two stored requests differ: ``(description, JSON path under the request)``.
 
     The first differing message comes first (its index, role and a short before/after), then
-    the other parts that differ (tools, params); ``seed`` is ignored.
+    the other parts that differ (tools, params, each differing param named); ``seed`` is
+    ignored.
     """
     parts: list[tuple[str, str]] = []
     message = _message_drift(recorded.get("messages", []), actual.get("messages", []))
@@ -267,7 +308,7 @@ def describe_drift(recorded: Mapping[str, Any], actual: Mapping[str, Any]) -> tu
         parts.append((tools, ".tools"))
     params = _params_drift(recorded.get("params", {}), actual.get("params", {}))
     if params is not None:
-        parts.append((params, ".params"))
+        parts.append(params)
     if not parts:
         return "the request differs from the recording", ""
     text = parts[0][0]
@@ -313,13 +354,25 @@ def _tools_drift(recorded: list[Any] | None, actual: list[Any] | None) -> str | 
     return "tools differ"  # pragma: no cover - equal names and definitions mean equal lists
 
 
-def _params_drift(recorded: Mapping[str, Any], actual: Mapping[str, Any]) -> str | None:
-    changed = [
-        f"{key} {recorded.get(key)!r} -> {actual.get(key)!r}"
+def _params_drift(recorded: Mapping[str, Any], actual: Mapping[str, Any]) -> tuple[str, str] | None:
+    keys = [
+        key
         for key in sorted(recorded.keys() | actual.keys())
-        if key != "seed" and recorded.get(key) != actual.get(key)
+        if key != "seed"
+        and (key in recorded, recorded.get(key)) != (key in actual, actual.get(key))
     ]
-    return "params: " + ", ".join(changed) if changed else None
+    if not keys:
+        return None
+    changed = [
+        f"{key} {_param(recorded, key, '(not in the recording)')} -> "
+        f"{_param(actual, key, '(not sent)')}"
+        for key in keys
+    ]
+    return "params: " + ", ".join(changed), f".params.{keys[0]}"
+
+
+def _param(params: Mapping[str, Any], key: str, absent: str) -> str:
+    return repr(params[key]) if key in params else absent
 
 
 def _tool_names(tools: list[Any]) -> list[str]:

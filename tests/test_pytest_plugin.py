@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -212,6 +213,8 @@ def test_two(golden_trajectory):
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*prompt_tokens: 100 → 130*"])
+    # The ini applies to the printed command too: it needs no --golden-dir.
+    assert _printed_command(result.stdout.str()) == ["test_named.py::test_two", "--golden-update"]
 
 
 def test_golden_dir_option_wins_over_ini(pytester: pytest.Pytester) -> None:
@@ -220,6 +223,191 @@ def test_golden_dir_option_wins_over_ini(pytester: pytest.Pytester) -> None:
     pytester.runpytest("--golden-update", "--golden-dir=from_cli").assert_outcomes(passed=1)
     assert (pytester.path / "from_cli" / "test_agent" / "test_agent.json").exists()
     assert not (pytester.path / "from_ini").exists()
+
+
+def _printed_command(out: str) -> list[str]:
+    """The arguments of the ``pytest ... --golden-update`` command a failure printed."""
+    lines = [line.strip() for line in out.splitlines() if line.strip().startswith("pytest ")]
+    assert lines, out
+    assert len(set(lines)) == 1, lines
+    return shlex.split(lines[0])[1:]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--golden-dir=snaps"],
+        ["-o", "trajguard_golden_dir=snaps"],
+        ["-c", "other.ini"],
+    ],
+    ids=["golden-dir", "override-ini", "ini-file"],
+)
+def test_printed_update_command_writes_where_the_run_reads(
+    agent_test: pytest.Pytester, args: list[str]
+) -> None:
+    agent_test.makefile(".ini", other="[pytest]\ntrajguard_golden_dir = snaps\n")
+    result = agent_test.runpytest(*args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*golden file missing: *snaps/test_agent/test_agent.json*"])
+    command = _printed_command(result.stdout.str())
+    assert command == ["test_agent.py::test_agent", "--golden-update", "--golden-dir=snaps"]
+    agent_test.runpytest(*command).assert_outcomes(passed=1)  # exactly as printed
+    assert (agent_test.path / "snaps" / "test_agent" / "test_agent.json").exists()
+    assert not (agent_test.path / "golden").exists()
+    agent_test.runpytest(*args).assert_outcomes(passed=1)
+
+
+PARAMETRISED_TEST = """
+import pytest
+
+def traj(message):
+    return {"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"},
+            "steps": [{"step_id": 1, "source": "agent", "message": message}]}
+
+@pytest.mark.parametrize("value", ["a b", "a/b", "a_b", "a-1"])
+def test_p(golden_trajectory, value):
+    golden_trajectory(traj(value))
+"""
+
+
+def test_parametrize_ids_that_clean_alike_get_their_own_goldens(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_p=PARAMETRISED_TEST)
+    result = pytester.runpytest("--golden-update")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["4 created, 0 updated: *"])
+    names = sorted(p.name for p in (pytester.path / "golden" / "test_p").iterdir())
+    assert len(names) == 4
+    # Ids made of safe characters keep their readable names (committed goldens stay valid).
+    assert "test_p_a_b.json" in names
+    assert "test_p_a-1.json" in names
+    hashed = [n for n in names if n not in ("test_p_a_b.json", "test_p_a-1.json")]
+    assert all(n.startswith("test_p_a_b-") for n in hashed), hashed
+    pytester.runpytest().assert_outcomes(passed=4)
+
+
+def test_two_calls_sharing_a_golden_are_refused(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_named="""
+def traj(message):
+    return {"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"},
+            "steps": [{"step_id": 1, "source": "agent", "message": message}]}
+
+def test_named(golden_trajectory):
+    golden_trajectory(traj("first"), name="2")
+    golden_trajectory(traj("second"))  # numbered 2 as well
+"""
+    )
+    result = pytester.runpytest("--golden-update")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "golden_trajectory: *golden/test_named/test_named.2.json is already the golden of "
+            "call 1 (name='2') of this test",
+            "*hint: give each call of golden_trajectory in a test its own name=",
+        ]
+    )
+    result.stdout.fnmatch_lines(["created: golden/test_named/test_named.2.json"])
+    assert "\nupdated:" not in result.stdout.str()
+    golden = pytester.path / "golden" / "test_named" / "test_named.2.json"
+    assert json.loads(golden.read_text())["steps"][0]["message"] == "first"
+
+
+def test_two_tests_sharing_a_golden_are_refused(pytester: pytest.Pytester) -> None:
+    # Both ids are safe, so both keep readable names: test_a_b_c.json.
+    pytester.makepyfile(
+        test_clash="""
+import pytest
+
+def traj(message):
+    return {"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"},
+            "steps": [{"step_id": 1, "source": "agent", "message": message}]}
+
+@pytest.mark.parametrize("value", ["c"])
+def test_a_b(golden_trajectory, value):
+    golden_trajectory(traj("from test_a_b"))
+
+@pytest.mark.parametrize("value", ["b_c"])
+def test_a(golden_trajectory, value):
+    golden_trajectory(traj("from test_a"))
+"""
+    )
+    for args in (["--golden-update"], []):
+        result = pytester.runpytest(*args)
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines(
+            [
+                "golden_trajectory: *golden/test_clash/test_a_b_c.json is already the golden of "
+                "test_clash.py::test_a_b[[]c]; test_clash.py::test_a[[]b_c] maps to the same file",
+                "*hint: give one of them a distinct name= (or parametrize id)",
+            ]
+        )
+        assert "\nupdated:" not in result.stdout.str()
+
+
+MERGE_CONFLICT = """<<<<<<< HEAD
+{"steps": []}
+=======
+{"steps": [{"source": "agent"}]}
+>>>>>>> feature
+"""
+
+
+def test_update_replaces_a_golden_with_merge_conflict_markers(
+    agent_test: pytest.Pytester,
+) -> None:
+    _golden(agent_test).parent.mkdir(parents=True)
+    _golden(agent_test).write_text(MERGE_CONFLICT)
+    result = agent_test.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "golden_trajectory: *test_agent.json:1: golden file is not valid JSON: *",
+            "*hint: resolve the merge conflict or re-record it with --golden-update",
+            "Re-record it with:",
+            "    pytest test_agent.py::test_agent --golden-update",
+        ]
+    )
+    result = agent_test.runpytest("--golden-update")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "updated: golden/test_agent/test_agent.json",
+            "    replaced, it was unreadable: golden file is not valid JSON: *",
+            "0 created, 1 updated: *",
+        ]
+    )
+    assert len(json.loads(_golden(agent_test).read_text())["steps"]) == 3
+    agent_test.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"steps": 5}', "$.steps: golden file does not hold a trajectory: steps must be a list"),
+        (b'{"steps": [5]}', "$.steps: golden file does not hold a trajectory"),
+        (b'{"steps": [{"tool_calls": 5}]}', "golden file does not hold a valid trajectory"),
+        (b"\xff\xfe{}", "golden file is not UTF-8 text"),
+    ],
+    ids=["steps-not-a-list", "step-not-an-object", "tool-calls-not-a-list", "not-utf8"],
+)
+def test_golden_that_is_not_a_trajectory_fails_with_the_file(
+    agent_test: pytest.Pytester, content: bytes, message: str
+) -> None:
+    _golden(agent_test).parent.mkdir(parents=True)
+    _golden(agent_test).write_bytes(content)
+    result = agent_test.runpytest()
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert f"golden_trajectory: {_golden(agent_test)}: {message}" in out
+    assert "hint: re-record it with --golden-update" in out
+    assert "Traceback" not in out
+    assert "normalize.py" not in out
+    result = agent_test.runpytest("--golden-update")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["    replaced, it was unreadable: *"])
+    agent_test.runpytest().assert_outcomes(passed=1)
 
 
 def test_invalid_trajectory_fails_the_test_with_the_path(pytester: pytest.Pytester) -> None:

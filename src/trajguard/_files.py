@@ -7,6 +7,8 @@ A reader never sees a half-written file, and an interrupted write leaves no part
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import re
 import tempfile
@@ -16,13 +18,36 @@ from pathlib import Path
 __all__ = ["atomic_write", "atomic_write_text", "default_mode", "test_artifact_path"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+# pytest's name of a parametrised test, "<function>[<parameter id>]".
+_PARAMETRISED = re.compile(r"([^\[]+)\[(.*)\]", re.DOTALL)
+_PROC_STATUS = Path("/proc/self/status")
+_UMASK_LINE = re.compile(rb"^Umask:\s*([0-7]+)\s*$", re.MULTILINE)
+
+
+@functools.cache
+def _umask() -> int:
+    """The process umask, read once.
+
+    Linux reports it in ``/proc/self/status``. Elsewhere the only way to read it is to set it
+    and restore it, which for a moment gives files created by other threads a umask of 0.
+    """
+    try:
+        found = _UMASK_LINE.search(_PROC_STATUS.read_bytes())
+    except OSError:
+        found = None
+    if found is not None:
+        return int(found.group(1), 8)
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
 
 
 def default_mode(*, directory: bool = False) -> int:
-    """The mode ``open()`` (or ``mkdir()``) would create, given the process umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return (0o777 if directory else 0o666) & ~umask
+    """The mode ``open()`` (or ``mkdir()``) would create, given the process umask.
+
+    The umask is read once per process: change it before trajguard first writes a file.
+    """
+    return (0o777 if directory else 0o666) & ~_umask()
 
 
 def atomic_write(path: Path, write: Callable[[str], None]) -> None:
@@ -49,12 +74,35 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, write)
 
 
+def _clean(raw: str) -> str:
+    return _UNSAFE.sub("_", raw).strip("_")
+
+
+def _test_stem(test_name: str) -> str:
+    """The file-name form of a test name, distinct for distinct test names of a module.
+
+    A safe name stays as it is and a safe parametrised id is joined with ``_`` (``test_x[a-1]``
+    → ``test_x_a-1``). Cleaning any other name loses characters (``a b`` and ``a/b`` both give
+    ``a_b``), so a short hash of the full name is appended.
+    """
+    cleaned = _clean(test_name)
+    parametrised = _PARAMETRISED.fullmatch(test_name)
+    if cleaned == (f"{parametrised[1]}_{parametrised[2]}" if parametrised else test_name):
+        return cleaned
+    digest = hashlib.sha256(test_name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{cleaned}-{digest}" if cleaned else digest
+
+
 def test_artifact_path(test_file: Path, test_name: str, *, name: str | None, folder: str) -> Path:
     """A test's golden or cassette: ``<test dir>/<folder>/<module>/<test>[.<name>].json``.
 
-    Parametrised ids (``test_x[a-1]``) become part of the file name, made filesystem-safe.
+    A parametrised id made of safe characters (letters, digits, ``_.-``) becomes part of the
+    file name: ``test_x[a-1]`` → ``test_x_a-1.json``. Any other id is cleaned (unsafe runs become
+    ``_``) and gets a short hash of the test name, ``test_x[a b]`` → ``test_x_a_b-<hash>.json``,
+    so that ids pytest makes from parameter values never share a file. ``name`` is chosen by the
+    caller and only cleaned (``live run`` → ``live_run``).
     """
-    stem = _UNSAFE.sub("_", test_name).strip("_")
+    stem = _test_stem(test_name)
     if name:
-        stem += "." + _UNSAFE.sub("_", name).strip("_")
+        stem += "." + _clean(name)
     return test_file.parent / folder / test_file.stem / f"{stem}.json"

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from trajguard._files import atomic_write_text, test_artifact_path
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import Normalized, canonical_json, normalize
+from trajguard.core.shape import Shape, shape
 from trajguard.errors import GoldenError
 
 __all__ = [
@@ -43,31 +44,74 @@ def golden_text(normalized: Mapping[str, Any]) -> str:
     return canonical_json(normalized, indent=2) + "\n"
 
 
-def read_golden(path: Path) -> dict[str, Any] | None:
-    """The golden's content, or ``None`` when the file does not exist."""
+class _InvalidGolden(GoldenError):
+    """A golden file that exists but does not hold a trajectory: ``--golden-update`` replaces it."""
+
+
+_RERECORD = "re-record it with --golden-update"
+_RESOLVE = "resolve the merge conflict or re-record it with --golden-update"
+
+
+def _read_bytes(path: Path) -> bytes | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise GoldenError(f"cannot read golden file: {exc}", file=path) from None
+
+
+def _parse(data: bytes, path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GoldenError(
-            f"golden file is not valid JSON: {exc.msg}",
-            file=path,
-            line=exc.lineno,
-            hint="resolve the merge conflict or re-record it with --golden-update",
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _InvalidGolden(
+            f"golden file is not UTF-8 text (byte {exc.start})", file=path, hint=_RERECORD
         ) from None
-    if not isinstance(data, dict):
-        raise GoldenError("golden file does not hold a JSON object", file=path)
-    return data
+    try:
+        golden = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _InvalidGolden(
+            f"golden file is not valid JSON: {exc.msg}", file=path, line=exc.lineno, hint=_RESOLVE
+        ) from None
+    if not isinstance(golden, dict):
+        raise _InvalidGolden("golden file does not hold a JSON object", file=path, hint=_RERECORD)
+    return golden
+
+
+def read_golden(path: Path) -> dict[str, Any] | None:
+    """The golden's content, or ``None`` when the file does not exist."""
+    data = _read_bytes(path)
+    return None if data is None else _parse(data, path)
+
+
+def _expected(golden: Mapping[str, Any], path: Path) -> tuple[Normalized, Shape]:
+    """The normalised trajectory a golden holds, and its shape."""
+    steps = golden.get("steps")
+    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+        raise _InvalidGolden(
+            "golden file does not hold a trajectory: steps must be a list of step objects",
+            file=path,
+            path="$.steps",
+            hint=_RERECORD,
+        )
+    try:
+        expected = normalize(golden)
+        return expected, shape(expected)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise _InvalidGolden(
+            f"golden file does not hold a valid trajectory ({type(exc).__name__}: {exc})",
+            file=path,
+            hint=_RERECORD,
+        ) from None
 
 
 def write_golden(path: Path, normalized: Mapping[str, Any]) -> None:
     """Write a golden file atomically, creating its directory."""
-    atomic_write_text(path, golden_text(normalized))
+    try:
+        atomic_write_text(path, golden_text(normalized))
+    except OSError as exc:
+        raise GoldenError(f"cannot write golden file: {exc}", file=path) from None
 
 
 @dataclass(frozen=True)
@@ -80,6 +124,8 @@ class GoldenResult:
     text_diff: str = ""
     recorded_version: str | None = None
     running_version: str | None = None
+    replaced_error: str | None = None
+    """Why the old golden could not be read, when ``--golden-update`` replaced it."""
 
     @property
     def passed(self) -> bool:
@@ -119,23 +165,39 @@ def check_golden(
 
     With ``update``, a golden the run still matches is left untouched (status ``match``, so that
     tolerances do not churn the file); a failing one is rewritten (``updated``, with the deltas it
-    had); a missing one is written (``created``).
+    had); a missing one is written (``created``); one that is not a trajectory (a merge
+    conflict, say) is replaced (``updated``, with ``replaced_error`` saying what was wrong).
+
+    Raises:
+        GoldenError: the golden cannot be read or written, or (without ``update``) does not
+            hold a trajectory.
     """
     current = actual if isinstance(actual, Normalized) else normalize(actual)
-    golden = read_golden(path)
-    if golden is None:
+    data = _read_bytes(path)
+    if data is None:
         if update:
             write_golden(path, current)
             return GoldenResult("created", path)
         return GoldenResult("missing", path)
-    expected = normalize(golden)
+    try:
+        expected, expected_shape = _expected(_parse(data, path), path)
+    except _InvalidGolden as error:
+        if not update:
+            raise
+        write_golden(path, current)
+        return GoldenResult("updated", path, replaced_error=error.message)
     recorded, running = expected.get("schema_version"), current.get("schema_version")
     if recorded != running and not update:
         return GoldenResult(
             "schema_mismatch", path, recorded_version=recorded, running_version=running
         )
     deltas = tuple(
-        diff(expected, current, token_tolerance=token_tolerance, compare_content=compare_content)
+        diff(
+            expected_shape,
+            current,
+            token_tolerance=token_tolerance,
+            compare_content=compare_content,
+        )
     )
     if update:
         if not deltas and recorded == running:

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compare import make_runs, scenario_params
 
 from trajguard.live import metrics as mt
-from trajguard.live import power
+from trajguard.live import power, resample
 from trajguard.live import sequential as sq
 from trajguard.live import stats as st
 from trajguard.live import tool_metrics as tm
@@ -99,8 +99,8 @@ def per_test_type_one(sims: int, seed: int) -> None:
     tools = ("a", "b", "c", "d")
     weights = np.array([0.4, 0.3, 0.2, 0.1])
 
-    def seqs(n: int) -> list[tuple[str, ...]]:
-        return [tuple(rng.choice(tools, size=1 + rng.poisson(2), p=weights)) for _ in range(n)]
+    def seqs(n: int, calls: float = 2.0) -> list[tuple[str, ...]]:
+        return [tuple(rng.choice(tools, size=1 + rng.poisson(calls), p=weights)) for _ in range(n)]
 
     def counts(rows: list[tuple[str, ...]]) -> list[dict[str, int]]:
         return [{t: s.count(t) for t in set(s)} for s in rows]
@@ -143,6 +143,21 @@ def per_test_type_one(sims: int, seed: int) -> None:
         start = time.perf_counter()
         hits = sum(evaluate(np.random.default_rng([seed, i])).harm <= 0.05 for i in range(sims))
         print(f"  {name:<40} {share(hits, sims)}  ({time.perf_counter() - start:.0f} s)")
+    # The end-of-run column: power against more calls per run with the same mix of tools,
+    # against the G test of the calls-by-tool table alone (statistics.md section 1).
+    new = old = 0
+    for i in range(sims):
+        b, c = counts(seqs(20)), counts(seqs(20, calls=5.0))
+        r = np.random.default_rng([seed, sims + i])
+        new += tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=r, resampling=res).harm <= 0.05
+        names = sorted({t for row in (*b, *c) for t in row})
+        table = np.array([[row.get(t, 0) for t in names] for row in (*b, *c)], float)
+        alone = resample.permutation_test(resample.g_statistic(table), 20, 20, rng=r)
+        old += alone.greater <= 0.05
+    print(
+        "  tool multiset, N=20, calls per run 1+Poisson(2) -> 1+Poisson(5), same mix: power "
+        f"{share(new, sims)} with the end-of-run column, {share(old, sims)} without"
+    )
 
 
 def power_table(sims: int, seed: int) -> None:

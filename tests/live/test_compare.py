@@ -137,7 +137,7 @@ def test_n3_cannot_reach_significance_and_says_so():
         stats.boschloo_exact([[3, 0], [0, 3]], alternative="greater").pvalue, rel=1e-4
     )
     assert cmp.scenario("a").mde_pass_rate is None
-    assert "no pass-rate change is detectable" in cmp.scenario("a").mde_note
+    assert "no pass-rate drop is detectable" in cmp.scenario("a").mde_note
 
 
 def test_exclusions_and_crash_definition():
@@ -313,3 +313,127 @@ def test_per_scenario_tolerances_widen_only_their_scenario() -> None:
     widened = compare_runsets(table(0.95), table(0.45), config=config)
     assert widened.scenario("strict").verdict.value == "regressed"
     assert widened.scenario("loose").metric("pass_rate").verdict.value == "changed within tolerance"
+
+
+# ---- reachability: "cannot reach significance" is said only when it is true (issue review) -----
+
+
+def _rows(scenario, n, passes, crashes, steps=3, prompt=5):
+    return [
+        run(
+            scenario,
+            status="agent_error" if i < crashes else "ok",
+            passed=bool(crashes <= i < passes),
+            steps=steps,
+            tools=(),
+            prompt=prompt,
+            completion=5,
+        )
+        for i in range(n)
+    ]
+
+
+def _best_adjusted(results, metric_result, method):
+    """Adjusted p of one test with its minimum attainable p in place of its own (statsmodels)."""
+    tested = [m for m in results if m.p_value is not None]
+    ps = [metric_result.min_p if m is metric_result else m.p_value for m in tested]
+    return multipletests(ps, alpha=0.05, method=method)[1][tested.index(metric_result)]
+
+
+def test_later_holm_steps_can_reject_so_no_cannot_reach_note():
+    # "small" at N=3 cannot clear Holm's first step (.05/4) but clears its own step (.05/2) once
+    # "big" has been rejected: it regresses at adjusted p .031 and must not say it cannot.
+    base = table(_rows("big", 5, 5, 0) + _rows("small", 3, 3, 0))
+    cand = table(_rows("big", 5, 0, 5) + _rows("small", 3, 0, 0))
+    cmp = compare_runsets(base, cand, config=CompareConfig(metrics=("pass_rate", "crash_rate")))
+    small = cmp.scenario("small").metric("pass_rate")
+    raw = [m.p_value for s in cmp.scenarios for m in s.metrics]
+    assert small.p_adjusted == pytest.approx(multipletests(raw, method="holm")[1][2], rel=1e-6)
+    assert small.min_p > 0.05 / 4  # the old first-step check called this unreachable
+    assert small.verdict is Verdict.REGRESSED
+    assert small.reachable
+    assert not any("cannot reach" in n for n in small.notes)
+
+
+def test_bh_later_steps_can_reject_so_no_cannot_reach_note():
+    def rows(vals):
+        return [
+            run("s", steps=v, prompt=100 * v, completion=10 * v, duration=float(v)) for v in vals
+        ]
+
+    cfg = CompareConfig(
+        metrics=("pass_rate", "crash_rate", "step_count", "prompt_tokens", "completion_tokens")
+    )
+    cmp = compare_runsets(table(rows([3, 4, 5])), table(rows([6, 7, 8])), config=cfg)
+    for name in ("step_count", "prompt_tokens", "completion_tokens"):
+        m = cmp.scenario("s").metric(name)
+        assert m.p_adjusted <= cfg.q
+        assert m.reachable
+        assert not any("cannot reach" in n for n in m.notes), m.notes
+
+
+def test_cannot_reach_is_checked_against_the_other_observed_p_values():
+    # Six scenarios at N=3 that all drop 3/3 -> 0/3: even the smallest p (1/64) adjusts above
+    # .05 with the other eleven p-values as observed, so every one says it cannot reach.
+    base = [r for s in "abcdef" for r in batch(s, 3, 3)]
+    cand = [r for s in "abcdef" for r in batch(s, 0, 3)]
+    cmp = compare_runsets(
+        table(base), table(cand), config=CompareConfig(metrics=("pass_rate", "crash_rate"))
+    )
+    results = [m for s in cmp.scenarios for m in s.metrics]
+    for m in results:
+        best = _best_adjusted(results, m, "holm")
+        assert m.reachable == (best <= 0.05 or m.p_adjusted <= 0.05)
+        if m.metric == "pass_rate":
+            assert not m.reachable
+            (note,) = [n for n in m.notes if "cannot reach" in n]
+            assert f"would adjust to {best:.2g} > 0.05" in note
+            assert "in either direction" in note  # the improvement side cannot either
+
+
+def test_note_never_contradicts_a_significant_verdict():
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        base, cand = [], []
+        for s in range(4):
+            n = int(rng.integers(3, 7))
+            p_b, p_c = rng.uniform(0.3, 1.0), rng.uniform(0.0, 1.0)
+            base += batch(f"s{s}", int(rng.binomial(n, p_b)), n, steps=int(rng.integers(2, 6)))
+            cand += batch(f"s{s}", int(rng.binomial(n, p_c)), n, steps=int(rng.integers(2, 6)))
+        cmp = compare_runsets(table(base), table(cand), config=CompareConfig(seed=trial))
+        for s in cmp.scenarios:
+            for m in s.metrics:
+                level = 0.05 if m.kind == "gating" else 0.10
+                if m.p_adjusted <= level or (m.p_benefit_adjusted or 1.0) <= level:
+                    assert not any(n.startswith("cannot reach") for n in m.notes), m
+                if m.p_adjusted <= level:
+                    assert m.reachable
+
+
+# ---- wording and intervals shown beside verdicts -------------------------------------------
+
+
+def test_zero_baseline_improvement_does_not_say_no_change_is_detectable():
+    cfg = CompareConfig(metrics=("pass_rate",), gating=frozenset({"pass_rate"}))
+    cmp = compare_runsets(table(batch("a", 0, 8)), table(batch("a", 8, 8)), config=cfg)
+    s = cmp.scenario("a")
+    assert s.metric("pass_rate").verdict is Verdict.IMPROVED
+    assert s.mde_pass_rate is None
+    assert "no pass-rate change" not in s.mde_note
+    assert "baseline passed no run" in s.mde_note
+
+
+def test_pass_k_estimate_lies_in_its_interval():
+    cmp = compare_runsets(table(batch("a", 2, 3)), table(batch("a", 3, 3)))
+    (k3,) = [p for p in cmp.scenario("a").pass_k_baseline if p.k == 3]
+    assert k3.estimate == 0.0  # C(2,3)/C(3,3), the unbiased estimate
+    assert k3.low <= k3.estimate <= k3.high
+    assert k3.high == pytest.approx(st_wilson_high(2, 3) ** 3)
+    for p in (*cmp.pass_k_baseline, *cmp.pass_k_candidate):
+        assert p.low <= p.estimate <= p.high
+
+
+def st_wilson_high(k, n):
+    from statsmodels.stats.proportion import proportion_confint
+
+    return proportion_confint(k, n, alpha=0.05, method="wilson")[1]

@@ -308,7 +308,8 @@ def test_tools_g_permutation_by_enumeration():
     b = [{"calc": 2}, {"calc": 1, "search": 1}, {"calc": 3}, {"search": 1}]
     c = [{"search": 2}, {"search": 1, "calc": 1}, {"search": 3}, {"calc": 1, "search": 2}]
     ev = tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
-    rows = np.array([[r.get("calc", 0), r.get("search", 0)] for r in b + c], float)
+    # Calls per tool plus the end-of-run column (one per run), permuted over run indices.
+    rows = np.array([[r.get("calc", 0), r.get("search", 0), 1] for r in b + c], float)
 
     def g(in_c):
         table = np.stack([rows[~in_c].sum(0), rows[in_c].sum(0)])
@@ -322,6 +323,7 @@ def test_tools_g_permutation_by_enumeration():
         stats.contingency.association(table.astype(int), method="cramer")
     )
     # Per-tool TOST through statsmodels: the intersection-union p is the largest one.
+    rows = rows[:, :2]
     tost = max(
         rank_compare_2indep(rows[4:, i], rows[:4, i]).tost_prob_superior(0.4, 0.6).pvalue
         for i in range(2)
@@ -340,17 +342,48 @@ def test_tools_identical_and_absent():
     _defined(none)
 
 
-def test_tools_single_tool_notes_it():
+def _g_by_enumeration(b, c, tools):
+    """scipy's G statistic of the 2 x (tools + end of run) table, every run-index split."""
+    rows = np.array([[r.get(t, 0) for t in tools] + [1] for r in b + c], float)
+    n_b, total = len(b), len(b) + len(c)
+
+    def g(in_c):
+        table = np.stack([rows[~in_c].sum(0), rows[in_c].sum(0)])
+        table = table[:, table.sum(0) > 0]
+        return stats.chi2_contingency(table, lambda_="log-likelihood", correction=False).statistic
+
+    observed = g(np.arange(total) >= n_b)
+    values = [
+        g(np.isin(np.arange(total), ch)) for ch in itertools.combinations(range(total), len(c))
+    ]
+    return float(np.mean(np.array(values) >= observed * (1 - 1e-9)))
+
+
+def test_tools_see_calls_per_run_with_one_tool():
+    # The baseline never calls a tool, the candidate calls `a` in every run: a change in how
+    # often tools are called, which a calls-by-tool table without run ends cannot see (G = 0).
     ev = tm.evaluate_tools(
-        [{"calc": 1}, {"calc": 2}],
-        [{"calc": 3}, {"calc": 1}],
-        margin=0.1,
-        alpha=0.05,
-        rng=rng(),
-        resampling=RES,
+        [{}] * 5, [{"a": 1}] * 5, margin=0.1, alpha=0.05, rng=rng(), resampling=RES
     )
-    assert ev.harm == 1.0
-    assert any("one tool" in n for n in ev.notes)
+    assert ev.harm == pytest.approx(2 / math.comb(10, 5))  # the split and its mirror image
+    assert ev.harm == pytest.approx(_g_by_enumeration([{}] * 5, [{"a": 1}] * 5, ["a"]))
+    assert ev.estimate > 0
+    one_b = [{"calc": 1}] * 3 + [{"calc": 2}] * 2
+    one_c = [{"calc": 3}] * 5
+    ev = tm.evaluate_tools(one_b, one_c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    assert ev.harm == pytest.approx(_g_by_enumeration(one_b, one_c, ["calc"]))
+    assert ev.harm < 0.05
+    assert not any("one tool" in n for n in ev.notes)
+    _defined(ev)
+
+
+def test_tools_see_counts_scaled_together():
+    # Same mix of tools (1:1), twice as many calls per run: G over tools alone is exactly 0.
+    b = [{"calc": 1, "search": 1}] * 4
+    c = [{"calc": 2, "search": 2}] * 4
+    ev = tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    assert ev.harm == pytest.approx(_g_by_enumeration(b, c, ["calc", "search"]))
+    assert ev.harm == pytest.approx(2 / math.comb(8, 4))  # the split and its mirror image
     _defined(ev)
 
 

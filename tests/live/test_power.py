@@ -116,7 +116,8 @@ def test_plan_alphas_follow_the_first_holm_and_bh_steps():
     alphas = plan_alphas(CompareConfig(), 20)
     assert alphas["pass_rate"] == pytest.approx(0.05 / 40)
     assert alphas["crash_rate"] == pytest.approx(0.05 / 40)
-    assert alphas["tokens"] == pytest.approx(0.10 / (20 * 6))
+    assert alphas["prompt_tokens"] == pytest.approx(0.10 / (20 * 6))
+    assert alphas["completion_tokens"] == pytest.approx(0.10 / (20 * 6))
 
 
 def test_plan_assumed_rows_are_consistent():
@@ -126,7 +127,8 @@ def test_plan_assumed_rows_are_consistent():
     assert math.ceil(100 * rows["pass_rate"].mde) == 35
     needed = rows["pass_rate"].n_needed
     assert power.mde_pass_rate(0.9, needed, alpha=0.05) <= 0.1 + 1e-6
-    assert rows["tokens"].n_needed is not None
+    assert rows["prompt_tokens"].n_needed is not None
+    assert rows["completion_tokens"].mde == rows["prompt_tokens"].mde  # one assumed spread
     assert rows["step_count"].mde > 0.5
 
 
@@ -151,3 +153,43 @@ def test_plan_runset_uses_observed_rates():
     rows = {r.metric: r for r in plan.rows}
     assert rows["pass_rate"].baseline == pytest.approx(0.75)
     assert rows["crash_rate"].baseline == 0.0
+
+
+@pytest.mark.parametrize(("p", "drop"), [(0.8, 0.2), (0.95, 0.1), (0.99, 0.3)])
+def test_n_needed_reaches_the_power_itself_and_keeps_it(p, drop):
+    # The review's cases: the old search returned 68 (power .797) and 116 (.788).
+    alpha = 0.05 if p < 0.99 else 0.05 / 8
+    n = power.n_needed_pass_rate(p, drop, alpha=alpha)
+    assert n is not None
+    for k in range(n, n + 4):
+        assert power.power_rates(p, p - drop, k, k, alpha=alpha) >= 0.8, k
+    # And no later than needed: the N before it falls short.
+    assert power.power_rates(p, p - drop, n - 1, n - 1, alpha=alpha) < 0.8
+
+
+def test_mde_ratio_survives_a_spread_that_rounds_to_zero():
+    assert power.mde_ratio(1e-15, 30, alpha=0.05) == pytest.approx(1.0)
+
+
+def test_plan_rows_cover_prompt_and_completion_tokens():
+    runs = [
+        {
+            "scenario": "s",
+            "status": "ok",
+            "passed": True,
+            "step_count": 3,
+            "tool_sequence": [],
+            "tool_counts": {},
+            "prompt_tokens": 100 + i,  # nearly constant
+            "completion_tokens": float(np.exp(1.0 * (i % 5))),  # very noisy
+            "duration_s": 1.0,
+        }
+        for i in range(20)
+    ]
+    import pandas as pd
+
+    (plan,) = plan_runset(pd.DataFrame(runs), 20)
+    rows = {r.metric: r for r in plan.rows}
+    sd = np.log([float(np.exp(1.0 * (i % 5))) for i in range(20)]).std(ddof=1)
+    assert rows["completion_tokens"].baseline == pytest.approx(sd)
+    assert rows["completion_tokens"].mde > rows["prompt_tokens"].mde

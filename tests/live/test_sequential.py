@@ -148,3 +148,18 @@ def test_canonical_thresholds_match_published_and_multivariate_normal():
         c, mean=np.zeros(3), cov=cov, abseps=1e-7, releps=1e-7, rng=np.random.default_rng(1)
     )
     assert 1 - below == pytest.approx(0.05, abs=2e-4)
+
+
+def test_crossing_inside_the_tolerance_band_is_not_a_regression():
+    th = sq.obf_thresholds(0.05, 3)
+    decide = sq.sequential_decision
+    inside = {"candidate_no_worse": False, "outside_tolerance": False}
+    assert decide(0, 0.0001, thresholds=th, **inside) is sq.Action.CONTINUE
+    assert decide(2, 0.001, thresholds=th, **inside) is sq.Action.STOP_WITHIN_TOLERANCE
+    assert decide(2, 0.5, thresholds=th, **inside) is sq.Action.STOP_NO_REGRESSION
+
+
+def test_canonical_thresholds_are_what_the_docstring_says():
+    canonical = sq.obf_thresholds(0.05, 3, method="canonical")
+    assert [round(t, 4) for t in canonical] == [0.0007, 0.0161, 0.0451]
+    assert "0.0007, 0.0161, 0.0451 (canonical)" in " ".join(sq.obf_thresholds.__doc__.split())

@@ -82,11 +82,12 @@ def run(args: argparse.Namespace) -> int:
     folder = report_dir(args.reports)
     runset = folder / "runs"
     extra: tuple[str, ...] = ()
-    sequential_regressed: bool | None = None
+    adjust = None
     if args.sequential:
         from trajguard.cli.sequential import run_sequential
+        from trajguard.live.sequential_run import apply_gate
 
-        section, sequential_regressed = run_sequential(
+        outcome = run_sequential(
             suite,
             runset,
             options,
@@ -94,7 +95,12 @@ def run(args: argparse.Namespace) -> int:
             config=config,
             progress=not args.no_progress,
         )
-        extra = (section,)
+        extra = (outcome.section(),)
+
+        def adjust(comparison: Any) -> Any:
+            # The stopping rule is the gate (its thresholds are what keep alpha): the
+            # verdicts, headline, JUnit and exit code follow it.
+            return apply_gate(comparison, outcome)
     else:
         execute(
             suite, runset, options, resume=False, progress=not args.no_progress, label=suite.name
@@ -110,9 +116,8 @@ def run(args: argparse.Namespace) -> int:
         all_plots=args.all_plots,
         junit=args.junit,
         extra_sections=extra,
+        adjust=adjust,
     )
     print(headline(files.comparison, report))
     append_step_summary(report.read_text(encoding="utf-8"))
-    # In sequential mode the stopping rule is the gate (its thresholds are what keep alpha).
-    regressed = files.comparison.regressed if sequential_regressed is None else sequential_regressed
-    return EXIT_REGRESSION if regressed else 0
+    return EXIT_REGRESSION if files.comparison.regressed else 0

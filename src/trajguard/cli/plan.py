@@ -39,7 +39,8 @@ def register(commands: Any) -> None:
 _LABEL = {
     "pass_rate": "pass-rate drop",
     "crash_rate": "crash-rate rise",
-    "tokens": "token ratio",
+    "prompt_tokens": "prompt-token ratio",
+    "completion_tokens": "completion-token ratio",
     "step_count": "steps A",
 }
 
@@ -49,9 +50,18 @@ def _effect(metric: str, value: float | None) -> str:
         return "none detectable"
     if metric in ("pass_rate", "crash_rate"):
         return f"{100 * value:.0f} pts"
-    if metric == "tokens":
+    if metric in ("prompt_tokens", "completion_tokens"):
         return f"×{value:.2f}"
     return f"{value:.2f}"
+
+
+def _baseline(metric: str, value: float) -> str:
+    """The baseline column: a rate, the spread of log token counts, or A with no change."""
+    if metric in ("pass_rate", "crash_rate"):
+        return f"{100 * value:.0f}%"
+    if metric == "step_count":
+        return f"A = {value:.2f}"
+    return f"sd(log) {value:.2f}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,11 +107,7 @@ def run(args: argparse.Namespace) -> int:
         table.add_column(column)
     for plan in plans:
         for row in plan.rows:
-            baseline = (
-                f"{100 * row.baseline:.0f}%"
-                if row.metric in ("pass_rate", "crash_rate")
-                else f"{row.baseline:.2f}"
-            )
+            baseline = _baseline(row.metric, row.baseline)
             table.add_row(
                 plan.scenario,
                 _LABEL.get(row.metric, row.metric),

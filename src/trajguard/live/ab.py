@@ -136,18 +136,21 @@ def _cmh(
 def _stratified(
     metric: str,
     pairs: list[tuple[FloatArray, FloatArray]],
-    log: bool,
+    floor: float | None,
     rng: np.random.Generator,
     resamples: int,
 ) -> Overall:
-    """Permutation of variant labels within scenarios; statistic: mean of B - A means."""
+    """Permutation of variant labels within scenarios; statistic: mean of B - A means (of
+    logs, values below ``floor`` counting as ``floor``, as in the per-scenario comparison;
+    ``None``: no logs)."""
+    log = floor is not None
     name = "stratified permutation"
     if not pairs:
         return Overall(metric, name, None, None, None, 1.0, 1.0, None, 0)
     observed = 0.0
     permuted = np.zeros(resamples)
     for a, b in pairs:
-        values = np.log(np.maximum(np.r_[a, b], 1e-3)) if log else np.r_[a, b]
+        values = np.log(np.maximum(np.r_[a, b], floor)) if floor is not None else np.r_[a, b]
         masks = resample.Arrangements(len(a), len(b), rng).rows(0, resamples)
         in_b = masks.astype(float) @ values
         permuted += in_b / len(b) - (values.sum() - in_b) / len(a)
@@ -188,12 +191,18 @@ def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: flo
 
 
 def _summary(
-    a: str, b: str, answer: Answer, rates: tuple[Overall, Overall], detectable: float | None
+    a: str,
+    b: str,
+    answer: Answer,
+    rates: tuple[Overall, Overall],
+    detectable: float | None,
+    alpha: float,
 ) -> str:
     words = {"pass_rate": "pass rate", "crash_rate": "crash rate"}
+    level = f"{100 * (1 - alpha):.4g}%"
     found = [
         f"{words[o.metric]} {100 * (o.estimate or 0):+.1f} points on average over "
-        f"{o.scenarios} scenarios (95% CI {100 * o.ci[0]:+.1f} to {100 * o.ci[1]:+.1f}; "
+        f"{o.scenarios} scenarios ({level} CI {100 * o.ci[0]:+.1f} to {100 * o.ci[1]:+.1f}; "
         f"CMH p = {o.p_value:.3g})"
         for o in rates
         if o.ci is not None
@@ -276,7 +285,10 @@ def compare_ab(
                 for s in common
                 if arms_a[s].numbers[column].size and arms_b[s].numbers[column].size
             ]
-            others.append(_stratified(metric, pairs, log, rng, config.resampling.n_resamples))
+            floor = None
+            if log:
+                floor = config.latency_floor if metric == "latency" else config.token_floor
+            others.append(_stratified(metric, pairs, floor, rng, config.resampling.n_resamples))
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
     significant = [o for o in rates if o.p_adjusted <= config.alpha and o.better is not None]
@@ -291,7 +303,7 @@ def compare_ab(
         variant_a,
         variant_b,
         answer,
-        _summary(variant_a, variant_b, answer, (rates[0], rates[1]), detectable),
+        _summary(variant_a, variant_b, answer, (rates[0], rates[1]), detectable, config.alpha),
         detectable,
         (*rates, *others),
         per_scenario,

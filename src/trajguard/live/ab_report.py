@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trajguard.live.ab import ABResult
-from trajguard.live.report import RunSetInfo, md, render_report
+from trajguard.live.report import RunSetInfo, interval_label, md, render_report
 
 __all__ = ["render_ab_report"]
 
@@ -41,21 +41,22 @@ def render_ab_report(
     """The A/B report: the plain answer, the overall stratified tests, every scenario."""
     a, b = result.variant_a, result.variant_b
     detectable = (
-        "—"
+        "No scenario has judged runs of both variants, so no detectable difference is stated."
         if result.detectable_difference is None
-        else f"{100 * result.detectable_difference:.0f} points"
+        else f"These runs could detect an average pass-rate difference of "
+        f"{100 * result.detectable_difference:.0f} points (80% power, two-sided, Holm-adjusted)."
     )
     lines = [
         f"# trajguard A/B: {md(b)} against {md(a)}",
         "",
         f"**Answer: {md(b)} {result.answer.value}.** {md(result.summary, limit=400)}",
         "",
-        f"These runs could detect an average pass-rate difference of {detectable} "
-        "(80% power, two-sided, Holm-adjusted).",
+        detectable,
         "",
         "## Overall (stratified by scenario)",
         "",
-        "| metric | test | B vs A | 95% CI | p | adj. p | scenarios |",
+        f"| metric | test | B vs A | {interval_label(result.per_scenario.config.alpha)} | p "
+        "| adj. p | scenarios |",
         "|---|---|---|---|---:|---:|---:|",
     ]
     for o in result.overall:

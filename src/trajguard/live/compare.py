@@ -13,8 +13,9 @@ metrics of the whole report are adjusted together (Holm) and the diagnostic ones
   constant at the same value are flagged ``identical`` and still need the equivalence bound of
   :func:`trajguard.live.stats.constant_shift_tost` (or its median analogue) to be unchanged.
 * changed: a significant difference in a metric without a direction (tool multiset, order).
-* inconclusive: anything else; ``reachable`` is false, with a note, when this N cannot reach
-  significance at the report's first Holm (or BH) step.
+* inconclusive: anything else; ``reachable`` is false, with a note, when even the smallest
+  p-value this N can produce would not be significant in this report: with the other p-values of
+  its family as observed, Holm (or BH) would still adjust it above the level.
 
 Harmful means a lower pass rate, or a higher crash rate, step count, token count or latency.
 Improvements and regressions are separate families (each controlled at the level), so the exit
@@ -61,6 +62,7 @@ __all__ = [
     "Verdict",
     "compare_arms",
     "compare_runsets",
+    "evaluate_metric",
     "overall_verdict",
 ]
 
@@ -136,6 +138,18 @@ def _evaluate(
     )
 
 
+def evaluate_metric(
+    metric: str, b: Arm, c: Arm, *, config: CompareConfig, scenario: str
+) -> mt.Evaluation:
+    """One metric of one scenario before any adjustment (the sequential gate's looks)."""
+    shared = resample.Arrangements(
+        b.runs,
+        c.runs,
+        np.random.default_rng([config.seed, zlib.crc32(scenario.encode()), len(METRICS)]),
+    )
+    return _evaluate(metric, b, c, config, scenario, shared)
+
+
 @dataclass(frozen=True)
 class _Tested:
     """An evaluation with the p-values that enter the adjusted families."""
@@ -146,6 +160,7 @@ class _Tested:
     p: float
     p_benefit: float | None
     min_p: float
+    min_p_benefit: float | None = None
 
 
 def _tested(scenario: str, metric: str, ev: mt.Evaluation, two_sided: bool) -> _Tested:
@@ -158,26 +173,71 @@ def _tested(scenario: str, metric: str, ev: mt.Evaluation, two_sided: bool) -> _
             None,
             min(1.0, 2 * min(ev.min_harm, ev.min_benefit)),
         )
-    benefit = ev.benefit if metric in DIRECTIONAL else None
-    return _Tested(scenario, metric, ev, ev.harm, benefit, ev.min_harm)
+    if metric in DIRECTIONAL:
+        return _Tested(scenario, metric, ev, ev.harm, ev.benefit, ev.min_harm, ev.min_benefit)
+    return _Tested(scenario, metric, ev, ev.harm, None, ev.min_harm)
 
 
-def _adjust(
-    items: list[_Tested], gating: bool, level: float
-) -> tuple[npt.NDArray[np.float64], list[float | None]]:
+def _family(ps: npt.ArrayLike, gating: bool) -> npt.NDArray[np.float64]:
+    return st.holm(ps) if gating else st.bh(ps)
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """Whether a test can be significant in its family at this N, and how close it gets."""
+
+    reachable: bool
+    best: float  # adjusted p-value with the test's smallest attainable p in place of its own
+
+
+def _reach(
+    ps: npt.NDArray[np.float64], mins: list[float], gating: bool, level: float
+) -> list[_Reach]:
+    """Per test: substitute its minimum attainable p, keep the family's other p-values as
+    observed, adjust. Holm and BH adjusted p-values do not decrease when one p-value grows, so
+    a test whose observed adjusted p is at most the level is always reachable, and one whose
+    best adjusted p exceeds the level cannot be significant in this report at any outcome."""
+    out = []
+    for i, least in enumerate(mins):
+        if least <= level / max(ps.size, 1):
+            out.append(_Reach(True, least * ps.size))  # first step cleared (Holm and BH)
+            continue
+        trial = ps.copy()
+        trial[i] = min(least, ps[i])
+        best = float(_family(trial, gating)[i])
+        out.append(_Reach(best <= level, best))
+    return out
+
+
+@dataclass(frozen=True)
+class _Adjusted:
+    """A family's adjusted p-values and reachability, harmful (or any-change) and beneficial."""
+
+    p: npt.NDArray[np.float64]
+    benefit: list[float | None]
+    reach: list[_Reach | None]
+    reach_benefit: list[_Reach | None]
+
+
+def _adjust(items: list[_Tested], gating: bool, level: float) -> _Adjusted:
     """Adjusted p-values of the family and of its improvement family (untestable: 1.0)."""
-
-    def family(ps: list[float]) -> npt.NDArray[np.float64]:
-        return st.holm(ps, level) if gating else st.bh(ps)
-
     idx = [i for i, t in enumerate(items) if t.evaluation.testable]
     adjusted = np.ones(len(items))
-    adjusted[idx] = family([items[i].p for i in idx])
+    raw = np.array([items[i].p for i in idx], dtype=float)
+    adjusted[idx] = _family(raw, gating)
+    reach: list[_Reach | None] = [None] * len(items)
+    for i, r in zip(idx, _reach(raw, [items[i].min_p for i in idx], gating, level), strict=True):
+        reach[i] = r
     ben_idx = [i for i in idx if items[i].p_benefit is not None]
     benefit: list[float | None] = [None if t.p_benefit is None else 1.0 for t in items]
-    for i, p in zip(ben_idx, family([items[i].p_benefit or 1.0 for i in ben_idx]), strict=True):
-        benefit[i] = float(p)
-    return adjusted, benefit
+    reach_benefit: list[_Reach | None] = [None] * len(items)
+    raw_b = np.array([items[i].p_benefit or 1.0 for i in ben_idx], dtype=float)
+    mins_b = [items[i].min_p_benefit or 1.0 for i in ben_idx]
+    for i, p, r in zip(
+        ben_idx, _family(raw_b, gating), _reach(raw_b, mins_b, gating, level), strict=True
+    ):
+        benefit[i], reach_benefit[i] = float(p), r
+    return _Adjusted(adjusted, benefit, reach, reach_benefit)
 
 
 def _verdict(
@@ -199,28 +259,42 @@ def _verdict(
     return Verdict.INCONCLUSIVE
 
 
+def _reach_note(
+    t: _Tested, reach: _Reach, reach_benefit: _Reach | None, gating: bool, m: int, level: float
+) -> str:
+    ev = t.evaluation
+    n = (
+        f"{ev.baseline.n} per side"
+        if ev.baseline.n == ev.candidate.n
+        else f"{ev.baseline.n} baseline / {ev.candidate.n} candidate runs"
+    )
+    what, where = "cannot reach significance", ""
+    if reach_benefit is not None and reach_benefit.reachable:
+        what = "a regression cannot reach significance"
+    elif reach_benefit is not None:
+        where = " in either direction"
+    return (
+        f"{what} at N={n}{where}: even its smallest attainable p ({t.min_p:.2g}) would adjust to "
+        f"{min(reach.best, 1.0):.2g} > {level:g} ({'Holm' if gating else 'BH'} over {m} tests, "
+        "the others as observed)"
+    )
+
+
 def _results(
     items: list[_Tested], gating: bool, config: CompareConfig
 ) -> dict[tuple[str, str], MetricResult]:
     level = config.alpha if gating else config.q
-    adjusted, benefit = _adjust(items, gating, level)
+    adj = _adjust(items, gating, level)
     m = sum(t.evaluation.testable for t in items)
-    first_step = level / max(m, 1)
     out = {}
-    for t, p_adj, p_ben in zip(items, adjusted, benefit, strict=True):
+    for i, t in enumerate(items):
         ev = t.evaluation
+        p_adj, p_ben = float(adj.p[i]), adj.benefit[i]
         notes = list(ev.notes)
-        reachable = t.min_p <= first_step
-        if ev.testable and not reachable and not ev.identical:
-            n = (
-                f"{ev.baseline.n} per side"
-                if ev.baseline.n == ev.candidate.n
-                else f"{ev.baseline.n} baseline / {ev.candidate.n} candidate runs"
-            )
-            notes.append(
-                f"cannot reach significance at N={n} (min p {t.min_p:.2g} > "
-                f"{level:g}/{m} = {first_step:.2g}, {'Holm' if gating else 'BH'})"
-            )
+        reach = adj.reach[i]
+        reachable = reach is not None and (reach.reachable or p_adj <= level)
+        if reach is not None and not reachable and not ev.identical:
+            notes.append(_reach_note(t, reach, adj.reach_benefit[i], gating, m, level))
         out[(t.scenario, t.metric)] = MetricResult(
             t.metric,
             "gating" if gating else "diagnostic",
@@ -231,25 +305,33 @@ def _results(
             ev.ci,
             ev.test,
             t.p,
-            float(p_adj),
+            p_adj,
             t.p_benefit,
             p_ben,
             ev.tost,
             t.min_p,
             reachable,
             ev.identical,
-            _verdict(t, float(p_adj), p_ben, level, config),
+            _verdict(t, p_adj, p_ben, level, config),
             tuple(notes),
         )
     return out
 
 
 def _pass_k(passed: npt.NDArray[np.bool_], max_k: int, confidence: float) -> tuple[PassK, ...]:
+    """The unbiased pass^k with the Wilson-based interval, widened down to the estimate.
+
+    ``C(c, k) / C(n, k)`` is at most ``(c/n)**k``, hence below the interval's upper end, but it
+    can fall under its lower end (2 passes of 3, k = 3: 0 against 0.009); the interval is then
+    extended to include it (coverage only grows), so estimate and interval never disagree.
+    """
     c, n = int(passed.sum()), int(passed.size)
-    return tuple(
-        PassK(k, st.pass_hat_k(c, n, k), *st.pass_k_interval(c, n, k, confidence))
-        for k in range(1, min(n, max_k) + 1)
-    )
+    out = []
+    for k in range(1, min(n, max_k) + 1):
+        estimate = st.pass_hat_k(c, n, k)
+        low, high = st.pass_k_interval(c, n, k, confidence)
+        out.append(PassK(k, estimate, min(low, estimate), max(high, estimate)))
+    return tuple(out)
 
 
 def _suite_pass_k(per_scenario: list[tuple[PassK, ...]]) -> tuple[PassK, ...]:
@@ -308,10 +390,11 @@ def compare_arms(
     for scenario in common:
         b, c = arms_b[scenario], arms_c[scenario]
         metric_results = tuple(results[(scenario, m)] for m in config.metrics)
-        mde = None
+        mde, rate = None, None
         if b.passed.size and c.passed.size and "pass_rate" in config.metrics:
+            rate = float(b.passed.mean())
             mde = power.mde_pass_rate(
-                float(b.passed.mean()),
+                rate,
                 b.passed.size,
                 n_c=c.passed.size,
                 alpha=mde_alpha,
@@ -331,6 +414,7 @@ def compare_arms(
                 _pass_k(c.passed, config.max_k, 1 - config.alpha),
                 mde,
                 mde_alpha,
+                rate,
             )
         )
     return Comparison(

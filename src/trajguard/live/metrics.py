@@ -11,7 +11,7 @@ are in :mod:`trajguard.live.tool_metrics`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +53,8 @@ class Summary:
         q90: the 90th percentile.
         interval: 95% Wilson interval for rates.
         detail: named extras: mean calls per tool, or distinct sequences.
+        geometric_mean: geometric mean (tokens, latency; values below the floor count as the
+            floor), what their effect, a ratio of geometric means, compares.
     """
 
     n: int
@@ -63,6 +65,7 @@ class Summary:
     q90: float | None = None
     interval: tuple[float, float] | None = None
     detail: tuple[tuple[str, float], ...] = ()
+    geometric_mean: float | None = None
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,20 @@ def _rank_equivalence(
         st.t_sf((res.estimate - 0.5 + margin) / res.se, res.df),
         st.t_cdf((res.estimate - 0.5 - margin) / res.se, res.df),
     )
-    return (res.estimate - half, res.estimate + half), tost
+    # A is a probability: the t interval can run past 0 or 1, the parameter cannot.
+    return (max(0.0, res.estimate - half), min(1.0, res.estimate + half)), tost
+
+
+def _no_interval_note(b: FloatArray, c: FloatArray, a: float) -> str:
+    """Why the rank interval and equivalence test are undefined."""
+    if b.size < 2 or c.size < 2:
+        why = "a batch has a single run"
+    elif a in (0.0, 1.0):
+        side = "above" if a == 1.0 else "below"
+        why = f"the batches do not overlap (every candidate run {side} every baseline run)"
+    else:
+        why = "the rank placements have no spread"
+    return f"interval and equivalence undefined: {why}, so the rank variance estimate is zero"
 
 
 def _constant(values: FloatArray) -> bool:
@@ -265,11 +281,7 @@ def evaluate_shift(
     # The permutation distribution of the same statistic is exact at every N.
     harm, benefit, min_h, min_b, test = _location(b, c, True, rng, resampling, _NEVER)
     ci, tost = _rank_equivalence(c, b, margin, alpha)
-    notes = (
-        ()
-        if ci is not None
-        else ("interval and equivalence undefined (a batch is constant or has one run)",)
-    )
+    notes = () if ci is not None else (_no_interval_note(b, c, a),)
     return Evaluation(
         base,
         cand,
@@ -299,11 +311,14 @@ def evaluate_ratio(
     label: str,
 ) -> Evaluation:
     """Tokens, latency: Welch t on logs (permuted below 20 runs), geometric-mean ratio, TOST."""
-    base, cand = _numbers(b), _numbers(c)
+    lb, lc = np.log(np.maximum(b, floor)), np.log(np.maximum(c, floor))
+    base, cand = (
+        replace(_numbers(x), geometric_mean=float(np.exp(logs.mean())) if logs.size else None)
+        for x, logs in ((b, lb), (c, lc))
+    )
     effect = f"geometric-mean ratio of {label} (candidate / baseline)"
     if b.size == 0 or c.size == 0:
         return _untestable(base, cand, effect, tost=True)
-    lb, lc = np.log(np.maximum(b, floor)), np.log(np.maximum(c, floor))
     ratio = float(np.exp(lc.mean() - lb.mean()))
     low, high = 1 / ratio_margin, ratio_margin
     if _constant(lb) and _constant(lc):

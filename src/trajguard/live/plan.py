@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from trajguard.live.power import (
@@ -35,7 +36,8 @@ __all__ = ["PlanRow", "ScenarioPlan", "plan_alphas", "plan_assumed", "plan_rows"
 _ROW_METRICS = {
     "pass_rate": ("pass_rate",),
     "crash_rate": ("crash_rate",),
-    "tokens": ("prompt_tokens", "completion_tokens"),
+    "prompt_tokens": ("prompt_tokens",),
+    "completion_tokens": ("completion_tokens",),
     "step_count": ("step_count",),
 }
 
@@ -53,8 +55,9 @@ class PlanRow:
     """What one metric can detect at the planned N.
 
     Attributes:
-        metric: the metric.
-        baseline: the baseline value the computation assumed (rate, or sd of logs).
+        metric: the metric (``prompt_tokens`` and ``completion_tokens`` each get a row).
+        baseline: the baseline value the computation assumed: a rate, the standard deviation
+            of log token counts, or ``A = 1/2`` (no change) for steps.
         n: runs per arm.
         alpha: the adjusted significance level used.
         mde: smallest detectable effect (pass-rate drop, crash-rate rise, ratio, or ``A``);
@@ -81,6 +84,7 @@ def plan_rows(
     pass_rate: float,
     crash_rate: float,
     sigma_log: float,
+    sigma_log_completion: float | None = None,
     pass_target: float,
     crash_target: float,
     ratio_target: float,
@@ -93,10 +97,11 @@ def plan_rows(
     Args:
         n: runs per arm.
         alphas: adjusted significance level per row metric (``pass_rate``, ``crash_rate``,
-            ``tokens``, ``step_count``).
+            ``prompt_tokens``, ``completion_tokens``, ``step_count``).
         pass_rate: baseline pass rate.
         crash_rate: baseline crash rate.
-        sigma_log: standard deviation of log tokens (:func:`cv_to_sigma`).
+        sigma_log: standard deviation of log prompt tokens (:func:`cv_to_sigma`).
+        sigma_log_completion: the same for completion tokens (``sigma_log`` if omitted).
         pass_target: pass-rate drop to detect.
         crash_target: crash-rate rise to detect.
         ratio_target: token ratio to detect (> 1).
@@ -105,9 +110,11 @@ def plan_rows(
         two_sided: two-sided tests (A/B).
     """
     pw, ts = power, two_sided
-    a_pass, a_crash, a_tok, a_steps = (
-        alphas[m] for m in ("pass_rate", "crash_rate", "tokens", "step_count")
-    )
+    a_pass, a_crash, a_steps = (alphas[m] for m in ("pass_rate", "crash_rate", "step_count"))
+    sigmas = {
+        "prompt_tokens": sigma_log,
+        "completion_tokens": sigma_log if sigma_log_completion is None else sigma_log_completion,
+    }
     n_pass = n_needed_pass_rate(pass_rate, pass_target, alpha=a_pass, power=pw, two_sided=ts)
     n_crash = n_needed_pass_rate(
         1 - crash_rate, crash_target, alpha=a_crash, power=pw, two_sided=ts
@@ -138,15 +145,18 @@ def plan_rows(
             n_crash,
             rate_method(n_crash),
         ),
-        PlanRow(
-            "tokens",
-            sigma_log,
-            n,
-            a_tok,
-            mde_ratio(sigma_log, n, alpha=a_tok, power=pw, two_sided=ts),
-            ratio_target,
-            n_needed_ratio(sigma_log, ratio_target, alpha=a_tok, power=pw, two_sided=ts),
-            "noncentral t on log values",
+        *(
+            PlanRow(
+                metric,
+                sigma,
+                n,
+                alphas[metric],
+                mde_ratio(sigma, n, alpha=alphas[metric], power=pw, two_sided=ts),
+                ratio_target,
+                n_needed_ratio(sigma, ratio_target, alpha=alphas[metric], power=pw, two_sided=ts),
+                "noncentral t on log values",
+            )
+            for metric, sigma in sigmas.items()
         ),
         PlanRow(
             "step_count",
@@ -180,6 +190,7 @@ def _rows(
     pass_rate: float,
     crash_rate: float,
     sigma_log: float,
+    sigma_log_completion: float,
 ) -> tuple[PlanRow, ...]:
     return plan_rows(
         n=n,
@@ -187,6 +198,7 @@ def _rows(
         pass_rate=pass_rate,
         crash_rate=crash_rate,
         sigma_log=sigma_log,
+        sigma_log_completion=sigma_log_completion,
         pass_target=config.pass_rate_margin,
         crash_target=config.crash_rate_margin,
         ratio_target=config.ratio_margin,
@@ -225,6 +237,7 @@ def plan_assumed(
             pass_rate,
             crash_rate,
             cv_to_sigma(token_cv),
+            cv_to_sigma(token_cv),
         ),
     )
 
@@ -234,19 +247,31 @@ def plan_runset(
 ) -> tuple[ScenarioPlan, ...]:
     """Plan each scenario of a baseline run set at ``n`` runs per arm.
 
-    The scenario's observed pass rate, crash rate and spread of log prompt tokens stand in for
-    the truth; a scenario without judged runs is planned at a pass rate of 1/2 (the worst case),
-    one without token spread at a coefficient of variation of 0.3.
+    The scenario's observed pass rate, crash rate and spreads of log prompt and log completion
+    tokens stand in for the truth; a scenario without judged runs is planned at a pass rate of
+    1/2 (the worst case), a token count without spread at a coefficient of variation of 0.3.
     """
     config = config or CompareConfig()
     arms = split_runs(baseline, crash_statuses=config.crash_statuses, side="baseline")
     alphas = plan_alphas(config, len(arms))
     plans = []
     for name, arm in arms.items():
-        logs = np.log(np.maximum(arm.numbers["prompt_tokens"], config.token_floor))
-        sigma = float(logs.std(ddof=1)) if logs.size > 1 else 0.0
-        sigma = sigma if sigma > 0 and math.isfinite(sigma) else cv_to_sigma(0.3)
+        prompt, completion = (
+            _sigma_log(arm.numbers[column], config.token_floor)
+            for column in ("prompt_tokens", "completion_tokens")
+        )
         pass_rate = float(arm.passed.mean()) if arm.passed.size else 0.5
         crash_rate = float(arm.crashed.mean()) if arm.runs else 0.0
-        plans.append(ScenarioPlan(name, _rows(config, n, alphas, pass_rate, crash_rate, sigma)))
+        plans.append(
+            ScenarioPlan(name, _rows(config, n, alphas, pass_rate, crash_rate, prompt, completion))
+        )
     return tuple(plans)
+
+
+def _sigma_log(values: npt.NDArray[np.float64], floor: float) -> float:
+    """Standard deviation of the logs (as the comparison takes them); CV 0.3 without spread."""
+    logs = np.log(np.maximum(values, floor))
+    if logs.size < 2 or logs.min() == logs.max():  # no spread (std may round to 1e-16)
+        return cv_to_sigma(0.3)
+    sigma = float(logs.std(ddof=1))
+    return sigma if math.isfinite(sigma) else cv_to_sigma(0.3)

@@ -10,7 +10,7 @@ step, which is what a single regression has to clear.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -145,8 +145,10 @@ def n_needed_pass_rate(
 
     Exact (Boschloo enumeration) up to ``EXACT_MAX_N`` runs per arm; beyond, the normal
     approximation (exact tables grow as N squared). Exact power is not monotone in N (discrete
-    tests have a sawtooth); the answer is the first N from which the next few N all reach the
-    target. ``None`` for a drop that leaves no rate (``drop > p_baseline``) or is not positive.
+    tests have a sawtooth); the answer is the first N that reaches the target together with the
+    next three N (a plan that is one run short of its N keeps its power). If no N up to
+    ``EXACT_MAX_N`` qualifies, ``EXACT_MAX_N + 1`` or the normal approximation, whichever is
+    larger. ``None`` for a drop that leaves no rate (``drop > p_baseline``) or is not positive.
     """
     p_c = p_baseline - drop
     if drop <= 0 or p_c < 0:
@@ -156,18 +158,25 @@ def n_needed_pass_rate(
         return approx
     side: st.Alternative = "two-sided" if two_sided else "greater"
 
+    @cache
     def enough(n: int) -> bool:
         return power_rates(p_baseline, p_c, n, n, alpha=alpha, alternative=side) >= power
 
+    def settled(n: int) -> bool:
+        return all(enough(k) for k in range(n, min(n + 4, EXACT_MAX_N + 1)))
+
     low, high = max(1, approx // 2), min(EXACT_MAX_N, 2 * approx + 5)
+    while not enough(high) and high < EXACT_MAX_N:
+        low, high = high, min(EXACT_MAX_N, 2 * high)
     if not enough(high):
-        return approx
+        return max(approx, EXACT_MAX_N + 1)
+    # Bisection to a crossing (enough(high), and low below it), then forward to a settled N.
     while high - low > 1:
         mid = (low + high) // 2
         low, high = (low, mid) if enough(mid) else (mid, high)
-    while high < EXACT_MAX_N and not all(
-        enough(n) for n in range(high + 1, min(high + 4, EXACT_MAX_N + 1))
-    ):
+    while not settled(high):
+        if high >= EXACT_MAX_N:
+            return max(approx, EXACT_MAX_N + 1)
         high += 1
     return high
 
@@ -187,9 +196,15 @@ def power_ratio(
     two_sided: bool = False,
 ) -> float:
     """Power of the t-test on log values against a geometric-mean ratio ``ratio`` (> 1)."""
+    return _power_log_ratio(math.log(ratio), sigma, n_b, alpha, n_c, two_sided)
+
+
+def _power_log_ratio(
+    log_ratio: float, sigma: float, n_b: int, alpha: float, n_c: int | None, two_sided: bool
+) -> float:
     n_c = n_b if n_c is None else n_c
     df = n_b + n_c - 2
-    ncp = math.log(ratio) / (sigma * math.sqrt(1 / n_b + 1 / n_c))
+    ncp = log_ratio / (sigma * math.sqrt(1 / n_b + 1 / n_c))
     crit = float(stats.t.ppf(1 - (alpha / 2 if two_sided else alpha), df))
     upper = float(stats.nct.sf(crit, df, ncp))
     return upper + (float(stats.nct.cdf(-crit, df, ncp)) if two_sided else 0.0)
@@ -214,15 +229,15 @@ def mde_ratio(
         return None
 
     def shortfall(log_ratio: float) -> float:
-        return (
-            power_ratio(math.exp(log_ratio), sigma, n_b, alpha=alpha, n_c=n_c, two_sided=two_sided)
-            - power
-        )
+        # On the log scale: exp then log would lose a tiny sigma's ratios to rounding.
+        return _power_log_ratio(log_ratio, sigma, n_b, alpha, n_c, two_sided) - power
 
+    if shortfall(0.0) >= 0:  # a power at or below the test's level: any ratio
+        return 1.0
     high = sigma
     while shortfall(high) < 0:
         high *= 2
-    return math.exp(optimize.brentq(shortfall, 1e-12, high, xtol=1e-10))
+    return math.exp(optimize.brentq(shortfall, 0.0, high, xtol=min(1e-10, sigma * 1e-6)))
 
 
 def n_needed_ratio(

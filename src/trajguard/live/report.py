@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from trajguard.live.results import Comparison, MetricResult, ScenarioResult, Verdict
+from trajguard.live.results import Comparison, MetricResult, PassK, ScenarioResult, Verdict
 from trajguard.live.summary import summarize
 
-__all__ = ["RunSetInfo", "md", "render_report"]
+__all__ = ["RunSetInfo", "interval_label", "md", "render_report"]
 
 _MARK = {
     Verdict.REGRESSED: "🔴 regressed",
@@ -75,8 +75,16 @@ def _side(summary: Any, metric: str) -> str:
         return f"{_number(summary.mean, metric)} (n={summary.n})"
     if metric in ("tool_multiset", "tool_sequence"):
         return f"n={summary.n}"
+    if summary.geometric_mean is not None:
+        # Tokens and latency: the effect is a ratio of geometric means, so show those.
+        return f"gmean {_number(summary.geometric_mean, metric)} (n={summary.n})"
     shown = summary.median if summary.median is not None else summary.mean
     return f"median {_number(shown, metric)} (n={summary.n})"
+
+
+def interval_label(alpha: float) -> str:
+    """Column header of intervals computed at confidence ``1 - alpha``."""
+    return f"{100 * (1 - alpha):.4g}% CI"
 
 
 _EFFECT = {
@@ -91,8 +99,9 @@ _EFFECT = {
 }
 _EFFECT_LEGEND = (
     "Effects: Δ = candidate − baseline rate (Newcombe interval); A = P(candidate > baseline) + "
-    "½P(tie), 0.5 is no change; × = geometric-mean ratio candidate / baseline; V = Cramér's V of "
-    "calls by tool; Δd = mean edit distance between batches − within batches (0 is no change)."
+    "½P(tie), 0.5 is no change; × = geometric-mean ratio candidate / baseline (gmean = geometric "
+    "mean); V = Cramér's V of calls by tool plus one end-of-run count per run; Δd = mean edit "
+    "distance between batches − within batches (0 is no change)."
 )
 
 
@@ -176,6 +185,7 @@ def _scenario_section(
     baseline: pd.DataFrame,
     candidate: pd.DataFrame,
     plots: Mapping[str, str],
+    alpha: float,
 ) -> list[str]:
     lines = [
         "",
@@ -185,7 +195,8 @@ def _scenario_section(
         + _excluded(result.harness_excluded_baseline, result.harness_excluded_candidate)
         + f". {result.mde_note.capitalize()}.",
         "",
-        "| metric | baseline | candidate | effect | 95% CI | p | adj. p | TOST p | verdict |",
+        f"| metric | baseline | candidate | effect | {interval_label(alpha)} | p | adj. p "
+        "| TOST p | verdict |",
         "|---|---|---|---|---|---:|---:|---:|---|",
     ]
     lines += [_metric_row(m) for m in result.metrics]
@@ -208,22 +219,35 @@ def _excluded(b: int, c: int) -> str:
     return f" ({b} baseline and {c} candidate harness errors excluded)"
 
 
-def _pass_k(result: ScenarioResult) -> list[str]:
-    if not result.pass_k_baseline and not result.pass_k_candidate:
-        return []
+def _pass_k_cells(baseline: Sequence[PassK], candidate: Sequence[PassK]) -> str:
     shown = {1, 2, 4, 8}
     cells = []
-    for label, values in (
-        ("baseline", result.pass_k_baseline),
-        ("candidate", result.pass_k_candidate),
-    ):
+    for label, values in (("baseline", baseline), ("candidate", candidate)):
         parts = [
             f"k={p.k}: {100 * p.estimate:.0f}% [{100 * p.low:.0f}, {100 * p.high:.0f}]"
             for p in values
             if p.k in shown
         ]
         cells.append(f"{label} " + ", ".join(parts))
-    return ["", "pass^k (all k runs pass): " + " · ".join(cells) + "."]
+    return " · ".join(cells)
+
+
+def _pass_k(result: ScenarioResult) -> list[str]:
+    if not result.pass_k_baseline and not result.pass_k_candidate:
+        return []
+    cells = _pass_k_cells(result.pass_k_baseline, result.pass_k_candidate)
+    return ["", f"pass^k (all k runs pass): {cells}."]
+
+
+def _suite_pass_k(comparison: Comparison) -> list[str]:
+    if not comparison.pass_k_baseline and not comparison.pass_k_candidate:
+        return []
+    cells = _pass_k_cells(comparison.pass_k_baseline, comparison.pass_k_candidate)
+    return [
+        "",
+        f"Suite pass^k (mean over scenarios of the chance that k runs in a row all pass; "
+        f"intervals average the scenarios' {interval_label(comparison.config.alpha)}s): {cells}.",
+    ]
 
 
 def _headline(comparison: Comparison, suite: str) -> list[str]:
@@ -276,6 +300,13 @@ def _summary_table(comparison: Comparison) -> list[str]:
             f"| {md(s.scenario, limit=40)} | {_MARK[s.verdict]} | {change('pass_rate')} | "
             f"{change('crash_rate')} | {change('step_count')} | {drop} |"
         )
+    if any(s.mde_pass_rate is None for s in comparison.scenarios):
+        lines += [
+            "",
+            "<sub>Detectable drop: the smallest pass-rate drop these runs detect with 80% power "
+            "at the first Holm step. — means none is: not even a drop to 0% would be detected "
+            "at this N, the baseline passed no run, or no run was judged.</sub>",
+        ]
     return lines
 
 
@@ -360,9 +391,12 @@ def render_report(
     suite = str(candidate.manifest.get("suite") or baseline.manifest.get("suite") or "suite")
     lines = _headline(comparison, suite)
     lines += _summary_table(comparison)
+    lines += _suite_pass_k(comparison)
     lines += ["", "## Scenarios"]
     for result in comparison.scenarios:
-        lines += _scenario_section(result, baseline.runs, candidate.runs, plots or {})
+        lines += _scenario_section(
+            result, baseline.runs, candidate.runs, plots or {}, comparison.config.alpha
+        )
     for section in extra_sections:
         lines += ["", section]
     lines += _method(comparison)

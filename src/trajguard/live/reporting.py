@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,8 +60,13 @@ def compare_and_report(
     all_plots: bool = False,
     junit: Path | None = None,
     extra_sections: tuple[str, ...] = (),
+    adjust: Callable[[Comparison], Comparison] | None = None,
 ) -> ReportFiles:
-    """Compare two run sets; write the markdown report (plots beside it) and optional JUnit."""
+    """Compare two run sets; write the markdown report (plots beside it) and optional JUnit.
+
+    ``adjust`` transforms the comparison before anything is written (the sequential gate sets
+    the verdicts in sequential mode), so report, JUnit and the returned comparison agree.
+    """
     baseline, candidate = load_side(baseline_dir), load_side(candidate_dir)
     for side in (baseline, candidate):
         variants = sorted(str(v) for v in side.runs["variant"].dropna().unique())
@@ -71,6 +77,8 @@ def compare_and_report(
                 hint="compare variants with `trajguard ab`, or run one variant per run set",
             )
     comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
+    if adjust is not None:
+        comparison = adjust(comparison)
     links: dict[str, str] = {}
     if plots:
         from trajguard.live.plots import write_plots

@@ -136,7 +136,10 @@ class MetricResult:
         p_benefit_adjusted: its adjustment within the improvement family.
         p_tost: equivalence p-value; ``None`` for report-only metrics.
         min_p: smallest ``p_value`` this design can produce.
-        reachable: ``min_p`` clears the family's first-step threshold.
+        reachable: some outcome at this N could be significant in this report: with ``min_p``
+            in place of ``p_value`` and the family's other p-values as observed, the adjusted
+            p-value is at most the level (always true when ``p_adjusted`` is). False for an
+            untested metric.
         identical: both batches constant at the same value.
     """
 
@@ -185,6 +188,8 @@ class ScenarioResult:
     pass_k_candidate: tuple[PassK, ...]
     mde_pass_rate: float | None
     mde_alpha: float
+    baseline_pass_rate: float | None = None
+    """The baseline pass rate the detectable drop was computed from (``None``: not computed)."""
 
     def metric(self, name: str) -> MetricResult:
         """The result of metric ``name``."""
@@ -198,8 +203,15 @@ class ScenarioResult:
             if self.runs_baseline == self.runs_candidate
             else f"{self.runs_baseline} baseline and {self.runs_candidate} candidate runs"
         )
+        if self.baseline_pass_rate is None:
+            return f"with {sizes} the detectable pass-rate drop was not computed (no judged runs)"
+        if self.mde_pass_rate is None and self.baseline_pass_rate == 0:
+            return f"with {sizes} there is no pass-rate drop to detect: the baseline passed no run"
         if self.mde_pass_rate is None:
-            return f"with {sizes} no pass-rate change is detectable at alpha {self.mde_alpha:.2g}"
+            return (
+                f"with {sizes} no pass-rate drop is detectable at alpha {self.mde_alpha:.2g}, "
+                "not even one to 0%"
+            )
         return (
             f"with {sizes} this run could see a pass-rate drop of >= "
             f"{100 * self.mde_pass_rate:.0f} points (80% power, alpha {self.mde_alpha:.2g})"

@@ -39,11 +39,18 @@ __all__ = [
 
 
 class Action(StrEnum):
-    """What to do after a look."""
+    """What to do after a look.
+
+    The first four belong to the regression gate (one-sided, nightly); the last two to A/B
+    comparisons, which stop on a clear difference in either direction and have no futility rule.
+    """
 
     CONTINUE = "continue"
     STOP_REGRESSED = "stop: regressed"
+    STOP_WITHIN_TOLERANCE = "stop: changed within tolerance"
     STOP_NO_REGRESSION = "stop: no regression detected"
+    STOP_DIFFERENT = "stop: different"
+    STOP_NO_DIFFERENCE = "stop: no difference detected"
 
 
 def _fractions(looks: int | Sequence[float]) -> npt.NDArray[np.float64]:
@@ -110,7 +117,7 @@ def obf_thresholds(
 
     Returns:
         One threshold per look; for ``alpha=0.05`` and 3 looks: 0.0007, 0.0157, 0.0336
-        (Bonferroni) or 0.0007, 0.0163, 0.0455 (canonical).
+        (Bonferroni) or 0.0007, 0.0161, 0.0451 (canonical).
     """
     fractions = _fractions(looks)
     z = stats.norm.ppf(1 - alpha / 2)
@@ -128,6 +135,7 @@ def sequential_decision(
     thresholds: Sequence[float],
     candidate_no_worse: bool,
     can_still_regress: bool = True,
+    outside_tolerance: bool = True,
 ) -> Action:
     """The decision after look ``look`` (0-based) for one gating test.
 
@@ -139,14 +147,22 @@ def sequential_decision(
             (the futility rule).
         can_still_regress: ``False`` when no outcome of the remaining runs could cross a later
             threshold (curtailment; see :func:`rate_can_still_regress`).
+        outside_tolerance: the estimate lies beyond the tolerance band on the harmful side
+            (statistics.md section 2: a significant change inside the band is not a regression).
 
     Returns:
-        ``STOP_REGRESSED`` at or below the look's threshold; ``STOP_NO_REGRESSION`` on futility,
-        curtailment or at the last look; otherwise ``CONTINUE``.
+        ``STOP_REGRESSED`` at or below the look's threshold with the estimate outside the band;
+        at or below it inside the band, ``CONTINUE`` (more runs may still move the estimate out)
+        or, at the last look, ``STOP_WITHIN_TOLERANCE``; ``STOP_NO_REGRESSION`` on futility,
+        curtailment or at the last look; otherwise ``CONTINUE``. Withholding stops never adds
+        rejections, so the type I error bound is unchanged.
     """
+    last = look >= len(thresholds) - 1
     if p_value <= thresholds[look]:
-        return Action.STOP_REGRESSED
-    if candidate_no_worse or not can_still_regress or look >= len(thresholds) - 1:
+        if outside_tolerance:
+            return Action.STOP_REGRESSED
+        return Action.STOP_WITHIN_TOLERANCE if last else Action.CONTINUE
+    if candidate_no_worse or not can_still_regress or last:
         return Action.STOP_NO_REGRESSION
     return Action.CONTINUE
 
@@ -272,10 +288,14 @@ def rate_thresholds(alpha: float, n_b: int, schedule: tuple[int, ...]) -> tuple[
 
 
 def combine(actions: Iterable[Action]) -> Action:
-    """One scenario's action from its gating tests: any regression stops, all must be done."""
+    """One scenario's action from its gating tests: any regression stops, all must be done
+    (then "changed within tolerance" if some test ended so, else "no regression detected")."""
     seen = list(actions)
     if Action.STOP_REGRESSED in seen:
         return Action.STOP_REGRESSED
-    if seen and all(a is Action.STOP_NO_REGRESSION for a in seen):
+    done = {Action.STOP_NO_REGRESSION, Action.STOP_WITHIN_TOLERANCE}
+    if seen and all(a in done for a in seen):
+        if Action.STOP_WITHIN_TOLERANCE in seen:
+            return Action.STOP_WITHIN_TOLERANCE
         return Action.STOP_NO_REGRESSION
     return Action.CONTINUE

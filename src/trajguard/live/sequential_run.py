@@ -1,28 +1,42 @@
 """Sequential batches (statistics.md §4): up to three looks, stopping early per scenario.
 
 The candidate's runs come in looks of about N/3. After each look, every still-active scenario's
-gating rates (pass rate, crash rate) are tested against the baseline with Boschloo's exact test
-at the look's alpha-spending threshold (:func:`trajguard.live.sequential.rate_thresholds`, at
-alpha divided by the number of gating tests). A scenario stops "regressed" when a rate crosses
-its threshold, stops "no regression detected" when the candidate is no worse than the baseline
-(non-binding futility) or can no longer cross a later threshold (curtailment), and otherwise
-runs on. In sequential mode this rule is the gate; the comparison tables describe the runs made.
+gating metrics (``CompareConfig.gating``; pass and crash rate by default) are tested against the
+baseline, one-sided, at the look's alpha-spending threshold at alpha divided by the number of
+gating tests (Bonferroni). Rates use Boschloo's exact test with the calibrated thresholds of
+:func:`trajguard.live.sequential.rate_thresholds` and curtailment; other directional metrics the
+test of the fixed-sample comparison at the union-bound thresholds (valid for any test). A scenario
+stops "regressed" when a metric crosses its threshold with its estimate outside the tolerance band
+(statistics.md §2), "no regression detected" when the candidate is no worse than the baseline
+(non-binding futility) or can no longer cross a later threshold (curtailment), and otherwise runs
+on. In sequential mode this rule is the gate: :func:`apply_gate` makes the comparison's verdicts
+(headline, JUnit, exit code) agree with it.
 
-A/B comparisons have no "no worse" side, so they stop a scenario only on a clear difference
-(either direction, thresholds at alpha/2 each) or at the last look.
+A/B comparisons have no "no worse" side: :func:`decide_ab_look` stops a scenario only on a clear
+pass-rate difference (either direction, thresholds at alpha/2 each, "stop: different" with the
+direction), and otherwise runs it to the maximum. ``ab`` never gates.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import pandas as pd
 
 from trajguard.live import stats as st
-from trajguard.live.runs import Arm, split_runs
+from trajguard.live.compare import evaluate_metric
+from trajguard.live.results import (
+    DIRECTIONAL,
+    CompareConfig,
+    Comparison,
+    MetricResult,
+    Verdict,
+    overall_verdict,
+)
+from trajguard.live.runs import DEFAULT_CRASH_STATUSES, Arm, split_runs
 from trajguard.live.sequential import (
     Action,
     combine,
@@ -32,7 +46,27 @@ from trajguard.live.sequential import (
     sequential_decision,
 )
 
-__all__ = ["LookRecord", "SequentialOutcome", "decide_ab_look", "decide_look", "schedule"]
+__all__ = [
+    "Decision",
+    "LookRecord",
+    "SequentialOutcome",
+    "apply_gate",
+    "decide_ab_look",
+    "decide_look",
+    "gate_metrics",
+    "gating_alpha",
+    "schedule",
+]
+
+_LABEL = {
+    "pass_rate": "pass rate",
+    "crash_rate": "crash rate",
+    "step_count": "steps",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "completion tokens",
+    "latency": "latency",
+}
+_RATES = ("pass_rate", "crash_rate")
 
 
 def schedule(max_runs: int, looks: int = 3) -> tuple[int, ...]:
@@ -40,6 +74,36 @@ def schedule(max_runs: int, looks: int = 3) -> tuple[int, ...]:
     if max_runs < looks:
         return (max_runs,)
     return tuple(math.ceil(max_runs * (i + 1) / looks) for i in range(looks))
+
+
+def gate_metrics(config: CompareConfig) -> tuple[str, ...]:
+    """The gating metrics that can regress (directional ones), in report order."""
+    return tuple(m for m in config.metrics if m in config.gating and m in DIRECTIONAL)
+
+
+def gating_alpha(alpha: float, scenarios: int, metrics: int = 2) -> float:
+    """Bonferroni share of each gating test (Holm needs every p-value at once)."""
+    return alpha / max(1, scenarios * metrics)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A scenario's action after a look, with what decided it.
+
+    Attributes:
+        action: the action.
+        metrics: the gating metrics that crossed their threshold outside the band (regressed).
+        detail: words for the report, e.g. the direction of an A/B difference.
+    """
+
+    action: Action
+    metrics: tuple[str, ...] = ()
+    detail: str = ""
+
+    @property
+    def label(self) -> str:
+        """The action with its detail."""
+        return f"{self.action.value} ({self.detail})" if self.detail else self.action.value
 
 
 @dataclass
@@ -53,53 +117,104 @@ class LookRecord:
 
 @dataclass
 class SequentialOutcome:
-    """The whole sequential run."""
+    """The whole sequential run.
+
+    Attributes:
+        max_runs: maximum candidate runs per scenario (per variant for A/B).
+        plan: runs per scenario at each look.
+        alpha: one-sided level of each test (per direction for A/B).
+        gating: the metrics the rule tested.
+        variants: the A/B variants (A, B); ``None`` for the nightly regression gate.
+        looks: what each look decided.
+        stopped: scenario → runs made and the decision that stopped it.
+    """
 
     max_runs: int
     plan: tuple[int, ...]
     alpha: float
+    gating: tuple[str, ...] = _RATES
+    variants: tuple[str, str] | None = None
     looks: list[LookRecord] = field(default_factory=list)
-    stopped: dict[str, tuple[int, str]] = field(default_factory=dict)
+    stopped: dict[str, tuple[int, Decision]] = field(default_factory=dict)
 
     @property
     def regressed(self) -> bool:
         """Some scenario stopped "regressed"."""
-        return any(reason == Action.STOP_REGRESSED.value for _, reason in self.stopped.values())
+        return any(d.action is Action.STOP_REGRESSED for _, d in self.stopped.values())
 
     def runs_used(self) -> int:
         """Candidate runs made, over all scenarios."""
         return sum(runs for runs, _ in self.stopped.values())
 
-    def section(self, thresholds: Callable[[str], Sequence[float]] | None = None) -> str:
-        """The report's description of the design and where it stopped."""
+    def stop_look(self, scenario: str) -> int:
+        """The look (0-based) at which a scenario stopped (the last if it never did)."""
+        return next(
+            (
+                r.look
+                for r in self.looks
+                if scenario in r.decisions and r.decisions[scenario] != Action.CONTINUE.value
+            ),
+            len(self.plan) - 1,
+        )
+
+    def _table(self, runs: str) -> list[str]:
+        lines = [f"| scenario | stopped after | {runs} | decision |", "|---|---:|---:|---|"]
+        for scenario, (made, decision) in sorted(self.stopped.items()):
+            look = self.stop_look(scenario)
+            lines.append(f"| {scenario} | look {look + 1} | {made} | {decision.label} |")
+        return lines
+
+    def _usage(self, unit: str) -> str:
         planned = self.max_runs * max(len(self.stopped), 1)
         used = self.runs_used()
         saved = 100 * (1 - used / planned) if planned else 0.0
+        return f"{used} of {planned} planned {unit} made ({saved:.0f}% saved)."
+
+    def section(self) -> str:
+        """The report's description of the design and where it stopped."""
+        if self.variants is not None:
+            return self._ab_section(self.variants)
         gate = "regressed" if self.regressed else "no regression detected"
+        names = ", ".join(_LABEL.get(m, m) for m in self.gating) or "none"
         lines = [
             "## Sequential design",
             "",
             f"**Sequential gate: {gate}.** In sequential mode this stopping rule decides the exit "
-            "code; the tables above describe the runs made and use fixed-sample tests.",
+            "code, and the verdicts of the gating metrics above follow it; the p-values in the "
+            "tables are fixed-sample tests on the runs made.",
             "",
             f"Up to {len(self.plan)} looks at {', '.join(map(str, self.plan))} candidate runs per "
-            f"scenario (max {self.max_runs}); O'Brien–Fleming alpha spending at one-sided α = "
-            f"{self.alpha:.4g} per gating test, futility stop when the candidate is no worse. "
-            f"{used} of {planned} planned runs made ({saved:.0f}% saved).",
+            f"scenario (max {self.max_runs}). Gating metrics: {names}; each tested one-sided at "
+            f"O'Brien–Fleming alpha-spending thresholds, α = {self.alpha:.4g} per test "
+            "(Bonferroni across scenarios and gating metrics). A scenario stops regressed only "
+            "when a metric crosses its threshold with its estimate outside the tolerance band; "
+            "it stops with no regression detected when the candidate is no worse (futility) or "
+            f"can no longer cross a threshold (curtailment). {self._usage('runs')}",
             "",
-            "| scenario | stopped after | runs | decision |",
-            "|---|---:|---:|---|",
+            *self._table("runs"),
         ]
-        for scenario, (runs, reason) in sorted(self.stopped.items()):
-            look = next(
-                (
-                    r.look
-                    for r in self.looks
-                    if scenario in r.decisions and r.decisions[scenario] != Action.CONTINUE.value
-                ),
-                len(self.plan) - 1,
-            )
-            lines.append(f"| {scenario} | look {look + 1} | {runs} | {reason} |")
+        return "\n".join(lines)
+
+    def _ab_section(self, variants: tuple[str, str]) -> str:
+        a, b = variants
+        stopped = sum(d.action is Action.STOP_DIFFERENT for _, d in self.stopped.values())
+        lines = [
+            "## Sequential design (A/B)",
+            "",
+            f"**{stopped} of {len(self.stopped)} scenarios stopped early on a clear pass-rate "
+            f"difference.** The stopping rule only decides how many runs each scenario gets; "
+            "the answer above comes from the tests on the runs made, and `ab` exits 0 whatever "
+            "it finds.",
+            "",
+            f"Up to {len(self.plan)} looks at {', '.join(map(str, self.plan))} runs per variant "
+            f"per scenario (max {self.max_runs}). After each look a scenario stops when the pass "
+            f"rates of {b} and {a} differ clearly in either direction: Boschloo's test, "
+            f"O'Brien–Fleming alpha-spending thresholds at α = {self.alpha:.4g} per direction "
+            "and scenario. There is no futility stop: without a clear difference a scenario runs "
+            f"to the maximum. {self._usage('runs per variant')}",
+            "",
+            *self._table("runs per variant"),
+        ]
         return "\n".join(lines)
 
 
@@ -108,59 +223,108 @@ def _rate(arm: Arm, crashes: bool) -> tuple[int, int]:
     return int(values.sum()), int(values.size)
 
 
+def _no_worse(metric: str, estimate: float | None) -> bool:
+    """The candidate's estimate is on the beneficial side of no change (futility)."""
+    if estimate is None:
+        return False
+    if metric == "pass_rate":
+        return estimate >= 0
+    if metric == "crash_rate":
+        return estimate <= 0
+    return estimate <= (0.5 if metric == "step_count" else 1.0)
+
+
+def _decide_metric(
+    metric: str,
+    arm_b: Arm,
+    arm_c: Arm,
+    *,
+    scenario: str,
+    look: int,
+    plan: tuple[int, ...],
+    alpha: float,
+    config: CompareConfig,
+) -> Action:
+    last = look >= len(plan) - 1
+    ev = evaluate_metric(metric, arm_b, arm_c, config=config, scenario=scenario)
+    if not ev.testable:
+        return Action.STOP_NO_REGRESSION if last else Action.CONTINUE
+    alive = True
+    if metric in _RATES:
+        crashes = metric == "crash_rate"
+        (x_b, n_b), (x_c, n_c) = _rate(arm_b, crashes), _rate(arm_c, crashes)
+        thresholds = rate_thresholds(alpha, n_b, plan)
+        later = [n for n in plan if n > n_c]
+        alive = bool(later) and (
+            not st.boschloo_feasible(n_b, max(later))
+            or rate_can_still_regress(
+                x_b,
+                n_b,
+                x_c,
+                n_c,
+                later_n_c=later,
+                later_thresholds=thresholds[len(plan) - len(later) :],
+                higher_is_better=not crashes,
+            )
+        )
+    else:
+        thresholds = obf_thresholds(alpha, [n / plan[-1] for n in plan])
+    return sequential_decision(
+        min(look, len(plan) - 1),
+        ev.harm,
+        thresholds=thresholds,
+        candidate_no_worse=_no_worse(metric, ev.estimate),
+        can_still_regress=alive or last,
+        outside_tolerance=ev.outside,
+    )
+
+
 def decide_look(
-    baseline: dict[str, Arm],
-    candidate: dict[str, Arm],
+    baseline: Mapping[str, Arm],
+    candidate: Mapping[str, Arm],
     *,
     look: int,
     plan: tuple[int, ...],
     alpha: float,
-) -> dict[str, Action]:
-    """One look's action per scenario of the candidate (regression gate, one-sided)."""
-    actions: dict[str, Action] = {}
+    config: CompareConfig | None = None,
+) -> dict[str, Decision]:
+    """One look's decision per scenario of the candidate (regression gate, one-sided).
+
+    Args:
+        baseline: baseline arms by scenario.
+        candidate: the candidate's arms so far (active scenarios only).
+        look: index of this look (0-based).
+        plan: candidate runs per scenario at each look.
+        alpha: one-sided level of each gating test (:func:`gating_alpha`).
+        config: gating metrics and tolerance bands (per scenario); defaults to
+            :class:`CompareConfig`.
+    """
+    config = config or CompareConfig()
+    metrics = gate_metrics(config)
+    decisions: dict[str, Decision] = {}
     for scenario, arm_c in candidate.items():
         arm_b = baseline.get(scenario)
         if arm_b is None:
-            actions[scenario] = Action.STOP_NO_REGRESSION
+            decisions[scenario] = Decision(Action.STOP_NO_REGRESSION, detail="no baseline")
             continue
-        per_metric = []
-        for crashes in (False, True):
-            x_b, n_b = _rate(arm_b, crashes)
-            x_c, n_c = _rate(arm_c, crashes)
-            if n_b == 0 or n_c == 0:
-                per_metric.append(
-                    Action.CONTINUE if look < len(plan) - 1 else Action.STOP_NO_REGRESSION
-                )
-                continue
-            thresholds = rate_thresholds(alpha, n_b, plan)
-            alternative: Literal["less", "greater"] = "less" if crashes else "greater"
-            p = st.boschloo_pvalue(x_b, n_b, x_c, n_c, alternative)
-            no_worse = (x_c * n_b <= x_b * n_c) if crashes else (x_c * n_b >= x_b * n_c)
-            later = [n for n in plan if n > n_c]
-            alive = (
-                rate_can_still_regress(
-                    x_b,
-                    n_b,
-                    x_c,
-                    n_c,
-                    later_n_c=later,
-                    later_thresholds=thresholds[len(plan) - len(later) :],
-                    higher_is_better=not crashes,
-                )
-                if later
-                else False
+        actions = {
+            m: _decide_metric(
+                m,
+                arm_b,
+                arm_c,
+                scenario=scenario,
+                look=look,
+                plan=plan,
+                alpha=alpha,
+                config=config,
             )
-            per_metric.append(
-                sequential_decision(
-                    min(look, len(plan) - 1),
-                    p,
-                    thresholds=thresholds,
-                    candidate_no_worse=no_worse,
-                    can_still_regress=alive,
-                )
-            )
-        actions[scenario] = combine(per_metric)
-    return actions
+            for m in metrics
+        }
+        action = combine(actions.values()) if actions else Action.STOP_NO_REGRESSION
+        crossed = tuple(m for m, a in actions.items() if a is Action.STOP_REGRESSED)
+        detail = ", ".join(_LABEL.get(m, m) for m in crossed)
+        decisions[scenario] = Decision(action, crossed, detail)
+    return decisions
 
 
 def decide_ab_look(
@@ -170,31 +334,79 @@ def decide_ab_look(
     look: int,
     plan: tuple[int, ...],
     alpha: float,
-) -> dict[str, Action]:
-    """One A/B look's action per scenario: stop on a clear pass-rate difference either way."""
+    crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES,
+) -> dict[str, Decision]:
+    """One A/B look's decision per scenario: stop on a clear pass-rate difference either way.
+
+    ``alpha`` is the two-sided level per scenario: each direction is tested at the
+    O'Brien-Fleming thresholds of ``alpha / 2``. At the last look a scenario stops "different"
+    if a threshold is crossed, "no difference detected" otherwise.
+    """
     a, b = variants
-    arms_a = split_runs(runs[runs["variant"] == a], side=a)
-    arms_b = split_runs(runs[runs["variant"] == b], side=b)
+    arms_a = split_runs(runs[runs["variant"] == a], crash_statuses=crash_statuses, side=a)
+    arms_b = split_runs(runs[runs["variant"] == b], crash_statuses=crash_statuses, side=b)
     thresholds = obf_thresholds(alpha / 2, [n / plan[-1] for n in plan])
-    actions = {}
+    look = min(look, len(plan) - 1)
+    decisions = {}
     for scenario in sorted(arms_a.keys() & arms_b.keys()):
         x_a, n_a = _rate(arms_a[scenario], False)
         x_b, n_b = _rate(arms_b[scenario], False)
-        if look >= len(plan) - 1:
-            actions[scenario] = Action.STOP_NO_REGRESSION
-            continue
         if n_a and n_b:
-            p = min(
-                st.boschloo_pvalue(x_a, n_a, x_b, n_b, "greater"),
-                st.boschloo_pvalue(x_a, n_a, x_b, n_b, "less"),
-            )
-            if p <= thresholds[look]:
-                actions[scenario] = Action.STOP_REGRESSED
+            sides: dict[Literal["greater", "less"], str] = {"greater": "lower", "less": "higher"}
+            for side, word in sides.items():
+                if st.boschloo_pvalue(x_a, n_a, x_b, n_b, side) <= thresholds[look]:
+                    detail = f"{b} {word} pass rate than {a}: {x_b}/{n_b} vs {x_a}/{n_a}"
+                    decisions[scenario] = Decision(Action.STOP_DIFFERENT, detail=detail)
+            if scenario in decisions:
                 continue
-        actions[scenario] = Action.CONTINUE
-    return actions
+        last = look >= len(plan) - 1
+        decisions[scenario] = Decision(Action.STOP_NO_DIFFERENCE if last else Action.CONTINUE)
+    return decisions
 
 
-def gating_alpha(alpha: float, scenarios: int, metrics: int = 2) -> float:
-    """Bonferroni share of each gating test (Holm needs every p-value at once)."""
-    return alpha / max(1, scenarios * metrics)
+def _gated(result: MetricResult, crossed: bool, look: int) -> MetricResult:
+    if crossed:
+        if result.verdict is Verdict.REGRESSED:
+            return result
+        note = f"regressed under the sequential gate (threshold crossed at look {look + 1})"
+        return replace(result, verdict=Verdict.REGRESSED, notes=(*result.notes, note))
+    if result.verdict is not Verdict.REGRESSED:
+        return result
+    note = (
+        "fixed-sample Holm would call this regressed, but the sequential gate, which decides "
+        "in sequential mode, did not stop it regressed"
+    )
+    return replace(result, verdict=Verdict.INCONCLUSIVE, notes=(*result.notes, note))
+
+
+def apply_gate(comparison: Comparison, outcome: SequentialOutcome) -> Comparison:
+    """The comparison with its gating verdicts set by the sequential gate.
+
+    A gating metric is regressed exactly when the gate stopped its scenario "regressed" on it;
+    a fixed-sample regression the gate did not confirm becomes inconclusive (with a note).
+    Scenario and report verdicts and the exit-code flag are recomputed from these, so the
+    headline, the JUnit file and the exit code all agree with the gate.
+    """
+    scenarios = []
+    for s in comparison.scenarios:
+        runs_decision = outcome.stopped.get(s.scenario)
+        crossed: tuple[str, ...] = ()
+        if runs_decision and runs_decision[1].action is Action.STOP_REGRESSED:
+            crossed = runs_decision[1].metrics
+        look = outcome.stop_look(s.scenario)
+        metrics = tuple(
+            _gated(m, m.metric in crossed, look) if m.kind == "gating" else m for m in s.metrics
+        )
+        verdict = overall_verdict([m.verdict for m in metrics if m.kind == "gating"])
+        scenarios.append(replace(s, metrics=metrics, verdict=verdict))
+    return replace(
+        comparison,
+        scenarios=tuple(scenarios),
+        verdict=overall_verdict([s.verdict for s in scenarios]),
+        regressed=any(
+            m.verdict is Verdict.REGRESSED
+            for s in scenarios
+            for m in s.metrics
+            if m.kind == "gating"
+        ),
+    )

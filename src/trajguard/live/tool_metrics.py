@@ -3,6 +3,13 @@
 Both are tested by permuting whole runs between the batches (calls within a run are correlated,
 so the call is never the unit): the G statistic of the calls-by-tool table, and the mean
 between-batch minus mean within-batch normalised edit distance of the tool sequences.
+
+The calls-by-tool table has one more column than there are tools: an "end of run" count, one per
+run. Without it the table only sees the *mix* of tools, so a change in how often tools are
+called (one tool, or every tool's count scaled together; a candidate that calls a tool in every
+run against a baseline that never calls one) gives G = 0 and p = 1. With it, more calls per run
+shift weight away from the end column and G sees the change. The permutation is still over run
+indices, so the test stays exact in size (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -47,7 +54,8 @@ def evaluate_tools(
     rng: np.random.Generator | resample.Arrangements,
     resampling: Resampling,
 ) -> Evaluation:
-    """Tool multiset: run-level permutation of the G statistic; per-tool TOST on ``A``."""
+    """Tool multiset: run-level permutation of the G statistic of the 2 x (tools + 1) table
+    (calls per tool and one end-of-run count per run); per-tool TOST on ``A``."""
     tools = sorted({t for row in (*b, *c) for t, k in row.items() if k})
     xb, xc = _count_matrix(b, tools), _count_matrix(c, tools)
     base, cand = (
@@ -63,7 +71,7 @@ def evaluate_tools(
         )
         for x in (xb, xc)
     )
-    effect = "Cramer's V of the calls-by-tool table"
+    effect = "Cramer's V of the calls-by-tool table (plus one end-of-run count per run)"
     if len(b) == 0 or len(c) == 0:
         return _untestable(base, cand, effect, tost=True)
     pooled = np.r_[xb, xc]
@@ -85,14 +93,13 @@ def evaluate_tools(
             identical=True,
             notes=("identical: every run made the same tool calls",),
         )
+    with_ends = np.c_[pooled, np.ones(len(pooled))]
     res = resample.permutation_test(
-        resample.g_statistic(pooled), len(b), len(c), rng=rng, **vars(resampling)
+        resample.g_statistic(with_ends), len(b), len(c), rng=rng, **vars(resampling)
     )
-    table = np.stack([xb.sum(axis=0), xc.sum(axis=0)])
-    cramer = 0.0
-    if table.sum(axis=1).all() and len(tools) > 1:
-        expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
-        cramer = math.sqrt(float(((table - expected) ** 2 / expected).sum()) / table.sum())
+    table = np.stack([with_ends[: len(b)].sum(axis=0), with_ends[len(b) :].sum(axis=0)])
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
+    cramer = math.sqrt(float(((table - expected) ** 2 / expected).sum()) / table.sum())
     tost, outside, shifts = 0.0, False, []
     for i, tool in enumerate(tools):
         tb, tc = xb[:, i], xc[:, i]
@@ -109,8 +116,6 @@ def evaluate_tools(
         "mean calls per run, candidate - baseline: "
         + ", ".join(s for _, s in sorted(shifts, reverse=True)[:3])
     ]
-    if len(tools) == 1:
-        notes.append("one tool only: the multiset test has nothing to compare")
     return Evaluation(
         base,
         cand,

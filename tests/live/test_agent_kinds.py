@@ -19,9 +19,11 @@ import pytest
 from trajguard.agent import derive_seed as call_seed
 from trajguard.atif import load_trajectory
 from trajguard.capture.types import ChatModel, LLMResponse, Message, Usage
+from trajguard.errors import ModelUnavailable, SuiteError
 from trajguard.live import store
 from trajguard.live.rows import derive_seed
 from trajguard.live.runner import BatchOptions, BatchResult, plan_batch, run_batch
+from trajguard.live.runs import is_crash
 from trajguard.live.suite import Suite, load_suite
 from trajguard.normative import check_normative
 
@@ -252,7 +254,10 @@ async def test_builtin_step_cap_is_an_agent_error(project: Project) -> None:
     (row,) = runs.to_dict("records")
     assert row["status"] == "agent_error"
     assert list(row["tool_sequence"]) == ["calculator"] * 3
-    assert row["passed"], "an agent error with a trajectory is judged"
+    assert row["passed"] is False, "the criterion holds, but a run cut off has not passed"
+    assert list(row["failed_criteria"]) == [
+        "no crash: the run ended as agent_error (max_steps: " + row["error_message"][:200] + ")"
+    ]
     assert not row["crashed"]
     extra = json.loads(row["trajectory"])["extra"]["agent_error"]
     assert extra["reason"] == "max_steps"
@@ -274,7 +279,10 @@ async def test_builtin_timeout_keeps_the_partial_trajectory(project: Project) ->
     assert row["status"] == "timeout"
     assert row["error_type"] == "TimeoutError"
     assert row["error_message"] == "run exceeded its 0.2 s timeout"
-    assert pd.isna(row["passed"]), "a timed-out run is not judged"
+    assert row["passed"] is False, "a timed-out run has not passed"
+    assert next(iter(row["failed_criteria"])) == (
+        "no crash: the run ended as timeout (TimeoutError: run exceeded its 0.2 s timeout)"
+    ), "the reason comes first; the criteria the partial run failed follow"
     # the runner kept what the agent had recorded before the cut: system and user steps
     assert row["step_count"] == 2
     assert row["llm_calls"] == 0
@@ -427,7 +435,10 @@ async def test_callable_agent_that_raises_is_an_agent_error(project: Project) ->
         assert row["crashed"]
         assert row["error_type"] == "ValueError"
         assert row["error_message"] == "the agent tripped over hello"
-        assert row["passed"], "a crashed run with a trajectory is still judged"
+        assert row["passed"] is False, "a crashed run fails, though max_steps holds"
+        assert list(row["failed_criteria"]) == [
+            "no crash: the run ended as agent_error (ValueError: the agent tripped over hello)"
+        ]
         assert row["step_count"] == 1
         extra = json.loads(row["trajectory"])["extra"]
         assert extra["crashed"] is True
@@ -445,7 +456,7 @@ async def test_callable_agent_that_raises_before_recording(project: Project) -> 
         assert row["error_type"] == "LookupError"
         assert row["error_message"] == "no such thing"
         assert row["crashed"], "the agent raised: a crash even without a trajectory"
-        assert pd.isna(row["passed"])
+        assert row["passed"] is False
         assert pd.isna(row["trajectory"])
     assert result.crashed == 2
 
@@ -460,7 +471,7 @@ async def test_callable_agent_that_does_nothing_is_an_agent_error(project: Proje
         assert row["error_message"] == (
             f"{module}:does_nothing returned nothing, fed no recorder and made no litellm call"
         )
-        assert pd.isna(row["passed"])
+        assert row["passed"] is False, "an agent error is a crash: not a pass"
         assert not row["crashed"], "returning nothing is not raising"
 
 
@@ -525,7 +536,7 @@ async def test_command_agent_exiting_non_zero(project: Project) -> None:
         assert message.startswith("command exited with status 3: ")
         assert message.endswith("Traceback: the real cause is at the end")
         assert len(message) < 1100, "only the tail of stderr is kept"
-        assert pd.isna(row["passed"])
+        assert row["passed"] is False, "no criteria, but a failed command has not passed"
 
 
 async def test_command_agent_writing_invalid_json(project: Project) -> None:
@@ -571,7 +582,7 @@ async def test_command_agent_timeout_kills_the_process_group(project: Project) -
     assert row["status"] == "timeout"
     assert row["error_message"] == "run exceeded its 4 s timeout"
     assert pd.isna(row["trajectory"])
-    assert pd.isna(row["passed"])
+    assert row["passed"] is False
     assert pids_file.exists(), "the script ran before it was cut off"
     agent_pid, grandchild_pid = map(int, pids_file.read_text().split())
     for _ in range(200):  # the kill is sent before run_batch returns; allow the reaper a moment
@@ -670,3 +681,192 @@ async def test_seeds_repeat_with_a_batch_seed_and_differ_without(project: Projec
 
 def test_scripted_model_is_a_chat_model() -> None:
     assert isinstance(ScriptedModel(calculator_then_answer), ChatModel)
+
+
+# --- crashes never pass, and are counted one way (is_crash) ----------------------------------
+
+
+async def test_a_crash_never_passes_whatever_its_criteria(project: Project) -> None:
+    module = project.module(CALLABLE_AGENTS)
+    vacuous = "    pass:\n      - tool_not_called: calculator\n"
+    suite = project.suite(
+        callable_scenario(f"{module}:raises_after_recording", extra=vacuous)
+        + command_scenario(project.script("agent.py", FAILS))  # no criteria at all
+    )
+    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    assert result.counts == {"agent_error": 4}
+    assert runs["passed"].tolist() == [False] * 4, "a crashed run never passes"
+    assert result.passed == 0
+    assert result.crashed == int(is_crash(runs).sum()) == 4, "the runner counts as show does"
+    for reasons in runs["failed_criteria"]:
+        assert next(iter(reasons)).startswith("no crash: the run ended as agent_error (")
+
+
+# --- sync callables run in a thread of their own ---------------------------------------------
+
+SYNC_AGENTS = """
+import threading, time
+from trajguard.capture.types import LLMResponse
+
+
+def sleeps(ctx):
+    ctx.recorder.user(ctx.input)
+    time.sleep(float(ctx.input))
+    ctx.recorder.agent_step(LLMResponse(content=threading.current_thread().name))
+
+
+def calls_litellm(ctx):
+    import litellm
+
+    litellm.completion(
+        model="openai/mock",
+        messages=[{"role": "user", "content": ctx.input}],
+        mock_response=f"mocked {ctx.input} at {ctx.temperature}",
+    )
+"""
+
+
+async def test_sync_callables_run_concurrently_off_the_event_loop(project: Project) -> None:
+    module = project.module(SYNC_AGENTS)
+    suite = project.suite(
+        callable_scenario(f"{module}:sleeps", input_text="1.0"),
+        defaults="runs: 4\n  concurrency: 4",
+    )
+    loop_ticks = 0
+
+    async def ticker() -> None:
+        nonlocal loop_ticks
+        while True:
+            await asyncio.sleep(0.05)
+            loop_ticks += 1
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    finally:
+        ticking.cancel()
+    assert result.counts == {"ok": 4}
+    assert result.elapsed_s < 3.0, "four 1 s runs at concurrency 4 took as long as in series"
+    assert loop_ticks >= 10, "the event loop was blocked while the agents slept"
+    assert all(name.startswith("trajguard-agent-c/base") for name in runs["final_output"])
+
+
+async def test_a_sync_callable_that_hangs_times_out(project: Project) -> None:
+    module = project.module(SYNC_AGENTS)
+    suite = project.suite(
+        callable_scenario(f"{module}:sleeps", input_text="30"), defaults="runs: 1"
+    )
+    result, runs = await batch(
+        suite, project.runset(), ScriptedModel(calculator_then_answer), timeout_s=0.5
+    )
+    assert result.counts == {"timeout": 1}
+    (row,) = runs.to_dict("records")
+    assert row["error_message"] == "run exceeded its 0.5 s timeout"
+    assert row["duration_s"] < 5, "the run was cut off at its timeout"
+    assert row["passed"] is False
+
+
+async def test_zero_code_capture_sees_a_sync_callable_in_its_thread(project: Project) -> None:
+    module = project.module(SYNC_AGENTS)
+    suite = project.suite(callable_scenario(f"{module}:calls_litellm"), defaults="runs: 1")
+    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    assert result.counts == {"ok": 1}
+    (row,) = runs.to_dict("records")
+    assert row["final_output"] == "mocked hello at 0.7", "ctx.temperature is the suite's"
+    assert row["llm_calls"] == 1
+
+
+# --- a callable returning an invalid trajectory is an agent error, as a command's is ---------
+
+INVALID_RETURNS = """
+def bad_atif(ctx):
+    return {"schema_version": "ATIF-v1.7", "steps": "nope"}
+
+
+def a_number(ctx):
+    return 5
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "fragment"), [("bad_atif", "not valid ATIF"), ("a_number", "")]
+)
+async def test_callable_returning_an_invalid_trajectory_is_an_agent_error(
+    project: Project, function: str, fragment: str
+) -> None:
+    module = project.module(INVALID_RETURNS)
+    suite = project.suite(callable_scenario(f"{module}:{function}"), defaults="runs: 1")
+    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    assert result.counts == {"agent_error": 1}
+    (row,) = runs.to_dict("records")
+    assert row["error_message"].startswith(f"{module}:{function} returned an invalid trajectory")
+    assert fragment in row["error_message"]
+    assert row["passed"] is False
+
+
+# --- the model check before the first run ------------------------------------------------------
+
+
+class Unreachable(ScriptedModel):
+    """A model whose every call (the preflight ping included) fails as unreachable."""
+
+    def __init__(self) -> None:
+        super().__init__(calculator_then_answer, name="openai/unreachable")
+        self.attempts = 0
+
+    async def complete(self, messages: Sequence[Message], **options: Any) -> LLMResponse:
+        self.attempts += 1
+        raise ModelUnavailable("model openai/unreachable unreachable")
+
+
+async def test_command_agents_do_not_need_the_model(project: Project) -> None:
+    script = project.script("agent.py", WRITES_ATIF)
+    suite = project.suite(command_scenario(script, extra_args=["{seed}"]))
+    model = Unreachable()
+    result, _ = await batch(suite, project.runset(), model)
+    assert result.counts == {"ok": 2}
+    assert model.attempts == 0, "a command agent that is not given {model} is not checked"
+
+
+@pytest.mark.parametrize("kind", ["builtin", "callable", "command with {model}"])
+async def test_an_unreachable_model_stops_the_batch_and_writes_nothing(
+    project: Project, kind: str
+) -> None:
+    module = project.module(CALLABLE_AGENTS)
+    scenarios = {
+        "builtin": BUILTIN,
+        "callable": callable_scenario(f"{module}:async_dict"),
+        "command with {model}": command_scenario(
+            project.script("agent.py", WRITES_ATIF), extra_args=["{model}"]
+        ),
+    }
+    runset = project.runset()
+    with pytest.raises(ModelUnavailable):
+        await batch(project.suite(scenarios[kind]), runset, Unreachable())
+    assert not runset.exists(), "a failed start leaves no half-made run set"
+
+
+# --- resume reuses the options the batch was started with --------------------------------------
+
+
+async def test_resume_reuses_the_options_the_batch_was_started_with(project: Project) -> None:
+    module = project.module(CALLABLE_AGENTS)
+    suite = project.suite(callable_scenario(f"{module}:async_dict"), defaults="runs: 3")
+    runset = project.runset()
+    model = ScriptedModel(calculator_then_answer)
+    await batch(suite, runset, model, timeout_s=5, concurrency=1, seed=9)
+    started = store.read_runs(runset)
+    # as if killed after the first run
+    store.write_runs_table(runset / "runs.parquet", store.read_table(runset).slice(0, 1))
+    manifest = store.read_manifest(runset)
+    assert (manifest["timeout_override"], manifest["concurrency_override"]) == (5, 1)
+    resumed = await run_batch(
+        suite, runset, BatchOptions(), resume=True, make_model=lambda _: model
+    )
+    assert (resumed.planned, resumed.skipped, resumed.counts) == (3, 1, {"ok": 2})
+    after = store.read_runs(runset)
+    assert sorted(after["config_hash"]) == sorted(started["config_hash"]), "same definitions"
+    with pytest.raises(SuiteError, match=r"--timeout 7\.0 differs from the 5"):
+        await run_batch(
+            suite, runset, BatchOptions(timeout_s=7.0), resume=True, make_model=lambda _: model
+        )

@@ -118,7 +118,10 @@ def test_unreachable_model_stops_the_batch_with_exit_3(project: Path) -> None:
     assert result.returncode == 3, result.stderr
     assert "openai/nothing-here" in result.stderr
     assert "Traceback" not in result.stderr
-    assert store.read_runs(project / "rs").empty, "no run is recorded for an unreachable model"
+    assert not (project / "rs").exists(), "a failed start leaves nothing behind"
+    again = _run(*result.args[len(TRAJGUARD) :], cwd=project)
+    assert again.returncode == 3, "the same --out can be used again: no half-made run set"
+    assert "not empty" not in again.stderr
 
 
 @pytest.mark.parametrize(

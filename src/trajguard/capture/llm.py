@@ -37,7 +37,7 @@ from trajguard.local_model import (
     running_local_server,
 )
 
-__all__ = ["DEFAULT_MODEL", "LiteLLMModel", "backoff_delay"]
+__all__ = ["DEFAULT_MODEL", "LiteLLMModel", "backoff_delay", "model_problem"]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -76,6 +76,21 @@ def backoff_delay(attempt: int, *, base_s: float, rng: random.Random | None = No
     return float(min(_MAX_BACKOFF_S, base_s * 2 ** (attempt - 1)) * jitter)
 
 
+def model_problem(model: str, api_base: str | None) -> str | None:
+    """What is wrong with a model string and endpoint, or ``None``: the checks
+    :class:`LiteLLMModel` makes, for callers that validate configuration before any call.
+
+    Args:
+        model: a litellm model string, or ``local/smollm2``.
+        api_base: the endpoint configured with it, if any.
+    """
+    if not model.strip():
+        return "model must be a non-empty litellm model string"
+    if is_local_model(model) and api_base is not None:
+        return f"{MODEL_STRING} runs its own server; do not pass api_base"
+    return None
+
+
 class LiteLLMModel:
     """A :class:`~trajguard.capture.types.ChatModel` backed by litellm (async).
 
@@ -107,15 +122,14 @@ class LiteLLMModel:
         backoff_s: float = 0.5,
         extra_params: Mapping[str, Any] | None = None,
     ) -> None:
-        if not model.strip():
-            raise ValueError("model must be a non-empty litellm model string")
+        problem = model_problem(model, api_base)
+        if problem is not None:
+            raise ValueError(problem)
         if max_retries < 0 or timeout_s <= 0 or backoff_s < 0:
             raise ValueError("max_retries and backoff_s must be >= 0 and timeout_s > 0")
         reserved = _RESERVED_PARAMS.intersection(extra_params or {})
         if reserved:
             raise ValueError(f"extra_params may not set {sorted(reserved)}; use the arguments")
-        if is_local_model(model) and api_base is not None:
-            raise ValueError(f"{MODEL_STRING} runs its own server; do not pass api_base")
         self._model = model
         self._api_base = api_base
         self._api_key = api_key

@@ -17,9 +17,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from trajguard.live.runs import is_crash_row
+
 
 class BatchProgress:
-    """Shows runs done / total, ETA, pass and crash counts. Writes to stderr."""
+    """Shows runs done / total, ETA, pass and crash counts (crashes as
+    :func:`~trajguard.live.runs.is_crash` counts them, timeouts included) and harness errors.
+    Writes to stderr."""
 
     def __init__(self, *, enabled: bool = True, label: str = "runs") -> None:
         self._console = Console(stderr=True)
@@ -72,13 +76,13 @@ class BatchProgress:
             )
 
     def _stats(self) -> str:
-        return f"pass {self._passed} · crash {self._crashed} · error {self._errors}"
+        return f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}"
 
     def update(self, row: dict[str, Any]) -> None:
         self._done += 1
         self._passed += bool(row.get("passed"))
-        self._crashed += bool(row.get("crashed"))
-        self._errors += row.get("status") in ("harness_error", "timeout")
+        self._crashed += is_crash_row(row["status"], row.get("crashed"))
+        self._errors += row.get("status") == "harness_error"
         if self._progress is not None:
             self._progress.update(self._task, advance=1, stats=self._stats())
         elif self._enabled:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from trajguard.cli.progress import BatchProgress
 from trajguard.errors import TrajguardError
-from trajguard.live.runner import BatchOptions, BatchResult, run_batch
+from trajguard.live.runner import BatchOptions, BatchResult, plan_batch, run_batch
+from trajguard.live.store import check_new_runset
 from trajguard.live.suite import BASE_VARIANT, Suite, load_suite
 
 
@@ -30,7 +33,18 @@ def register(commands: Any) -> None:
         help="run this variant (repeat to interleave several; default: base)",
     )
     parser.add_argument("--out", type=Path, help="run set directory (default runs/<suite>-<time>)")
-    parser.add_argument("--resume", type=Path, metavar="DIR", help="finish an interrupted batch")
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="finish an interrupted batch (with the options it was started with)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate the suite and print the plan (scenarios x variants x runs, models); "
+        "no model call, nothing written",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -93,15 +107,28 @@ def _quiet_litellm() -> None:
 
 
 def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:
+    """The batch options of run, nightly and ab, checked (``TrajguardError``, exit 2)."""
+    from trajguard.capture.llm import model_problem
+
     for name, value in (("--runs", args.runs), ("--concurrency", args.concurrency)):
         if value is not None and value < 1:
             raise TrajguardError(f"{name} must be at least 1, got {value}")
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise TrajguardError(f"--timeout must be a number of seconds above 0, got {args.timeout}")
+    if args.api_base is not None and args.model is None:
+        raise TrajguardError(
+            "--api-base is the endpoint of the model given with --model, and there is none",
+            hint="pass --model too, or set api_base in the suite's defaults",
+        )
+    problem = model_problem(args.model, args.api_base) if args.model is not None else None
+    if problem is not None:
+        raise TrajguardError(f"--model {args.model!r}: {problem}")
     return BatchOptions(
         runs=args.runs,
         model=args.model,
         api_base=args.api_base,
-        scenarios=args.scenario,
-        variants=variants,
+        scenarios=tuple(dict.fromkeys(args.scenario)),
+        variants=tuple(dict.fromkeys(variants)),
         seed=args.seed,
         concurrency=args.concurrency,
         timeout_s=args.timeout,
@@ -116,6 +143,31 @@ def summary(result: BatchResult) -> str:
     )
 
 
+def dry_run(suite: Suite, options: BatchOptions, out: Path | None) -> str:
+    """The plan of a batch, without calling a model or writing anything."""
+    plan = plan_batch(suite, options, batch_seed=options.seed or 0)
+    runs = Counter((spec.scenario, spec.variant) for spec, _ in plan)
+    arms = {(spec.scenario, spec.variant): arm for spec, arm in plan}
+    scenarios = {scenario for scenario, _ in arms}
+    lines = [
+        f"suite {suite.name} ({suite.path}): {len(scenarios)} scenario(s) x "
+        f"{len(options.variants)} variant(s) → {len(plan)} runs, "
+        f"{options.concurrency or suite.defaults.concurrency} at a time",
+        f"models: {', '.join(sorted({arm.model for arm in arms.values()}))}",
+    ]
+    for (scenario, variant), arm in arms.items():
+        lines.append(
+            f"  {scenario} / {variant}: {runs[scenario, variant]} runs, {arm.agent.kind} agent, "
+            f"model {arm.model}, "
+            f"timeout {arm.timeout_s:g} s, config {arm.config_hash()}"
+        )
+    if out is not None:
+        check_new_runset(out)
+        lines.append(f"run set: {out}")
+    lines.append("dry run: no model was called and nothing was written")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     prepare_imports(args.suite)
     suite = load_suite(args.suite)
@@ -124,6 +176,11 @@ def run(args: argparse.Namespace) -> int:
     for scenario in options.scenarios or [s.id for s in suite.scenarios]:
         for variant in options.variants:
             suite.resolve(scenario, variant)
+    if args.dry_run:
+        if args.resume is not None:
+            raise TrajguardError("--dry-run plans a new batch; it does not combine with --resume")
+        print(dry_run(suite, options, args.out))
+        return 0
     out = args.resume or args.out or default_out(suite)
     result = execute(
         suite,

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from trajguard.atif import load_trajectory
 from trajguard.core.shape import shape
-from trajguard.live.store import read_manifest, read_runs
+from trajguard.errors import StoreError
+from trajguard.live.store import MANIFEST_FILE, read_manifest, read_runs
 from trajguard.live.summary import ArmSummary, summarize
 
 
@@ -22,7 +23,12 @@ def register(commands: Any) -> None:
         description="Per scenario: pass rate, crash rate, median steps, top tool sequences, "
         "median tokens. Given an ATIF file instead, print its shape.",
     )
-    parser.add_argument("target", type=Path, metavar="RUNSET|TRAJECTORY")
+    parser.add_argument(
+        "target",
+        type=Path,
+        metavar="RUNSET|TRAJECTORY",
+        help="a run set directory (or its runs.parquet), or an ATIF file",
+    )
     parser.add_argument("--top", type=int, default=3, help="tool sequences to list per scenario")
     parser.set_defaults(handler=run)
 
@@ -50,13 +56,29 @@ def _row(arm: ArmSummary) -> list[str]:
     ]
 
 
+def _runset_of_parquet(path: Path) -> Path:
+    """The run set a Parquet file belongs to (``RUNSET/runs.parquet``, ``RUNSET/parts/x``)."""
+    for folder in (path.parent, path.parent.parent):
+        if (folder / MANIFEST_FILE).is_file():
+            return folder
+    raise StoreError(
+        "a Parquet file outside a run set",
+        file=path,
+        hint="pass the run set directory (the one holding manifest.json), or read the file "
+        "with pandas: pd.read_parquet(PATH)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     console = Console(width=max(Console().width, 140))
-    if args.target.is_file():
-        console.print(shape(load_trajectory(args.target)))
+    target: Path = args.target
+    if target.is_file() and target.suffix == ".parquet":
+        target = _runset_of_parquet(target)
+    elif target.is_file():
+        console.print(shape(load_trajectory(target)))
         return 0
-    manifest = read_manifest(args.target)
-    runs = read_runs(args.target)
+    manifest = read_manifest(target)
+    runs = read_runs(target)
     console.print(
         f"[bold]{manifest.get('suite')}[/bold] · {len(runs)} runs · models "
         f"{', '.join(manifest.get('models', []))} · started {manifest.get('started_at')} · "

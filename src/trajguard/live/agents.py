@@ -3,24 +3,32 @@
 * ``builtin``: the reference agent (:mod:`trajguard.agent`) on the scenario's model;
 * ``callable``: ``module:function(ctx)``, sync or async, given a :class:`RunContext`. It may
   return a trajectory (a :class:`~trajguard.atif.Trajectory`, an ATIF dict or JSON text), feed
-  ``ctx.recorder``, or call litellm itself and leave capture to zero-code capture;
+  ``ctx.recorder``, or call litellm itself and leave capture to zero-code capture. An async
+  function runs on the event loop; a sync one in its own daemon thread, under a copy of the
+  run's context (so zero-code capture sees its litellm calls), so that it neither blocks the
+  other runs nor escapes the per-run timeout. A thread cannot be killed: after a timeout the
+  run is recorded as ``timeout`` at once, but the function keeps running in the background until
+  it returns (its result is discarded; being a daemon thread, it does not hold the process open);
 * ``command``: an external process (argv list, never a shell string) that writes an ATIF file to
   the path substituted for ``{output}``. ``{input}``, ``{model}``, ``{api_base}`` and ``{seed}`` are
   substituted too, and the same values are in the environment as ``TRAJGUARD_INPUT`` …
 
 Errors are sorted here into what the runner records: :class:`AgentFailure` (the agent
-misbehaved: data) versus everything else (harness or infrastructure).
+misbehaved: data; an invalid trajectory from any kind of agent is one) versus everything else
+(harness or infrastructure).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +63,7 @@ class RunContext:
     variant: str
     system_prompt: str | None
     max_steps: int
+    temperature: float | None = None
 
 
 async def run_agent(
@@ -109,19 +118,21 @@ async def _run_callable(
         variant=resolved.variant,
         system_prompt=resolved.system_prompt,
         max_steps=resolved.max_steps,
+        temperature=resolved.temperature,
     )
     async with capture_litellm(agent_name=spec.function) as captured:
         try:
-            returned = function(context)
-            if inspect.isawaitable(returned):
-                returned = await returned
+            returned = await _call(function, context)
         except (TrajguardError, asyncio.CancelledError):
             raise
         except Exception as exc:
             trajectory = recorder.finish(error=exc) if recorder.steps else None
             raise AgentFailure(f"{type(exc).__name__}: {exc}", trajectory=trajectory) from exc
     if returned is not None:
-        return load_trajectory(returned)
+        try:
+            return load_trajectory(returned)
+        except (TrajguardError, TypeError, ValueError) as exc:
+            raise AgentFailure(f"{spec.function} returned an invalid trajectory: {exc}") from None
     if recorder.steps:
         return recorder.finish()
     trajectory = captured.trajectory
@@ -130,6 +141,49 @@ async def _run_callable(
             f"{spec.function} returned nothing, fed no recorder and made no litellm call"
         )
     return trajectory
+
+
+async def _call(function: Callable[[RunContext], Any], context: RunContext) -> Any:
+    """Call the agent: async on the loop, sync in a thread of its own (see the module doc)."""
+    if inspect.iscoroutinefunction(function):
+        return await function(context)
+    returned = await _in_thread(function, context)
+    if inspect.isawaitable(returned):  # a sync callable handing back a coroutine
+        returned = await returned
+    return returned
+
+
+async def _in_thread(function: Callable[[RunContext], Any], context: RunContext) -> Any:
+    """``asyncio.to_thread`` in a daemon thread of its own.
+
+    Like ``to_thread`` it runs under a copy of the caller's context; unlike it, a run that hangs
+    neither occupies a slot of the shared executor (starving later runs) nor keeps the process
+    from exiting (``asyncio.run`` and the interpreter wait for executor threads).
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    copied = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled: the run timed out, its result is discarded
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def target() -> None:
+        value, error = None, None
+        try:
+            value = copied.run(function, context)
+        except BaseException as exc:  # handed to the awaiting run, whatever it is
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop closed after a timeout
+            loop.call_soon_threadsafe(settle, value, error)
+
+    name = f"trajguard-agent-{context.scenario}/{context.variant}"
+    threading.Thread(target=target, name=name, daemon=True).start()
+    return await future
 
 
 def _substitute(argv: list[str], values: Mapping[str, str]) -> list[str]:

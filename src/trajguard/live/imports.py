@@ -1,11 +1,14 @@
-"""Resolve ``module:function`` import paths named in suite files."""
+"""Resolve what suite files name outside themselves: ``module:function`` import paths, tools,
+and the executables of command agents — at load time, so a bad name fails before any run."""
 
 from __future__ import annotations
 
 import importlib
+import shutil
+from pathlib import Path
 from typing import Any
 
-__all__ = ["ImportPathError", "import_object"]
+__all__ = ["ImportPathError", "check_executable", "import_object", "import_tool"]
 
 
 class ImportPathError(Exception):
@@ -47,3 +50,51 @@ def import_object(target: str) -> Any:
     if not callable(value):
         raise ImportPathError(f"{target!r} is not callable", "point it at a function")
     return value
+
+
+def import_tool(target: str) -> str:
+    """Import a tool's function and build its schema as the builtin agent will; its name.
+
+    Raises:
+        ImportPathError: the path does not resolve, or the function cannot be a tool (e.g. it
+            takes ``*args``, or its type hints do not make a JSON schema).
+    """
+    from trajguard.agent.tools import tool
+
+    function = import_object(target)
+    try:
+        return tool(function).name
+    except Exception as exc:  # any failure to build the schema is the suite's to fix
+        raise ImportPathError(
+            f"{target!r} cannot be a tool: {exc}",
+            "a tool is a function with named, type-hinted parameters (no *args or **kwargs); "
+            "wrap the function in one of your own",
+        ) from None
+
+
+def check_executable(program: str, base_dir: Path) -> None:
+    """Check that a command agent's ``argv[0]`` can be started from ``base_dir``.
+
+    A name without ``/`` is looked up on ``PATH``; a path is taken relative to ``base_dir``
+    (the suite's directory, where the command runs). A placeholder (``{...}``) is not checked.
+
+    Raises:
+        ImportPathError: the program is not found or not executable.
+    """
+    if "{" in program:
+        return
+    if "/" not in program:
+        if shutil.which(program) is None:
+            raise ImportPathError(
+                f"command {program!r} is not found on PATH",
+                "install it, or give its path (relative to the suite file)",
+            )
+        return
+    path = base_dir / program
+    if not path.is_file() or shutil.which(str(path)) is None:
+        what = "not executable" if path.is_file() else "not found"
+        raise ImportPathError(
+            f"command {program!r} is {what} (resolved to {path})",
+            "the path is relative to the suite file; a script needs its executable bit, "
+            "or run it through an interpreter: [python, script.py, ...]",
+        )

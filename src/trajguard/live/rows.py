@@ -3,8 +3,12 @@
 Statuses: ``ok`` (the agent finished), ``agent_error`` (the agent or the model misbehaved: it
 raised, overflowed its context, ran out of steps — data, not noise), ``harness_error`` (trajguard
 or the infrastructure failed: excluded from every statistic), ``timeout`` (the per-run limit
-passed). ``passed`` is null when the run could not be judged (harness error, timeout without a
-trajectory). ``crashed`` is true when the agent raised (the trajectory's ``extra.crashed``).
+passed). ``crashed`` is true when the agent raised (the trajectory's ``extra.crashed``).
+
+``passed`` is null for a harness error (not judged), false for a crash in the sense of
+:func:`trajguard.live.runs.is_crash_row` (an ``agent_error`` or ``timeout`` status, or the
+``crashed`` flag: a run that did not end normally has not passed, whatever its criteria say;
+``failed_criteria`` then starts with the reason), and otherwise whether every criterion held.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from trajguard.atif import Trajectory
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
 from trajguard.live.criteria import evaluate
+from trajguard.live.runs import is_crash_row
 
 __all__ = ["RunSpec", "Status", "build_row", "derive_seed"]
 
@@ -83,10 +88,12 @@ def build_row(
         "crashed": True if raised is not None else None,
     }
     if trajectory is None:
+        if is_crash_row(status, row["crashed"]):
+            row.update(passed=False, failed_criteria=[_crash_reason(row)])
         return row
     normalized = normalize(trajectory)
     run_shape = shape(normalized)
-    crashed = run_shape.crashed
+    crashed = run_shape.crashed or row["crashed"] is True
     extra_error = (trajectory.extra or {}).get("error")
     if row["error_message"] is None and isinstance(extra_error, Mapping):
         row["error_type"] = str(extra_error.get("type", "")) or None
@@ -96,14 +103,16 @@ def build_row(
         # ended without an answer (step cap, context overflow): the reason is the error type
         row["error_type"] = str(agent_error.get("reason", "")) or None
         row["error_message"] = str(agent_error.get("message", ""))[:2000] or None
-    judged = status in ("ok", "agent_error")
+    judged = status != "harness_error"
     results = evaluate(criteria, normalized, run_shape, resolve=resolve) if judged else []
+    failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
+    row["crashed"] = crashed
+    crash = is_crash_row(status, crashed)
     row.update(
         {
             "atif_schema_version": run_shape.schema_version,
-            "passed": all(r.passed for r in results) if judged else None,
-            "failed_criteria": [f"{r.criterion}: {r.reason}" for r in results if not r.passed],
-            "crashed": crashed,
+            "passed": (not crash and not failed) if judged else None,
+            "failed_criteria": [_crash_reason(row), *failed] if crash else failed,
             "step_count": run_shape.step_count,
             "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
             "llm_calls": run_shape.llm_calls,
@@ -121,6 +130,13 @@ def build_row(
         }
     )
     return row
+
+
+def _crash_reason(row: Mapping[str, Any]) -> str:
+    """The first ``failed_criteria`` entry of a crashed run: how it ended."""
+    error = row.get("error_type")
+    detail = f" ({error}: {str(row.get('error_message') or '')[:200]})" if error else ""
+    return f"no crash: the run ended as {row['status']}{detail}"
 
 
 def _raised_by_agent(error: BaseException | None) -> BaseException | None:

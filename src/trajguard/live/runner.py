@@ -23,12 +23,13 @@ from typing import Any
 
 from trajguard import __version__
 from trajguard.capture.types import ChatModel
-from trajguard.errors import InfrastructureError, ModelUnavailable, StoreError, SuiteError
+from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.live import store
 from trajguard.live.agents import AgentFailure, run_agent, trajectory_of
 from trajguard.live.imports import import_object
 from trajguard.live.rows import RunSpec, Status, build_row, derive_seed
-from trajguard.live.suite import BASE_VARIANT, ResolvedScenario, Suite
+from trajguard.live.runs import is_crash_row
+from trajguard.live.suite import BASE_VARIANT, CommandAgent, ResolvedScenario, Suite
 
 __all__ = ["BatchOptions", "BatchResult", "plan_batch", "run_batch"]
 
@@ -123,7 +124,9 @@ def _manifest(suite: Suite, options: BatchOptions, plan: Plan, batch_seed: int) 
         "scenarios": sorted({spec.scenario for spec, _ in plan}),
         "variants": list(options.variants),
         "model_override": options.model,
-        "api_base_override": options.api_base,
+        "api_base_override": options.api_base if options.model else None,  # only --model's
+        "timeout_override": options.timeout_s,
+        "concurrency_override": options.concurrency,
         "runs": options.runs,
         "planned_runs": len(plan),
         "batch_seed": batch_seed,
@@ -182,19 +185,13 @@ async def run_batch(
         batch_seed = int(manifest["batch_seed"])
         options = _options_from_manifest(manifest, options)
     else:
-        if runset.exists() and any(runset.iterdir()):
-            raise StoreError(
-                "output directory exists and is not empty",
-                file=runset,
-                hint="pass a new --out directory, or --resume to finish an interrupted batch",
-            )
+        store.check_new_runset(runset)
         batch_seed = options.seed if options.seed is not None else secrets.randbits(31)
     plan = plan_batch(suite, options, batch_seed=batch_seed)
     if resume:
         _check_resumable(manifest, suite, plan, runset)
     else:
         manifest = _manifest(suite, options, plan, batch_seed)
-        store.write_manifest(runset, manifest)
     done = store.completed_run_ids(runset)
     todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
     interrupted = sorted(set(store.read_journal(runset)) - done)
@@ -207,7 +204,9 @@ async def run_batch(
     if on_start is not None:
         on_start(len(plan), result.skipped, len(interrupted))
     models = _models(todo, make_model)
-    await _preflight(models)
+    await _preflight(models, todo)  # before anything is written: a failed start leaves nothing
+    if not resume:
+        store.write_manifest(runset, manifest)
     queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)
@@ -235,11 +234,33 @@ async def run_batch(
     return result
 
 
+_RECORDED = (
+    ("model", "model_override", "--model"),
+    ("api_base", "api_base_override", "--api-base"),
+    ("timeout_s", "timeout_override", "--timeout"),
+)
+
+
 def _options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> BatchOptions:
-    """The batch as it was started; ``runs`` and ``scenarios`` given now extend or narrow it
-    (sequential looks resume the same run set with more runs for fewer scenarios)."""
+    """The batch as it was started, options included (so ``--resume DIR`` alone completes it);
+    ``runs``, ``scenarios`` and ``concurrency`` given now extend, narrow or change it (sequential
+    looks resume the same run set with more runs for fewer scenarios).
+
+    Raises:
+        SuiteError: an option that defines the runs (model, endpoint, timeout) is given with
+            another value than the batch was started with.
+    """
+    for field_name, key, flag in _RECORDED:
+        given, recorded = getattr(options, field_name), manifest.get(key)
+        if given is not None and recorded is not None and given != recorded:
+            raise SuiteError(
+                f"{flag} {given} differs from the {recorded} this batch was started with",
+                hint="resume without it: the run set remembers the options it was started with",
+            )
     if options.runs is not None:
         manifest["runs"] = max(options.runs, manifest.get("runs") or 0)
+    if options.concurrency is not None:
+        manifest["concurrency_override"] = options.concurrency
     return BatchOptions(
         runs=options.runs or manifest.get("runs"),
         model=options.model or manifest.get("model_override"),
@@ -247,27 +268,45 @@ def _options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> B
         scenarios=options.scenarios or manifest.get("scenarios", ()),
         variants=manifest.get("variants", (BASE_VARIANT,)),
         seed=manifest.get("batch_seed"),
-        concurrency=options.concurrency,
-        timeout_s=options.timeout_s,
+        concurrency=options.concurrency or manifest.get("concurrency_override"),
+        timeout_s=options.timeout_s or manifest.get("timeout_override"),
     )
 
 
 def _models(
     plan: Plan, make_model: Callable[[ResolvedScenario], ChatModel] | None
 ) -> dict[str, ChatModel]:
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture.llm import LiteLLMModel, model_problem
 
     models: dict[str, ChatModel] = {}
     for _, arm in plan:
-        if arm.model not in models:
-            models[arm.model] = (
-                make_model(arm) if make_model else LiteLLMModel(arm.model, api_base=arm.api_base)
-            )
+        if arm.model in models:
+            continue
+        problem = model_problem(arm.model, arm.api_base) if make_model is None else None
+        if problem is not None:  # the suite and the CLI check this first; the API may not
+            raise SuiteError(f"scenario {arm.scenario!r}, variant {arm.variant!r}: {problem}")
+        models[arm.model] = (
+            make_model(arm) if make_model else LiteLLMModel(arm.model, api_base=arm.api_base)
+        )
     return models
 
 
-async def _preflight(models: dict[str, ChatModel]) -> None:
+def _uses_model(arm: ResolvedScenario) -> bool:
+    """Whether the arm's agent will call its model: the builtin agent does; a callable is
+    handed it as ``ctx.model`` (and usually calls it, or the same model through litellm); a
+    command only when its argv asks for ``{model}`` or ``{api_base}``."""
+    agent = arm.agent
+    if isinstance(agent, CommandAgent):
+        return any("{model}" in arg or "{api_base}" in arg for arg in agent.argv)
+    return True
+
+
+async def _preflight(models: dict[str, ChatModel], plan: Plan) -> None:
+    """Ping each model an agent of the plan will call, so an unreachable one stops the batch."""
+    used = {arm.model for _, arm in plan if _uses_model(arm)}
     for name, model in models.items():
+        if name not in used:
+            continue
         try:
             await model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
         except ModelUnavailable:
@@ -328,4 +367,4 @@ def _endpoint(arm: ResolvedScenario, model: ChatModel) -> str | None:
 def _count(result: BatchResult, row: dict[str, Any]) -> None:
     result.counts[row["status"]] = result.counts.get(row["status"], 0) + 1
     result.passed += bool(row.get("passed"))
-    result.crashed += bool(row.get("crashed"))
+    result.crashed += is_crash_row(row["status"], row.get("crashed"))

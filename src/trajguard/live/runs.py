@@ -27,7 +27,15 @@ import pandas as pd
 
 from trajguard.errors import StoreError
 
-__all__ = ["DEFAULT_CRASH_STATUSES", "HARNESS_ERROR", "STATUSES", "Arm", "is_crash", "split_runs"]
+__all__ = [
+    "DEFAULT_CRASH_STATUSES",
+    "HARNESS_ERROR",
+    "STATUSES",
+    "Arm",
+    "is_crash",
+    "is_crash_row",
+    "split_runs",
+]
 
 STATUSES = frozenset({"ok", "agent_error", "harness_error", "timeout"})
 HARNESS_ERROR = "harness_error"
@@ -98,6 +106,18 @@ def is_crash(
         flag = _booleans(table, "crashed").fillna(False).to_numpy(dtype=bool)
         crashed = crashed | flag
     return crashed
+
+
+def is_crash_row(
+    status: str, crashed: object = None, crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES
+) -> bool:
+    """:func:`is_crash` for one run, given its ``status`` and ``crashed`` values (the same rule:
+    the runner uses it for ``passed`` and its live counts). A ``harness_error`` row is never a
+    crash: like every consumer of :func:`is_crash`, it is left out before counting."""
+    if status == HARNESS_ERROR:
+        return False
+    flag = bool(crashed) if isinstance(crashed, bool | np.bool_) else False
+    return status in frozenset(crash_statuses) or flag
 
 
 def _booleans(table: pd.DataFrame, column: str) -> pd.Series:

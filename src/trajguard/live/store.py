@@ -18,10 +18,13 @@ what to do. pandas, DuckDB and Polars read the files as they are.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,8 @@ from trajguard.errors import StoreError
 __all__ = [
     "RUN_SCHEMA",
     "STORE_SCHEMA_VERSION",
+    "arm_counts",
+    "check_new_runset",
     "compact",
     "read_manifest",
     "read_runs",
@@ -89,6 +94,52 @@ RUN_SCHEMA = pa.schema(
 )
 
 
+@contextlib.contextmanager
+def _writing(path: Path, what: str) -> Iterator[None]:
+    """Turn an operating-system error while writing ``path`` into a :class:`StoreError`."""
+    try:
+        yield
+    except OSError as exc:
+        raise StoreError(
+            f"cannot write {what}: {exc.strerror or exc}",
+            file=exc.filename or path,
+            hint="pass a directory you can write to (a new or empty one for a run set)",
+        ) from None
+
+
+def check_new_runset(runset: Path) -> None:
+    """Refuse a path a new run set cannot be made at, before anything is written.
+
+    Raises:
+        StoreError: the path is a file, a directory that is not empty, or under a file or a
+            directory that cannot be written to.
+    """
+    runset = Path(runset)
+    if runset.exists() and not runset.is_dir():
+        raise StoreError(
+            "output path exists and is a file, not a directory",
+            file=runset,
+            hint="pass a new --out directory",
+        )
+    if runset.is_dir() and any(runset.iterdir()):
+        raise StoreError(
+            "output directory exists and is not empty",
+            file=runset,
+            hint="pass a new --out directory, or --resume to finish an interrupted batch",
+        )
+    parent = runset.absolute()
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise StoreError(f"cannot create the run set: {parent} is not a directory", file=runset)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise StoreError(
+            f"cannot create the run set: {parent} is not writable",
+            file=runset,
+            hint="pass an --out directory you can write to",
+        )
+
+
 def _table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     columns: dict[str, list[Any]] = {name: [] for name in RUN_SCHEMA.names}
     for row in rows:
@@ -108,8 +159,7 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 
 def write_runs(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     """Write rows to one Parquet file atomically (temp file in the same directory + rename)."""
-    table = _table(rows)
-    atomic_write(path, lambda temp: pq.write_table(table, temp, compression="zstd"))
+    write_runs_table(path, _table(rows))
 
 
 def write_run(runset: Path, row: Mapping[str, Any]) -> Path:
@@ -183,6 +233,15 @@ def read_runs(runset: Path) -> Any:
     return read_table(runset).to_pandas(maps_as_pydicts="strict")
 
 
+def arm_counts(runset: Path) -> dict[tuple[str, str], int]:
+    """Runs per (scenario, variant) of a run set."""
+    table = read_table(runset)
+    pairs = zip(
+        table.column("scenario").to_pylist(), table.column("variant").to_pylist(), strict=True
+    )
+    return dict(Counter(pairs))
+
+
 def completed_run_ids(runset: Path) -> set[str]:
     """The run ids already on disk (for ``--resume``)."""
     if not Path(runset).is_dir():
@@ -194,7 +253,7 @@ def compact(runset: Path) -> int:
     """Merge in-progress parts into ``runs.parquet`` atomically; returns the row count."""
     runset = Path(runset)
     table = read_table(runset)
-    atomic_write(runset / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd"))
+    write_runs_table(runset / RUNS_FILE, table)
     shutil.rmtree(runset / PARTS_DIR, ignore_errors=True)
     return int(table.num_rows)
 
@@ -205,7 +264,7 @@ JOURNAL_FILE = "started.jsonl"
 def journal_start(runset: Path, run_id: str, started_at: str) -> None:
     """Append a run's start to the run set's journal (so an interrupted run is known)."""
     path = Path(runset) / JOURNAL_FILE
-    with path.open("a", encoding="utf-8") as journal:
+    with _writing(path, "the journal"), path.open("a", encoding="utf-8") as journal:
         journal.write(json.dumps({"run_id": run_id, "started_at": started_at}) + "\n")
         journal.flush()
 
@@ -228,7 +287,9 @@ def read_journal(runset: Path) -> dict[str, str]:
 def write_manifest(runset: Path, manifest: Mapping[str, Any]) -> None:
     """Write ``manifest.json`` atomically."""
     text = json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n"
-    atomic_write_text(Path(runset) / MANIFEST_FILE, text)
+    path = Path(runset) / MANIFEST_FILE
+    with _writing(path, "the manifest"):
+        atomic_write_text(path, text)
 
 
 def read_manifest(runset: Path) -> dict[str, Any]:
@@ -249,26 +310,52 @@ def read_manifest(runset: Path) -> dict[str, Any]:
     return data
 
 
+def write_runs_table(path: Path, table: pa.Table) -> None:
+    """Write an Arrow table of runs to one Parquet file atomically."""
+    with _writing(path, "Parquet file"):
+        atomic_write(path, lambda temp: pq.write_table(table, temp, compression="zstd"))
+
+
 def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, Any]) -> None:
-    """Copy a run set's runs and manifest to ``target``, replacing it atomically."""
+    """Copy a run set's runs and manifest to ``target``, replacing it atomically.
+
+    Raises:
+        StoreError: ``target`` is a file, or cannot be written.
+    """
     manifest = {**read_manifest(source), **manifest_updates}
     table = read_table(source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    staging.chmod(default_mode(directory=True))
-    try:
-        atomic_write(
-            staging / RUNS_FILE, lambda temp: pq.write_table(table, temp, compression="zstd")
+    if target.exists() and not target.is_dir():
+        raise StoreError(
+            "cannot replace a file with a run set",
+            file=target,
+            hint="remove the file, or pass another --baselines directory",
         )
+    with _writing(target, "the run set"):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        staging.chmod(default_mode(directory=True))
+        write_runs_table(staging / RUNS_FILE, table)
         write_manifest(staging, manifest)
-        old = None
-        if target.exists():
-            old = target.with_name(f".{target.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            target.rename(old)
-        staging.rename(target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        with _writing(target, "the run set"):
+            _swap(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _swap(staging: Path, target: Path) -> None:
+    """Move ``staging`` to ``target``, replacing the directory there (if any) without debris."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        target.rename(old)
+    try:
+        staging.rename(target)
+    except OSError:
+        if old is not None:
+            old.rename(target)  # put the previous run set back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

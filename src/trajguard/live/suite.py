@@ -3,15 +3,17 @@
 A suite has a name, defaults and scenarios; each scenario has an id, an agent, its input, pass
 criteria, tolerances and optional variants (named overrides used by A/B comparisons). See the
 README for the full format. :func:`load_suite` validates everything it can before any model call:
-structure, types, unknown keys (with a "did you mean"), prompt files, and every ``module:function``
-import path.
+structure, types, unknown keys (with a "did you mean"), duplicate keys, reserved names, settings
+that contradict each other or that the agent kind would ignore, model strings, prompt files, every
+``module:function`` import path (tools are built as the agent will build them), the tool names
+the criteria expect, and the programs command agents start.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -20,9 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.live.criteria import CRITERION_TYPES, Criterion, parse_criterion
-from trajguard.live.imports import ImportPathError, import_object
-from trajguard.live.tolerances import TOLERANCES
-from trajguard.live.yaml_lines import LineMap, load_yaml_with_lines
+from trajguard.live.imports import ImportPathError, check_executable, import_object, import_tool
+from trajguard.live.tolerances import TOLERANCES, tolerance_problem
+from trajguard.live.yaml_lines import LineMap, dotted, load_yaml_with_lines
 
 __all__ = [
     "BASE_VARIANT",
@@ -133,6 +135,9 @@ class Scenario(_Strict):
             raise ValueError(
                 f"unknown tolerance(s) {unknown}; known: {', '.join(sorted(TOLERANCES))}"
             )
+        problems = [tolerance_problem(name, value) for name, value in tolerances.items()]
+        if any(problems):
+            raise ValueError("; ".join(p for p in problems if p))
         return tolerances
 
     @field_validator("pass_criteria", mode="before")
@@ -276,12 +281,158 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
     except ValidationError as exc:
         raise _suite_error(exc, path, lines, data) from None
     _check_unique_ids(suite, path, lines)
-    for index, scenario in enumerate(suite.scenarios):
+    fail = _Fail(suite, path, lines)
+    _check_variants(suite, fail)
+    _check_models(suite, fail)
+    _check_prompt_files(suite, fail)
+    for scenario in suite.scenarios:
         for variant in [BASE_VARIANT, *scenario.variants, *suite.variants]:
             _resolve(suite, scenario, variant)  # reads every prompt file now, not mid-batch
-        if check_imports:
-            _check_imports(scenario, index, path, lines)
+    if check_imports:
+        tools: dict[str, str] = {}
+        for name, shared in suite.variants.items():
+            _check_tools(shared.tools or (), ("variants", name, "tools"), fail, tools)
+        for index, scenario in enumerate(suite.scenarios):
+            _check_imports(scenario, index, fail, tools)
     return suite
+
+
+class _Fail:
+    """Makes the :class:`SuiteError` of a problem found after validation, with its line."""
+
+    def __init__(self, suite: Suite, path: Path, lines: LineMap) -> None:
+        self.suite, self.path, self.lines = suite, path, lines
+        self.base_dir = path.resolve().parent
+
+    def __call__(
+        self, where: tuple[int | str, ...], message: str, hint: str | None = None
+    ) -> SuiteError:
+        scenario = None
+        if len(where) > 1 and where[0] == "scenarios" and isinstance(where[1], int):
+            scenario = self.suite.scenarios[where[1]].id
+        prefix = f"scenario {scenario!r}: " if scenario else ""
+        return SuiteError(
+            prefix + message,
+            file=self.path,
+            line=self.lines.line_of(where),
+            path=dotted(where),
+            hint=hint,
+        )
+
+
+_BOTH_PROMPTS = "both system_prompt and system_prompt_file are set"
+_PROMPT_HINT = "keep one of them: the inline prompt or the file"
+# Variant settings each agent kind never sees (a callable gets ctx.model, ctx.temperature and
+# ctx.max_steps; a command gets {model}).
+_UNUSED = {
+    "callable": ("system_prompt", "system_prompt_file", "tools", "tool_budget"),
+    "command": (
+        "system_prompt",
+        "system_prompt_file",
+        "tools",
+        "tool_budget",
+        "temperature",
+        "max_steps",
+    ),
+}
+
+
+Where = tuple[int | str, ...]
+
+
+def _variant_sets(suite: Suite) -> list[tuple[Where, dict[str, Variant]]]:
+    sets: list[tuple[Where, dict[str, Variant]]] = [(("variants",), suite.variants)]
+    sets += [(("scenarios", i, "variants"), s.variants) for i, s in enumerate(suite.scenarios)]
+    return sets
+
+
+def _check_variants(suite: Suite, fail: _Fail) -> None:
+    """Reserved names, contradictory prompts, overrides the agent kind would ignore."""
+    for where, variants in _variant_sets(suite):
+        if BASE_VARIANT in variants:
+            raise fail(
+                (*where, BASE_VARIANT),
+                f"a variant may not be named {BASE_VARIANT!r}: that name is the scenario "
+                "without overrides",
+                "rename the variant",
+            )
+        for name, variant in variants.items():
+            if variant.system_prompt is not None and variant.system_prompt_file is not None:
+                raise fail((*where, name, "system_prompt_file"), _BOTH_PROMPTS, _PROMPT_HINT)
+    for index, scenario in enumerate(suite.scenarios):
+        agent = scenario.agent
+        if isinstance(agent, BuiltinAgent):
+            if agent.system_prompt is not None and agent.system_prompt_file is not None:
+                where = ("scenarios", index, "agent", "system_prompt_file")
+                raise fail(where, _BOTH_PROMPTS, _PROMPT_HINT)
+            continue
+        for name, variant in {**suite.variants, **scenario.variants}.items():
+            own = name in scenario.variants
+            unused = [f for f in _UNUSED[agent.kind] if getattr(variant, f) is not None]
+            if unused:
+                where = ("scenarios", index, "variants", name) if own else ("variants", name)
+                raise fail(
+                    (*where, unused[0]),
+                    f"variant {name!r} sets {', '.join(unused)}, which a {agent.kind} agent "
+                    "never sees, so the variant would run unchanged"
+                    + ("" if own else f" in scenario {scenario.id!r}"),
+                    "variants of callable agents may set model, temperature and max_steps; of "
+                    "command agents, model"
+                    + ("" if own else f"; give scenario {scenario.id!r} its own {name!r}"),
+                )
+
+
+def _check_models(suite: Suite, fail: _Fail) -> None:
+    from trajguard.capture.llm import model_problem
+
+    api_base = suite.defaults.api_base
+    models: list[tuple[Where, str]] = [(("defaults", "model"), suite.defaults.model)]
+    models += [
+        ((*where, name, "model"), variant.model)
+        for where, variants in _variant_sets(suite)
+        for name, variant in variants.items()
+        if variant.model is not None
+    ]
+    for where, model in models:
+        problem = model_problem(model, api_base)
+        if problem is None:
+            continue
+        if not model.strip():
+            raise fail(where, problem, "e.g. local/smollm2 or ollama_chat/qwen2.5:1.5b")
+        raise fail(
+            ("defaults", "api_base") if where[0] == "defaults" else where,
+            problem,
+            "defaults.api_base is the endpoint of every model of the suite; remove it to run "
+            "local/smollm2",
+        )
+
+
+def _check_prompt_files(suite: Suite, fail: _Fail) -> None:
+    """Every system_prompt_file is readable: named with the suite file and line if not."""
+    files: list[tuple[Where, str | None]] = [
+        (("scenarios", i, "agent"), s.agent.system_prompt_file)
+        for i, s in enumerate(suite.scenarios)
+        if isinstance(s.agent, BuiltinAgent)
+    ]
+    files += [
+        ((*where, name), variant.system_prompt_file)
+        for where, variants in _variant_sets(suite)
+        for name, variant in variants.items()
+    ]
+    for where, relative in files:
+        if relative is None:
+            continue
+        path = fail.base_dir / relative
+        try:
+            path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            variant = f"variant {where[-1]!r}: " if where[-1] != "agent" else ""
+            raise fail(
+                (*where, "system_prompt_file"),
+                f"{variant}cannot read system_prompt_file {relative!r} ({path}): {reason}",
+                "the path is relative to the suite file",
+            ) from None
 
 
 def _check_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> None:
@@ -298,7 +449,7 @@ def _check_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> None
                     f"scenario {name!r}: {exc}",
                     file=path,
                     line=lines.line_of(where),
-                    path=_dotted(where),
+                    path=dotted(where),
                     hint="see the pass criteria in the README",
                 ) from None
 
@@ -317,29 +468,60 @@ def _check_unique_ids(suite: Suite, path: Path, lines: LineMap) -> None:
         seen.add(scenario.id)
 
 
-def _check_imports(scenario: Scenario, index: int, path: Path, lines: LineMap) -> None:
+def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str, str]) -> None:
     targets: list[tuple[tuple[int | str, ...], str]] = []
     agent = scenario.agent
-    if isinstance(agent, BuiltinAgent):
-        targets += [(("agent", "tools", i), tool) for i, tool in enumerate(agent.tools)]
-    elif isinstance(agent, CallableAgent):
-        targets.append((("agent", "function"), agent.function))
-    for name, variant in scenario.variants.items():
-        targets += [(("variants", name, "tools", i), t) for i, t in enumerate(variant.tools or ())]
+    here: tuple[int | str, ...] = ("scenarios", index)
+    if isinstance(agent, CallableAgent):
+        targets.append(((*here, "agent", "function"), agent.function))
     for c_index, criterion in enumerate(scenario.pass_criteria):
         if criterion.kind == "predicate":
-            targets.append((("pass", c_index, "predicate"), criterion.function))
+            targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
     for where, target in targets:
         try:
             import_object(target)
         except ImportPathError as exc:
-            raise SuiteError(
-                f"scenario {scenario.id!r}: {exc}",
-                file=path,
-                line=lines.line_of(("scenarios", index, *where)),
-                path=_dotted(("scenarios", index, *where)),
-                hint=exc.hint,
-            ) from None
+            raise fail(where, str(exc), exc.hint) from None
+    if isinstance(agent, CommandAgent):
+        try:
+            check_executable(agent.argv[0], fail.base_dir)
+        except ImportPathError as exc:
+            raise fail((*here, "agent", "argv", 0), str(exc), exc.hint) from None
+    if not isinstance(agent, BuiltinAgent):
+        return
+    offered = set(_check_tools(agent.tools, (*here, "agent", "tools"), fail, tools))
+    for name, variant in scenario.variants.items():
+        where = (*here, "variants", name, "tools")
+        offered |= set(_check_tools(variant.tools or (), where, fail, tools))
+    shared = [v for n, v in fail.suite.variants.items() if n not in scenario.variants]
+    offered |= {tools[t] for v in shared for t in v.tools or ()}
+    for c_index, criterion in enumerate(scenario.pass_criteria):
+        wanted = getattr(criterion, "name", None)
+        if criterion.kind in ("tool_called", "tool_called_with") and wanted not in offered:
+            close = difflib.get_close_matches(str(wanted), sorted(offered), n=1)
+            raise fail(
+                (*here, "pass", c_index),
+                f"{criterion.kind} names tool {wanted!r}, which the agent is never given"
+                + (f"; did you mean {close[0]!r}?" if close else ""),
+                f"its tools (base and variants): {', '.join(sorted(offered)) or 'none'}",
+            )
+
+
+def _check_tools(
+    targets: Sequence[str], where: tuple[int | str, ...], fail: _Fail, tools: dict[str, str]
+) -> list[str]:
+    """Build each tool as the agent will (import path → tool name, cached in ``tools``)."""
+    names = []
+    for i, target in enumerate(targets):
+        if target not in tools:
+            try:
+                tools[target] = import_tool(target)
+            except ImportPathError as exc:
+                raise fail((*where, i), str(exc), exc.hint) from None
+        if tools[target] in names:
+            raise fail((*where, i), f"two tools are named {tools[target]!r}", "drop one of them")
+        names.append(tools[target])
+    return names
 
 
 def _suite_error(exc: ValidationError, path: Path, lines: LineMap, data: Any) -> SuiteError:
@@ -362,7 +544,7 @@ def _suite_error(exc: ValidationError, path: Path, lines: LineMap, data: Any) ->
             message += f" (got {got!r:.60})"
         problems.append((loc, message))
     loc, message = problems[0]
-    where = _dotted(loc)
+    where = dotted(loc)
     scenario = _scenario_id(data, loc)
     prefix = f"scenario {scenario!r}: " if scenario else ""
     return SuiteError(
@@ -370,16 +552,12 @@ def _suite_error(exc: ValidationError, path: Path, lines: LineMap, data: Any) ->
         file=path,
         line=lines.line_of(loc),
         path=where or None,
-        details=[f"also {_dotted(other)}: {text}" for other, text in problems[1:6]],
+        details=[f"also {dotted(other)}: {text}" for other, text in problems[1:6]],
         hint="see the suite format in the README",
     )
 
 
 _UNION_TAGS = frozenset({"builtin", "callable", "command", "[key]"})
-
-
-def _dotted(loc: tuple[int | str, ...]) -> str:
-    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
 
 
 def _pattern_message(pattern: str, got: Any) -> str:
@@ -432,6 +610,19 @@ def _criterion_fields(data: Any, parent: tuple[int | str, ...]) -> list[str]:
     return [f for f in adapter_fields[kind].model_fields if f != "kind"]
 
 
+def _agent_fields(data: Any, parent: tuple[int | str, ...]) -> list[str]:
+    try:
+        kind = data["scenarios"][parent[1]]["agent"]["kind"]
+    except (KeyError, IndexError, TypeError):
+        return []
+    kinds: dict[str, type[BaseModel]] = {
+        "builtin": BuiltinAgent,
+        "callable": CallableAgent,
+        "command": CommandAgent,
+    }
+    return list(kinds[kind].model_fields) if kind in kinds else []
+
+
 def _unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
     key = str(loc[-1])
     parent = loc[:-1]
@@ -447,6 +638,8 @@ def _unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
         known = _ALLOWED["variant"]
     elif len(parent) == 5 and parent[2] == "pass":
         known = _criterion_fields(data, parent)
+    elif len(parent) == 3 and parent[0] == "scenarios" and parent[2] == "agent":
+        known = _agent_fields(data, parent)
     else:
         known = []
     close = difflib.get_close_matches(key, known, n=1)

@@ -9,7 +9,7 @@ import yaml
 
 from trajguard.errors import SuiteError
 
-__all__ = ["LineMap", "load_yaml_with_lines"]
+__all__ = ["LineMap", "dotted", "load_yaml_with_lines"]
 
 Key = tuple[int | str, ...]
 
@@ -29,24 +29,41 @@ class LineMap:
         return None
 
 
-def _walk(node: yaml.Node, path: Key, lines: dict[Key, int]) -> None:
+def dotted(path: Key) -> str:
+    """``("scenarios", 0, "agent")`` → ``scenarios[0].agent``."""
+    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
+
+
+def _walk(node: yaml.Node, path: Key, lines: dict[Key, int], file: Path) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
-            lines[(*path, key)] = key_node.start_mark.line + 1
-            _walk(value_node, (*path, key), lines)
+            line = key_node.start_mark.line + 1
+            if key in seen and key != "<<":
+                raise SuiteError(
+                    f"duplicate key {key!r} (first on line {seen[key]})",
+                    file=file,
+                    line=line,
+                    path=dotted((*path, key)),
+                    hint="YAML would silently keep only the last one: remove one of them",
+                )
+            seen[key] = line
+            lines[(*path, key)] = line
+            _walk(value_node, (*path, key), lines, file)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             lines[(*path, index)] = item.start_mark.line + 1
-            _walk(item, (*path, index), lines)
+            _walk(item, (*path, index), lines, file)
 
 
 def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
     """Parse a YAML file (safe loader) and return its data with a :class:`LineMap`.
 
     Raises:
-        SuiteError: the file is missing, unreadable, or not valid YAML (with its line).
+        SuiteError: the file is missing, unreadable, not valid YAML, or has a duplicate key in
+            a mapping (with its line).
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -68,5 +85,5 @@ def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
         ) from None
     lines: dict[Key, int] = {}
     if node is not None:
-        _walk(node, (), lines)
+        _walk(node, (), lines, path)
     return data, LineMap(lines)

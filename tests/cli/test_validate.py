@@ -121,3 +121,25 @@ def test_console_script_is_installed(files: Path) -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_suite_file_is_validated_without_running_it(tmp_path: Path) -> None:
+    result = _run("validate", str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "valid suite demo (4 scenarios, variants: control, no_calculator, weather_bot)" in (
+        result.stdout
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing run, nothing written
+
+
+def test_a_bad_suite_exits_2_with_its_line_and_no_traceback(tmp_path: Path) -> None:
+    bad = REPO / "tests" / "live" / "bad_suites" / "duplicate_key.yaml"
+    result = _run("validate", str(bad), str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "duplicate_key.yaml:6" in result.stderr
+    assert "duplicate key 'input' (first on line 5)" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "1 of 2 files valid" in result.stderr

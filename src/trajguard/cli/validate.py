@@ -1,4 +1,4 @@
-"""``trajguard validate FILE...``: check ATIF files against the schema and rules N1 to N9."""
+"""``trajguard validate FILE...``: check ATIF files (schema, rules N1 to N9) and suite files."""
 
 from __future__ import annotations
 
@@ -15,16 +15,40 @@ from trajguard.normative import check_normative
 def register(commands: Any) -> None:
     parser = commands.add_parser(
         "validate",
-        help="check ATIF trajectory files (schema and normative rules N1-N9)",
-        description="Check ATIF v1.0-v1.7 files. Exits 2 when any file is invalid.",
+        help="check ATIF trajectory files (schema, rules N1-N9) and suite files",
+        description=(
+            "Check ATIF v1.0-v1.7 files, and suite files (.yaml / .yml) without running them. "
+            "Exits 2 when any file is invalid."
+        ),
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="ATIF JSON files")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="ATIF JSON files or suite YAML files"
+    )
     parser.set_defaults(handler=run)
+
+
+def _validate_suite(path: Path) -> bool:
+    from trajguard.live.suite import load_suite  # only suites need the live-mode models
+
+    try:
+        suite = load_suite(path)
+    except TrajguardError as error:
+        print(f"{error}", file=sys.stderr)
+        return False
+    variants = sorted({*suite.variants, *(v for s in suite.scenarios for v in s.variants)})
+    print(
+        f"{path}: valid suite {suite.name} ({len(suite.scenarios)} scenarios, "
+        f"variants: {', '.join(variants) or 'none'})"
+    )
+    return True
 
 
 def run(args: argparse.Namespace) -> int:
     invalid = 0
     for file in args.files:
+        if file.endswith((".yaml", ".yml")):
+            invalid += not _validate_suite(Path(file))
+            continue
         try:
             # a Path, never a str: a file named "[ok].json" would be taken for JSON text
             trajectory = load_trajectory(Path(file))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -326,6 +327,68 @@ def test_two(llm_cassette):
     project.runpytest().assert_outcomes(passed=2)
 
 
+CLASS_TESTS = """
+
+class TestA:
+    def test_x(self, llm_cassette):
+        model = llm_cassette.model(Scripted())
+        assert asyncio.run(agent(model)) == ["answer 1 to q #0"]
+
+
+class TestB:
+    def test_x(self, llm_cassette):
+        model = llm_cassette.model(Scripted())
+        response = asyncio.run(model.complete([{"role": "user", "content": "not TestA's"}]))
+        assert response.content == "answer 1 to not TestA's"
+"""
+
+
+def test_two_tests_sharing_a_cassette_are_refused(project):
+    # Like goldens, cassette names leave out the class: both tests map to test_x.json.
+    project.makepyfile(test_agent=module(question="q", calls=1) + CLASS_TESTS)
+    clash = [
+        f"llm_cassette: {project.path / 'cassettes/test_agent/test_x.json'} is already the "
+        "cassette of test_agent.py::TestA::test_x; test_agent.py::TestB::test_x maps to the "
+        "same file*",
+        "*hint: rename one of the tests, or give its model a distinct name=*",
+    ]
+    result = project.runpytest("--llm-record-mode=once")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["FAILED test_agent.py::TestB::test_x*"])
+    result.stdout.fnmatch_lines(clash)
+    result.stdout.fnmatch_lines(["created: cassettes/test_agent/test_x.json", "2 recorded: *"])
+    recorded = (project.path / "cassettes/test_agent/test_x.json").read_text()
+    assert "not TestA's" not in recorded
+    # replaying: TestA gets its own cassette back, TestB is refused again (no request drift)
+    result = project.runpytest()
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["FAILED test_agent.py::TestB::test_x*"])
+    result.stdout.fnmatch_lines(clash)
+    assert "request drift" not in result.stdout.str()
+    assert (project.path / "cassettes/test_agent/test_x.json").read_text() == recorded
+
+
+def test_two_models_of_a_test_sharing_a_cassette_are_refused(project):
+    project.makepyfile(
+        test_agent=module(question="q", calls=1)
+        + """
+
+def test_two(llm_cassette):
+    llm_cassette.model(Scripted(), name="live run")
+    llm_cassette.model(Scripted(), name="live_run")  # cleaned to the same file name
+"""
+    )
+    result = project.runpytest("--llm-record-mode=once")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"llm_cassette: {project.path / 'cassettes/test_agent/test_two.live_run.json'} is "
+            "already the cassette of model(name='live run') of this test",
+            "*hint: give each model of a test its own name=",
+        ]
+    )
+
+
 def test_fixture_exposes_path_and_mode(project):
     project.makepyfile(
         test_agent="""
@@ -516,6 +579,31 @@ def test_printed_commands_carry_command_line_settings(project):
             "--llm-record-mode=all --golden-update --golden-dir=gold"
         ]
     )
+
+
+def test_printed_command_of_a_run_given_an_ini_file_records_where_the_run_reads(project):
+    # The ini file found without -c points elsewhere and redacts what the model answers.
+    project.makeini(INI + "trajguard_cassette_dir = wrong\ntrajguard_redact = answer\n")
+    other = "trajguard_cassette_dir = llm dir\ntrajguard_redact = CUST-[0-9]+\n"
+    project.makefile(".ini", other=INI + other + "trajguard_golden_dir = gold\n")
+    write_test(project)
+    result = project.runpytest("-c", "other.ini")
+    result.assert_outcomes(failed=1)
+    carried = "-o 'trajguard_cassette_dir=llm dir' -o 'trajguard_redact=CUST-[[]0-9]+' "
+    result.stdout.fnmatch_lines(
+        [
+            f"*LLM cassette missing: {project.path / 'llm dir/test_agent/test_run.json'}",
+            "*pytest test_agent.py::test_run --llm-record-mode=once --golden-update "
+            f"{carried}--golden-dir=gold",
+        ]
+    )
+    printed = next(line for line in result.stdout.lines if "pytest test_agent.py::test_run" in line)
+    command = shlex.split(printed.strip())
+    assert command[0] == "pytest"
+    project.runpytest(*command[1:]).assert_outcomes(passed=1)  # exactly as printed
+    assert (project.path / "llm dir" / "test_agent" / "test_run.json").exists()
+    assert not (project.path / "wrong").exists()
+    project.runpytest("-c", "other.ini").assert_outcomes(passed=1)
 
 
 def test_a_broken_cassette_names_the_exact_rerecord_command(project):

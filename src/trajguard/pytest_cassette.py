@@ -31,12 +31,21 @@ drift; endpoints, timeouts, retries and credentials are not (they are never stor
 
 The commands printed to record or re-record a test carry the trajguard settings given on the
 command line (``-o trajguard_cassette_dir=…``, ``-o trajguard_redact=…``, ``--golden-dir``), so
-they write where, and redact what, the failing run read.
+they write where, and redact what, the failing run read. A run given an ini file with ``-c`` read
+all of them from that file: the command then repeats every one of them, as the golden plugin
+repeats its ``--golden-dir``.
+
+A cassette belongs to one test of the session. Its file name, like a golden's, is made from the
+test's name without its class (``TestA::test_x`` → ``cassettes/<module>/test_x.json``), so that a
+test's cassette and golden keep parallel paths; a second test that maps to a cassette already
+used in the session (``TestB::test_x``, or ids that clean alike) fails, naming both tests, instead
+of recording over, or replaying, the other test's cassette.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shlex
 import weakref
 from collections.abc import Generator, Iterator, Sequence
@@ -69,6 +78,7 @@ _REGISTERED: weakref.WeakSet[pytest.Parser] = weakref.WeakSet()
 
 _CARRIED_INI = ("trajguard_cassette_dir", "trajguard_redact", "trajguard_golden_dir")
 """ini settings that a printed command repeats when the run got them from ``-o``."""
+_GOLDEN_DIR_INI = "trajguard_golden_dir"  # registered by trajguard.pytest_plugin
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,8 @@ _SETTINGS = pytest.StashKey[_Settings]()
 _SAVED = pytest.StashKey[list[tuple[str, Path]]]()
 _STATE = pytest.StashKey["LLMCassette"]()
 _CALL_PASSED = pytest.StashKey[bool]()
+# Every cassette file this session has used, and the test (node id) it belongs to.
+_OWNERS = pytest.StashKey[dict[str, str]]()
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -162,16 +174,44 @@ def pytest_configure(config: pytest.Config) -> None:
         carried=_carried_options(config),
     )
     config.stash[_SAVED] = []
+    config.stash[_OWNERS] = {}
 
 
 def _carried_options(config: pytest.Config) -> tuple[str, ...]:
-    """The trajguard settings given on the command line, as options for a printed command."""
+    """The trajguard settings given on the command line, as options for a printed command.
+
+    ``-o`` overrides of the trajguard ini settings and ``--golden-dir`` are repeated as given.
+    ``-c <ini file>`` sets them all on the command line (a plain ``pytest`` reads another ini
+    file): the command then repeats the values this run read, as ``-o`` and ``--golden-dir``
+    options, like :mod:`trajguard.pytest_plugin` does for its ``--golden-dir``.
+    """
+    if config.getoption("inifilename", None) is not None:
+        return _ini_file_options(config)
     carried: list[str] = []
     for override in config.getoption("override_ini", None) or ():
         name = str(override).split("=", 1)[0].strip()
         if name in _CARRIED_INI:
             carried.append(f"-o {shlex.quote(str(override))}")
     golden_dir = config.getoption("trajguard_golden_dir", None)
+    if golden_dir is not None:
+        carried.append(shlex.quote(f"--golden-dir={golden_dir}"))
+    return tuple(carried)
+
+
+def _ini_file_options(config: pytest.Config) -> tuple[str, ...]:
+    """Every trajguard setting this run read, for a run given its ini file with ``-c``."""
+    cassette_dir = str(config.getini("trajguard_cassette_dir"))
+    redact = "\n".join(str(p) for p in config.getini("trajguard_redact"))
+    carried = [
+        "-o " + shlex.quote(f"trajguard_cassette_dir={cassette_dir}"),
+        "-o " + shlex.quote(f"trajguard_redact={redact}"),
+    ]
+    golden_dir = config.getoption("trajguard_golden_dir", None)
+    if golden_dir is None:
+        try:
+            golden_dir = config.getini(_GOLDEN_DIR_INI)
+        except ValueError:  # the golden plugin is not registered
+            golden_dir = None
     if golden_dir is not None:
         carried.append(shlex.quote(f"--golden-dir={golden_dir}"))
     return tuple(carried)
@@ -209,6 +249,7 @@ class LLMCassette:
         self.path = self._path(None)
         self.models: list[RecordingModel | ReplayModel] = []
         self._names: set[str | None] = set()
+        self._used: dict[str, str] = {}  # cassette file → the model() call of this test using it
 
     def __repr__(self) -> str:
         return f"<llm_cassette mode={self.mode} path={str(self.path)!r}>"
@@ -265,6 +306,7 @@ class LLMCassette:
             pytest.fail(f"llm_cassette.model(name={name!r}) was already requested", pytrace=False)
         self._names.add(name)
         path = self._path(name)
+        self._claim(path, name)
         try:
             redactor = Redactor((*self._settings.redact, *redact))
         except ValueError as exc:
@@ -283,6 +325,27 @@ class LLMCassette:
                 pytrace=False,
             )
         return self._replay(path, redactor, redactor.text(wanted), params)
+
+    def _claim(self, path: Path, name: str | None) -> None:
+        """Register ``path`` as this test's cassette; fail when another test or call uses it."""
+        __tracebackhide__ = True
+        key = os.path.normcase(str(path))
+        if key in self._used:
+            pytest.fail(
+                f"llm_cassette: {path} is already the cassette of {self._used[key]} of this "
+                "test\n  hint: give each model of a test its own name=",
+                pytrace=False,
+            )
+        nodeid: str = self._request.node.nodeid
+        owner = self._request.config.stash[_OWNERS].setdefault(key, nodeid)
+        if owner != nodeid:
+            pytest.fail(
+                f"llm_cassette: {path} is already the cassette of {owner}; {nodeid} maps to the "
+                "same file (cassette names leave out the test class)\n  hint: rename one of "
+                "the tests, or give its model a distinct name= (or parametrize id)",
+                pytrace=False,
+            )
+        self._used[key] = f"model(name={name!r})"
 
     def _replay(
         self, path: Path, redactor: Redactor, wanted: str, params: dict[str, Any]

@@ -135,6 +135,10 @@ def test_tolerance_and_gate_options(runsets: Path) -> None:
     assert "changed within tolerance" in (runsets / "w" / "report.md").read_text()
     bad = _run("compare", "base", "worse", "--tolerance", "speed=2", cwd=runsets)
     assert bad.returncode == 2 and "expected METRIC=VALUE" in bad.stderr
+    for item, fragment in [("pass_rate=-1", "at least 0"), ("steps=0.9", "steps=0.9")]:
+        out_of_range = _run("compare", "base", "worse", "--tolerance", item, cwd=runsets)
+        assert out_of_range.returncode == 2, item
+        assert fragment in out_of_range.stderr and "Traceback" not in out_of_range.stderr
     gate = _run("compare", "base", "worse", "--gate", "vibes", cwd=runsets)
     assert gate.returncode == 2 and "unknown metric" in gate.stderr
 

@@ -1,6 +1,7 @@
 """`trajguard run`, `show` and `baseline promote` in process: option checks, output paths,
 --dry-run, crash counts, promoting over a baseline. No test here calls a model: the agents are
-command agents (never pinged) or the command stops before the first call."""
+command agents that bring their own model (`uses_model: false`, never pinged) or the command
+stops before the first call."""
 
 from __future__ import annotations
 
@@ -42,10 +43,10 @@ defaults:
   api_base: http://127.0.0.1:9/v1
 scenarios:
   - id: a
-    agent: {{kind: command, argv: [{python}, ok_agent.py, "{{output}}"]}}
+    agent: {{kind: command, uses_model: false, argv: [{python}, ok_agent.py, "{{output}}"]}}
     input: hi
   - id: b
-    agent: {{kind: command, argv: [{python}, failing_agent.py, "{{output}}"]}}
+    agent: {{kind: command, uses_model: false, argv: [{python}, failing_agent.py, "{{output}}"]}}
     input: hi
 """
     )
@@ -229,6 +230,8 @@ def test_promote_refuses_a_run_set_that_covers_less(
         ({("a", "base"): 3, ("a", "v"): 3}, "scenario(s) b (in the baseline, not in"),
         ({("a", "base"): 3, ("b", "base"): 3}, "variant(s) v"),
         ({("a", "base"): 3, ("b", "base"): 2, ("a", "v"): 3}, "fewer runs for b/base: 2 < 3"),
+        # (a, v) is gone although scenario a and variant v both still appear
+        ({("a", "base"): 3, ("b", "base"): 3, ("b", "v"): 3}, "fewer runs for a/v: 0 < 3"),
     ]:
         smaller = _runset(tmp_path / f"small{len(fragment)}", arms)
         err = _error(capsys, ["baseline", "promote", str(smaller), "--baselines", str(baselines)])
@@ -237,8 +240,10 @@ def test_promote_refuses_a_run_set_that_covers_less(
         assert len(store.read_runs(baselines / "cli")) == 9, "the baseline is untouched"
     forced = ["baseline", "promote", str(smaller), "--baselines", str(baselines), "--force"]
     assert main(forced) == 0
-    assert len(store.read_runs(baselines / "cli")) == 8
-    more = _runset(tmp_path / "more", {("a", "base"): 4, ("b", "base"): 4, ("a", "v"): 4})
+    assert len(store.read_runs(baselines / "cli")) == 9
+    more = _runset(
+        tmp_path / "more", {("a", "base"): 4, ("b", "base"): 4, ("a", "v"): 4, ("b", "v"): 4}
+    )
     assert main(["baseline", "promote", str(more), "--baselines", str(baselines)]) == 0
     assert sorted(p.name for p in baselines.iterdir()) == ["cli"]
 

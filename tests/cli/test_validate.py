@@ -143,3 +143,39 @@ def test_a_bad_suite_exits_2_with_its_line_and_no_traceback(tmp_path: Path) -> N
     assert "duplicate key 'input' (first on line 5)" in result.stderr
     assert "Traceback" not in result.stderr
     assert "1 of 2 files valid" in result.stderr
+
+
+def test_a_suite_may_import_modules_next_to_it_as_run_does(tmp_path: Path) -> None:
+    suite_dir, elsewhere = tmp_path / "suite", tmp_path / "elsewhere"
+    suite_dir.mkdir()
+    elsewhere.mkdir()
+    (suite_dir / "tg_validate_tools.py").write_text(
+        'def add(a: int, b: int) -> int:\n    """Add two numbers."""\n    return a + b\n'
+    )
+    (suite_dir / "suite.yaml").write_text(
+        "name: local\nscenarios:\n  - id: a\n    input: hi\n"
+        "    agent: {kind: builtin, tools: [tg_validate_tools:add]}\n"
+    )
+    suite = str(suite_dir / "suite.yaml")
+    dry = _run("run", suite, "--dry-run", cwd=elsewhere)
+    assert dry.returncode == 0, dry.stderr
+    result = _run("validate", suite, cwd=elsewhere)
+    assert result.returncode == 0, result.stderr
+    assert "valid suite local (1 scenarios, variants: none)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("scenarios: &a\n  - *a\n", "bad.yaml:2: scenarios[0]: recursive YAML alias: *a"),
+        ("[" * 5000 + "\n", "bad.yaml:1: YAML nested too deeply to parse"),
+    ],
+)
+def test_a_pathological_suite_exits_2_without_a_traceback(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    (tmp_path / "bad.yaml").write_text(text)
+    result = _run("validate", "bad.yaml", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout

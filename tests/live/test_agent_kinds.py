@@ -171,9 +171,12 @@ def callable_scenario(function: str, *, input_text: str = "hello", extra: str = 
     )
 
 
-def command_scenario(script: str, *, extra_args: Sequence[str] = ()) -> str:
+def command_scenario(
+    script: str, *, extra_args: Sequence[str] = (), uses_model: bool = True
+) -> str:
     argv = json.dumps([sys.executable, script, "{output}", *extra_args])
-    return f"  - id: cmd\n    agent: {{kind: command, argv: {argv}}}\n    input: hello there\n"
+    own = "" if uses_model else "uses_model: false, "
+    return f"  - id: cmd\n    agent: {{kind: command, {own}argv: {argv}}}\n    input: hello there\n"
 
 
 def valid_trajectory(row: Mapping[str, Any]) -> None:
@@ -715,6 +718,10 @@ def sleeps(ctx):
     ctx.recorder.agent_step(LLMResponse(content=threading.current_thread().name))
 
 
+def stops_iterating(ctx):
+    next(iter(()))
+
+
 def calls_litellm(ctx):
     import litellm
 
@@ -724,6 +731,15 @@ def calls_litellm(ctx):
         mock_response=f"mocked {ctx.input} at {ctx.temperature}",
     )
 """
+
+
+async def test_a_sync_callable_raising_stop_iteration_is_an_agent_error(project: Project) -> None:
+    # A Future refuses StopIteration; handed over as is, the run would hang until its timeout.
+    module = project.module(SYNC_AGENTS)
+    suite = project.suite(callable_scenario(f"{module}:stops_iterating"), defaults="runs: 1")
+    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    assert result.counts == {"agent_error": 1}
+    assert "StopIteration" in runs.loc[0, "error_message"]
 
 
 async def test_sync_callables_run_concurrently_off_the_event_loop(project: Project) -> None:
@@ -819,16 +835,37 @@ class Unreachable(ScriptedModel):
         raise ModelUnavailable("model openai/unreachable unreachable")
 
 
-async def test_command_agents_do_not_need_the_model(project: Project) -> None:
-    script = project.script("agent.py", WRITES_ATIF)
-    suite = project.suite(command_scenario(script, extra_args=["{seed}"]))
+ENV_ECHO = """
+import json, os, sys
+steps = [
+    {"step_id": 1, "source": "user", "message": "hi"},
+    {"step_id": 2, "source": "agent",
+     "message": repr((os.environ.get("TRAJGUARD_MODEL"), os.environ.get("TRAJGUARD_API_BASE")))},
+]
+doc = {"schema_version": "ATIF-v1.7", "agent": {"name": "x", "version": "1"}, "steps": steps}
+json.dump(doc, open(sys.argv[1], "w"))
+"""
+
+
+async def test_a_command_agent_with_its_own_model_is_not_checked_nor_handed_one(
+    project: Project,
+) -> None:
+    script = project.script("agent.py", ENV_ECHO)
+    suite = project.suite(command_scenario(script, extra_args=["{seed}"], uses_model=False))
     model = Unreachable()
-    result, _ = await batch(suite, project.runset(), model)
+    result, runs = await batch(suite, project.runset(), model)
     assert result.counts == {"ok": 2}
-    assert model.attempts == 0, "a command agent that is not given {model} is not checked"
+    assert model.attempts == 0, "uses_model: false means no model check"
+    assert set(runs["final_output"]) == {"(None, None)"}
 
 
-@pytest.mark.parametrize("kind", ["builtin", "callable", "command with {model}"])
+def test_model_placeholders_contradict_uses_model_false(project: Project) -> None:
+    script = project.script("agent.py", ENV_ECHO)
+    with pytest.raises(SuiteError, match="uses_model is false"):
+        project.suite(command_scenario(script, extra_args=["{model}"], uses_model=False))
+
+
+@pytest.mark.parametrize("kind", ["builtin", "callable", "command with {model}", "command"])
 async def test_an_unreachable_model_stops_the_batch_and_writes_nothing(
     project: Project, kind: str
 ) -> None:
@@ -839,6 +876,8 @@ async def test_an_unreachable_model_stops_the_batch_and_writes_nothing(
         "command with {model}": command_scenario(
             project.script("agent.py", WRITES_ATIF), extra_args=["{model}"]
         ),
+        # handed the model through TRAJGUARD_MODEL / TRAJGUARD_API_BASE only: checked too
+        "command": command_scenario(project.script("agent.py", WRITES_ATIF)),
     }
     runset = project.runset()
     with pytest.raises(ModelUnavailable):

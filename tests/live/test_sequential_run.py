@@ -138,11 +138,16 @@ def test_run_sequential_honours_crash_statuses_and_gate(monkeypatch: pytest.Monk
     assert gate(CompareConfig()).regressed
     agent_errors_only = CompareConfig(crash_statuses=frozenset({"agent_error"}))
     assert not gate(agent_errors_only).regressed
-    # --gate pass_rate alone: the timeouts have no pass/fail and the others pass.
+    # --gate pass_rate alone: a crash is a failed run, so the timeouts fail the pass rate...
     pass_only = gate(CompareConfig(gating=frozenset({"pass_rate"})))
-    assert not pass_only.regressed
+    assert pass_only.regressed
     assert pass_only.gating == ("pass_rate",)
     assert pass_only.alpha == pytest.approx(gating_alpha(0.05, 1, 1))
+    # ...unless timeouts are not counted as crashes: then they have no pass/fail.
+    no_timeouts = CompareConfig(
+        gating=frozenset({"pass_rate"}), crash_statuses=frozenset({"agent_error"})
+    )
+    assert not gate(no_timeouts).regressed
 
 
 # ---- the comparison follows the gate: headline, JUnit, exit-code flag -----------------------

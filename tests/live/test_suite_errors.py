@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,14 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
         ["unknown field 'system_promt'; did you mean 'system_prompt'?"],
     ),
     "bad_scenario_id.yaml": (3, "scenarios[0].id", ["'has spaces' is not a valid id"]),
+    "recursive_alias.yaml": (
+        2,
+        "scenarios[0]",
+        ["recursive YAML alias: *a is used inside the value it names (anchored on line 1)"],
+    ),
+    "recursive_merge_key.yaml": (3, "defaults.<<", ["recursive YAML alias: *d"]),
+    "nested_too_deep.yaml": (1, None, ["YAML nested too deeply to parse", "hint: "]),
+    "alias_bomb.yaml": (7, "a5", ["the YAML expands to more than 1000000 values"]),
 }
 
 
@@ -194,3 +203,87 @@ def test_bad_suite_message(name: str) -> None:
     for fragment in fragments:
         assert fragment in text, text
     assert error.exit_code == 2
+
+
+TOOL_SUITE = """\
+name: demo
+scenarios:
+  - id: a
+    agent: {{kind: builtin, tools: ["{module}:add"]}}
+    input: hi
+"""
+
+
+def _suite_with_tool_module(tmp_path: Path, module: str, source: str) -> Path:
+    (tmp_path / f"{module}.py").write_text(source)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(TOOL_SUITE.format(module=module))
+    return suite
+
+
+def test_tool_module_with_a_syntax_error_names_its_file_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = "def add(a: int, b: int) -> int:\n    return a +\n"
+    suite = _suite_with_tool_module(tmp_path, "tg_syntax_error_tools", source)
+    with pytest.raises(SuiteError) as caught:
+        load_suite(suite)
+    text = str(caught.value)
+    assert caught.value.line == 4 and caught.value.path == "scenarios[0].agent.tools[0]", text
+    assert "importing module 'tg_syntax_error_tools'" in text
+    assert f"failed with SyntaxError at {tmp_path / 'tg_syntax_error_tools.py'}:2: " in text
+    assert "invalid syntax" in text
+    assert caught.value.exit_code == 2
+
+
+def test_tool_module_raising_on_import_names_the_exception(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = "raise RuntimeError('needs a database')\n"
+    suite = _suite_with_tool_module(tmp_path, "tg_raising_tools", source)
+    with pytest.raises(SuiteError) as caught:
+        load_suite(suite)
+    text = str(caught.value)
+    assert caught.value.path == "scenarios[0].agent.tools[0]", text
+    assert (
+        "importing module 'tg_raising_tools' (from 'tg_raising_tools:add') failed with "
+        "RuntimeError: needs a database" in text
+    )
+
+
+COMMAND_SUITE = """\
+name: demo
+scenarios:
+  - id: a
+    agent:
+      kind: command
+      argv: [tg-env-path-agent, "{{output}}"]
+      env: {{PATH: "{path}"}}
+    input: hi
+"""
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_command_is_looked_up_on_the_agents_env_path(tmp_path: Path, relative: bool) -> None:
+    program = tmp_path / "agent-bin" / "tg-env-path-agent"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    suite = tmp_path / "suite.yaml"
+    # relative PATH entries are relative to the suite's directory, where the command runs
+    entry = "agent-bin" if relative else str(program.parent)
+    suite.write_text(COMMAND_SUITE.format(path=os.pathsep.join(["/nonexistent", entry])))
+    assert load_suite(suite).scenarios[0].agent.kind == "command"
+
+
+def test_command_not_on_the_agents_env_path(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(COMMAND_SUITE.format(path=str(tmp_path)))
+    with pytest.raises(SuiteError) as caught:
+        load_suite(suite)
+    assert caught.value.path == "scenarios[0].agent.argv[0]"
+    assert "'tg-env-path-agent' is not found on the PATH set in the agent's env" in str(
+        caught.value
+    )

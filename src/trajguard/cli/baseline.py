@@ -83,7 +83,11 @@ def _refuse_to_shrink(runset: Path, target: Path) -> None:
         )
         if missing
     ]
-    fewer = [f"{s}/{v}: {new[s, v]} < {n}" for (s, v), n in old.items() if new.get((s, v), n) < n]
+    fewer = [
+        f"{s}/{v}: {new.get((s, v), 0)} < {n}"
+        for (s, v), n in old.items()
+        if new.get((s, v), 0) < n
+    ]
     if fewer:
         losses.append(f"fewer runs for {'; '.join(sorted(fewer))}")
     if losses:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.errors import TrajguardError
-from trajguard.live.tolerances import TOLERANCES
+from trajguard.live.tolerances import TOLERANCES, tolerance_problem
 
 EXIT_REGRESSION = 1
 
@@ -72,9 +72,13 @@ def compare_config(args: argparse.Namespace) -> Any:
                 f"{', '.join(sorted(TOLERANCES))}"
             )
         try:
-            updates[TOLERANCES[name]] = float(value)
+            number = float(value)
         except ValueError:
             raise TrajguardError(f"--tolerance {item!r}: {value!r} is not a number") from None
+        problem = tolerance_problem(name, number)
+        if problem is not None:  # the same range a suite's tolerances must respect
+            raise TrajguardError(f"--tolerance {item!r}: {problem}")
+        updates[TOLERANCES[name]] = number
     if args.gate:
         unknown = sorted(set(args.gate) - set(METRICS))
         if unknown:

@@ -28,8 +28,10 @@ def register(commands: Any) -> None:
 
 
 def _validate_suite(path: Path) -> bool:
-    from trajguard.live.suite import load_suite  # only suites need the live-mode models
+    from trajguard.cli.run import prepare_imports  # only suites need the live-mode modules
+    from trajguard.live.suite import load_suite
 
+    prepare_imports(path)  # as `trajguard run` does: modules next to the suite are importable
     try:
         suite = load_suite(path)
     except TrajguardError as error:

@@ -173,9 +173,12 @@ async def _in_thread(function: Callable[[RunContext], Any], context: RunContext)
             future.set_result(value)
 
     def target() -> None:
-        value, error = None, None
+        value: Any = None
+        error: BaseException | None = None
         try:
             value = copied.run(function, context)
+        except StopIteration as exc:  # a Future refuses StopIteration: it would never settle
+            error = RuntimeError(f"the agent raised StopIteration: {exc}")
         except BaseException as exc:  # handed to the awaiting run, whatever it is
             error = exc
         with contextlib.suppress(RuntimeError):  # the loop closed after a timeout
@@ -200,13 +203,9 @@ async def _run_command(
 ) -> Trajectory:
     with tempfile.TemporaryDirectory(prefix="trajguard-run-") as workdir:
         output = Path(workdir) / "trajectory.json"
-        values = {
-            "output": str(output),
-            "input": resolved.input,
-            "model": resolved.model,
-            "api_base": api_base or "",
-            "seed": str(seed),
-        }
+        values = {"output": str(output), "input": resolved.input, "seed": str(seed)}
+        if spec.uses_model:  # else it brings its own model: hand it none
+            values |= {"model": resolved.model, "api_base": api_base or ""}
         env = {
             **os.environ,
             **spec.env,

@@ -4,7 +4,9 @@ and the executables of command agents — at load time, so a bad name fails befo
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,17 @@ def import_object(target: str) -> Any:
             "the module must be importable from the directory you run trajguard in "
             "(or installed); check its spelling",
         ) from None
+    except Exception as exc:  # the module itself fails: a syntax error, or raises on import
+        where = ""
+        if isinstance(exc, SyntaxError) and exc.filename:
+            where = f" at {exc.filename}" + (f":{exc.lineno}" if exc.lineno else "")
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        raise ImportPathError(
+            f"importing module {module_name!r} (from {target!r}) failed with "
+            f"{type(exc).__name__}{where}: {message}",
+            f"fix the error in {module_name}; `python -c 'import {module_name}'` shows the "
+            "full traceback",
+        ) from None
     for part in attribute.split("."):
         try:
             value = getattr(value, part)
@@ -72,11 +85,12 @@ def import_tool(target: str) -> str:
         ) from None
 
 
-def check_executable(program: str, base_dir: Path) -> None:
+def check_executable(program: str, base_dir: Path, env: Mapping[str, str] | None = None) -> None:
     """Check that a command agent's ``argv[0]`` can be started from ``base_dir``.
 
-    A name without ``/`` is looked up on ``PATH``; a path is taken relative to ``base_dir``
-    (the suite's directory, where the command runs). A placeholder (``{...}``) is not checked.
+    A name without ``/`` is looked up on ``PATH`` — the agent's own ``env`` PATH if it sets one,
+    as the run will; a path is taken relative to ``base_dir`` (the suite's directory, where the
+    command runs). A placeholder (``{...}``) is not checked.
 
     Raises:
         ImportPathError: the program is not found or not executable.
@@ -84,9 +98,16 @@ def check_executable(program: str, base_dir: Path) -> None:
     if "{" in program:
         return
     if "/" not in program:
-        if shutil.which(program) is None:
+        search = None
+        if env is not None and "PATH" in env:
+            # the process starts in base_dir, so relative entries are relative to it
+            search = os.pathsep.join(
+                str(base_dir / entry) for entry in env["PATH"].split(os.pathsep)
+            )
+        if shutil.which(program, path=search) is None:
+            where = "the PATH set in the agent's env" if search is not None else "PATH"
             raise ImportPathError(
-                f"command {program!r} is not found on PATH",
+                f"command {program!r} is not found on {where}",
                 "install it, or give its path (relative to the suite file)",
             )
         return

@@ -292,13 +292,9 @@ def _models(
 
 
 def _uses_model(arm: ResolvedScenario) -> bool:
-    """Whether the arm's agent will call its model: the builtin agent does; a callable is
-    handed it as ``ctx.model`` (and usually calls it, or the same model through litellm); a
-    command only when its argv asks for ``{model}`` or ``{api_base}``."""
-    agent = arm.agent
-    if isinstance(agent, CommandAgent):
-        return any("{model}" in arg or "{api_base}" in arg for arg in agent.argv)
-    return True
+    """Whether the arm's agent calls its model: every kind does, except a command agent
+    declared ``uses_model: false`` (it brings its own)."""
+    return not isinstance(arm.agent, CommandAgent) or arm.agent.uses_model
 
 
 async def _preflight(models: dict[str, ChatModel], plan: Plan) -> None:

@@ -182,8 +182,10 @@ def split_runs(
     harness = (status == HARNESS_ERROR).to_numpy()
     crashed = is_crash(table, crash_statuses)
     passed = _booleans(table, "passed")
-    judged = passed.notna().to_numpy(dtype=bool)
-    outcome = passed.fillna(False).to_numpy(dtype=bool)
+    # A crash is a judged failure whatever the row says: run sets written before that rule
+    # stored crashed runs as passes (or timeouts as unjudged).
+    judged = passed.notna().to_numpy(dtype=bool) | crashed
+    outcome = passed.fillna(False).to_numpy(dtype=bool) & ~crashed
     numbers = {c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in NUMBERS}
     counts = table["tool_counts"].to_numpy(dtype=object)
     sequences = table["tool_sequence"].to_numpy(dtype=object)

@@ -18,7 +18,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
@@ -88,6 +95,10 @@ class CommandAgent(_Strict):
     kind: Literal["command"]
     argv: list[str] = Field(min_length=1)
     env: dict[str, str] = Field(default_factory=dict)
+    uses_model: bool = True
+    """Whether the process calls the scenario's model (handed over as ``{model}`` /
+    ``{api_base}`` or ``TRAJGUARD_MODEL`` / ``TRAJGUARD_API_BASE``). ``false`` for an agent that
+    brings its own model: trajguard then neither checks nor starts one for it."""
 
     @field_validator("argv")
     @classmethod
@@ -95,6 +106,15 @@ class CommandAgent(_Strict):
         if not any("{output}" in arg for arg in argv):
             raise ValueError("argv must contain {output}: the path where the ATIF file goes")
         return argv
+
+    @model_validator(mode="after")
+    def _model_placeholders_need_the_model(self) -> CommandAgent:
+        if not self.uses_model and any("{model}" in a or "{api_base}" in a for a in self.argv):
+            raise ValueError(
+                "argv asks for {model} or {api_base} but uses_model is false: "
+                "remove uses_model: false, or the placeholders"
+            )
+        return self
 
 
 AgentSpec = Annotated[BuiltinAgent | CallableAgent | CommandAgent, Field(discriminator="kind")]

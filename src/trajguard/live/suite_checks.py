@@ -243,7 +243,7 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
             raise fail(where, str(exc), exc.hint) from None
     if isinstance(agent, CommandAgent):
         try:
-            check_executable(agent.argv[0], fail.base_dir)
+            check_executable(agent.argv[0], fail.base_dir, agent.env)
         except ImportPathError as exc:
             raise fail((*here, "agent", "argv", 0), str(exc), exc.hint) from None
     if not isinstance(agent, BuiltinAgent):

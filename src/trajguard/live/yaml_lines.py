@@ -34,36 +34,111 @@ def dotted(path: Key) -> str:
     return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
 
 
-def _walk(node: yaml.Node, path: Key, lines: dict[Key, int], file: Path) -> None:
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
-            line = key_node.start_mark.line + 1
-            if key in seen and key != "<<":
-                raise SuiteError(
-                    f"duplicate key {key!r} (first on line {seen[key]})",
-                    file=file,
-                    line=line,
-                    path=dotted((*path, key)),
-                    hint="YAML would silently keep only the last one: remove one of them",
-                )
-            seen[key] = line
-            lines[(*path, key)] = line
-            _walk(value_node, (*path, key), lines, file)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            lines[(*path, index)] = item.start_mark.line + 1
-            _walk(item, (*path, index), lines, file)
+# Aliases make the node graph a DAG (or, for a recursive alias, a cycle): walking it expands
+# every alias, so a few nested anchors ("billion laughs") would take forever without a bound.
+MAX_WALKED_NODES = 1_000_000
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, remembering where each alias (``*name``) is used."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.alias_uses: list[tuple[yaml.Node, str, yaml.Mark]] = []
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            target = self.anchors.get(event.anchor)
+            if target is not None:
+                self.alias_uses.append((target, event.anchor, event.start_mark))
+        return super().compose_node(parent, index)
+
+
+def _recursive_alias(
+    node: yaml.Node, path: Key, loader: _Loader, lines: dict[Key, int], file: Path
+) -> SuiteError:
+    """The error for ``node`` found again inside itself, at ``path``."""
+    line = lines.get(path)
+    name = "an alias"
+    for target, anchor, mark in loader.alias_uses:
+        inside = node.start_mark.index <= mark.index <= node.end_mark.index
+        if target is node and inside:
+            name, line = f"*{anchor}", mark.line + 1
+            break
+    return SuiteError(
+        f"recursive YAML alias: {name} is used inside the value it names "
+        f"(anchored on line {node.start_mark.line + 1})",
+        file=file,
+        line=line,
+        path=dotted(path) or None,
+        hint="a value cannot contain itself: copy the part you need instead of the alias",
+    )
+
+
+def _walk(root: yaml.Node, loader: _Loader, lines: dict[Key, int], file: Path) -> None:
+    """Record the line of every key and item, depth first, without recursion.
+
+    Raises:
+        SuiteError: a duplicate key in a mapping, a recursive alias, or aliases that expand to
+            more than :data:`MAX_WALKED_NODES` values.
+    """
+    lines.setdefault((), root.start_mark.line + 1)
+    ancestors: set[int] = set()  # ids of the collection nodes above the one being walked
+    # (node, path, leaving): leaving=True pops ``node`` off the ancestors once its children are done
+    stack: list[tuple[yaml.Node, Key, bool]] = [(root, (), False)]
+    walked = 0
+    while stack:
+        node, path, leaving = stack.pop()
+        if leaving:
+            ancestors.discard(id(node))
+            continue
+        walked += 1
+        if walked > MAX_WALKED_NODES:
+            raise SuiteError(
+                f"the YAML expands to more than {MAX_WALKED_NODES} values",
+                file=file,
+                line=lines.get(path[:1]),
+                path=dotted(path[:1]) or None,
+                hint="aliases (*name) nested in aliases multiply; copy what you need instead",
+            )
+        children: list[tuple[yaml.Node, Key]] = []
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
+                line = key_node.start_mark.line + 1
+                if key in seen and key != "<<":
+                    raise SuiteError(
+                        f"duplicate key {key!r} (first on line {seen[key]})",
+                        file=file,
+                        line=line,
+                        path=dotted((*path, key)),
+                        hint="YAML would silently keep only the last one: remove one of them",
+                    )
+                seen[key] = line
+                lines[(*path, key)] = line
+                children.append((value_node, (*path, key)))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                lines[(*path, index)] = item.start_mark.line + 1
+                children.append((item, (*path, index)))
+        else:
+            continue
+        ancestors.add(id(node))
+        stack.append((node, path, True))
+        for child, child_path in reversed(children):  # reversed: popped in file order
+            if id(child) in ancestors:
+                raise _recursive_alias(child, child_path, loader, lines, file)
+            stack.append((child, child_path, False))
 
 
 def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
     """Parse a YAML file (safe loader) and return its data with a :class:`LineMap`.
 
     Raises:
-        SuiteError: the file is missing, unreadable, not valid YAML, or has a duplicate key in
-            a mapping (with its line).
+        SuiteError: the file is missing, unreadable, not valid YAML, nested too deeply to parse,
+            has a recursive alias, or has a duplicate key in a mapping (with its line).
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -71,9 +146,16 @@ def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
         raise SuiteError("suite file not found", file=path, hint="check the path") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SuiteError(f"cannot read suite file: {exc}", file=path) from None
+    loader = _Loader(text)
+    lines: dict[Key, int] = {}
     try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        # walk before constructing: construction flattens merge keys (<<) in place, and would
+        # recurse forever on a recursive merge
+        node = loader.get_single_node()
+        if node is None:
+            return None, LineMap(lines)
+        _walk(node, loader, lines, path)
+        data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -83,7 +165,13 @@ def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
             line=mark.line + 1 if mark is not None else None,
             hint="check indentation and quoting around that line",
         ) from None
-    lines: dict[Key, int] = {}
-    if node is not None:
-        _walk(node, (), lines, path)
+    except RecursionError:
+        raise SuiteError(
+            "YAML nested too deeply to parse",
+            file=path,
+            line=loader.get_mark().line + 1,
+            hint="a suite needs only a few levels of nesting: check for unclosed [ or {",
+        ) from None
+    finally:
+        loader.dispose()
     return data, LineMap(lines)

@@ -7,17 +7,9 @@ from typing import Any
 
 from trajguard.live.ab import ABResult
 from trajguard.live.report import RunSetInfo, interval_label, md, render_report
+from trajguard.live.results import METRIC_LABELS
 
 __all__ = ["render_ab_report"]
-
-_LABEL = {
-    "pass_rate": "pass rate",
-    "crash_rate": "crash rate",
-    "step_count": "steps",
-    "prompt_tokens": "prompt tokens",
-    "completion_tokens": "completion tokens",
-    "latency": "latency",
-}
 
 
 def _estimate(metric: str, value: float | None) -> str:
@@ -70,7 +62,7 @@ def render_ab_report(
             )
         )
         lines.append(
-            f"| {_LABEL.get(o.metric, o.metric)} | {md(o.test, limit=50)} | "
+            f"| {METRIC_LABELS.get(o.metric, o.metric)} | {md(o.test, limit=50)} | "
             f"{_estimate(o.metric, o.estimate)} | {ci} | {o.p_value:.3f} | {o.p_adjusted:.3f} | "
             f"{o.scenarios} |"
         )

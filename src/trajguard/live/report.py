@@ -14,7 +14,14 @@ from typing import Any
 
 import pandas as pd
 
-from trajguard.live.results import Comparison, MetricResult, PassK, ScenarioResult, Verdict
+from trajguard.live.results import (
+    METRIC_LABELS,
+    Comparison,
+    MetricResult,
+    PassK,
+    ScenarioResult,
+    Verdict,
+)
 from trajguard.live.summary import summarize
 
 __all__ = ["RunSetInfo", "interval_label", "md", "render_report"]
@@ -27,16 +34,7 @@ _MARK = {
     Verdict.CHANGED: "🟠 changed",
     Verdict.INCONCLUSIVE: "⚫ inconclusive",
 }
-_LABEL = {
-    "pass_rate": "pass rate",
-    "crash_rate": "crash rate",
-    "step_count": "steps",
-    "prompt_tokens": "prompt tokens",
-    "completion_tokens": "completion tokens",
-    "latency": "latency (s)",
-    "tool_multiset": "tool usage",
-    "tool_sequence": "tool order",
-}
+_LABEL = {**METRIC_LABELS, "latency": "latency (s)"}
 _RATES = {"pass_rate", "crash_rate"}
 
 

@@ -38,6 +38,17 @@ METRICS = (
     "tool_sequence",
 )
 DIRECTIONAL = frozenset(METRICS[:6])
+METRIC_LABELS = {
+    "pass_rate": "pass rate",
+    "crash_rate": "crash rate",
+    "step_count": "steps",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "completion tokens",
+    "latency": "latency",
+    "tool_multiset": "tool usage",
+    "tool_sequence": "tool order",
+}
+"""How reports name each metric."""
 _COLUMN = {
     "step_count": "step_count",
     "prompt_tokens": "prompt_tokens",

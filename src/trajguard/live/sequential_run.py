@@ -30,6 +30,7 @@ from trajguard.live import stats as st
 from trajguard.live.compare import evaluate_metric
 from trajguard.live.results import (
     DIRECTIONAL,
+    METRIC_LABELS,
     CompareConfig,
     Comparison,
     MetricResult,
@@ -58,14 +59,6 @@ __all__ = [
     "schedule",
 ]
 
-_LABEL = {
-    "pass_rate": "pass rate",
-    "crash_rate": "crash rate",
-    "step_count": "steps",
-    "prompt_tokens": "prompt tokens",
-    "completion_tokens": "completion tokens",
-    "latency": "latency",
-}
 _RATES = ("pass_rate", "crash_rate")
 
 
@@ -175,7 +168,7 @@ class SequentialOutcome:
         if self.variants is not None:
             return self._ab_section(self.variants)
         gate = "regressed" if self.regressed else "no regression detected"
-        names = ", ".join(_LABEL.get(m, m) for m in self.gating) or "none"
+        names = ", ".join(METRIC_LABELS.get(m, m) for m in self.gating) or "none"
         lines = [
             "## Sequential design",
             "",
@@ -322,7 +315,7 @@ def decide_look(
         }
         action = combine(actions.values()) if actions else Action.STOP_NO_REGRESSION
         crossed = tuple(m for m, a in actions.items() if a is Action.STOP_REGRESSED)
-        detail = ", ".join(_LABEL.get(m, m) for m in crossed)
+        detail = ", ".join(METRIC_LABELS.get(m, m) for m in crossed)
         decisions[scenario] = Decision(action, crossed, detail)
     return decisions
 

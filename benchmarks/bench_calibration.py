@@ -27,12 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_compare import make_runs, scenario_params
 
-from trajguard.live import metrics as mt
-from trajguard.live import power, resample
-from trajguard.live import sequential as sq
-from trajguard.live import stats as st
-from trajguard.live import tool_metrics as tm
-from trajguard.live.compare import CompareConfig, compare_runsets
+from trajguard import compare as mt
+from trajguard import compare as tm
+from trajguard import stats
+from trajguard import stats as sq
+from trajguard import stats as st
+from trajguard.compare import CompareConfig, compare_runsets
 
 TABLE = {10: (49, 50, 51, 55), 20: (26, 32, 35, 39), 30: (18, 24, 27, 31), 50: (11, 18, 20, 23)}
 BASELINES = (1.0, 0.95, 0.90, 0.80)
@@ -87,7 +87,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
         "pairs; Monte Carlo SE ~.005)"
     )
     for p in (0.5, 0.8, 0.95):
-        exact = power.power_rates(p, p, 20, 20, alpha=0.05)
+        exact = stats.power_rates(p, p, 20, 20, alpha=0.05)
         print(f"  pass rate, Boschloo, N=20, p={p}: exact size {exact:.4f}")
 
     def steps(n: int) -> np.ndarray:
@@ -152,7 +152,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
         new += tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=r, resampling=res).harm <= 0.05
         names = sorted({t for row in (*b, *c) for t in row})
         table = np.array([[row.get(t, 0) for t in names] for row in (*b, *c)], float)
-        alone = resample.permutation_test(resample.g_statistic(table), 20, 20, rng=r)
+        alone = stats.permutation_test(stats.g_statistic(table), 20, 20, rng=r)
         old += alone.greater <= 0.05
     print(
         "  tool multiset, N=20, calls per run 1+Poisson(2) -> 1+Poisson(5), same mix: power "
@@ -175,7 +175,7 @@ def power_table(sims: int, seed: int) -> None:
             x_b, x_c = rng.binomial(n, p_b, sims), rng.binomial(n, p_c, sims)
             table = st.boschloo_pvalues(n, n, "greater")
             simulated = float(np.mean(table[x_b, x_c] <= 0.05))
-            exact = power.power_rates(p_b, p_c, n, n, alpha=0.05)
+            exact = stats.power_rates(p_b, p_c, n, n, alpha=0.05)
             worst = max(worst, abs(simulated - 0.8), abs(exact - 0.8))
             cells.append(f"{simulated:.3f}/{exact:.3f}".ljust(13))
         print(f"  {n:>5} | " + " | ".join(cells))
@@ -228,9 +228,9 @@ def _sequential_once(
 def sequential(sims: int, seed: int) -> None:
     n_b, schedule, alpha = 30, (10, 20, 30), 0.05
     fixed_size = max(
-        power.power_rates(p, p, n_b, 30, alpha=alpha) for p in np.linspace(0.0025, 0.9975, 399)
+        stats.power_rates(p, p, n_b, 30, alpha=alpha) for p in np.linspace(0.0025, 0.9975, 399)
     )
-    fixed_power = power.power_rates(0.9, 0.6, n_b, 30, alpha=alpha)
+    fixed_power = stats.power_rates(0.9, 0.6, n_b, 30, alpha=alpha)
     print(
         f"Sequential, one scenario: baseline {n_b} runs at 90%, candidate <= 30 in batches of "
         f"10, Boschloo one-sided alpha {alpha}, futility + curtailment (exact enumeration)"

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trajguard.live.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.compare import CompareConfig, Comparison, compare_runsets
 
 TOOLS = ("search", "calculator", "get_weather", "read_file", "write_file", "final_answer")
 
@@ -112,13 +112,14 @@ _SIDES: dict[str, Any] = {}
 
 
 def step_report(comparison: Comparison) -> str:
-    from trajguard.live.report import RunSetInfo, render_report
+    from trajguard.report import render_report
+    from trajguard.store import RunSet
 
     manifest = {"suite": "bench", "models": ["local/smollm2"]}
     return render_report(
         comparison,
-        baseline=RunSetInfo("baseline", manifest, _SIDES["baseline"]),
-        candidate=RunSetInfo("candidate", manifest, _SIDES["candidate"]),
+        baseline=RunSet(path="baseline", manifest=manifest, runs=_SIDES["baseline"]),
+        candidate=RunSet(path="candidate", manifest=manifest, runs=_SIDES["candidate"]),
         command="trajguard compare baseline candidate",
     )
 
@@ -127,8 +128,8 @@ def _plots(comparison: Comparison, *, all_plots: bool) -> dict[str, str]:
     import tempfile
     from pathlib import Path
 
-    from trajguard.live.plots import write_plots
-    from trajguard.live.reporting import plotted_scenarios
+    from trajguard.report import write_plots
+    from trajguard.pipeline import plotted_scenarios
 
     with tempfile.TemporaryDirectory() as folder:
         return write_plots(

@@ -78,8 +78,8 @@ async def raw(runs: int, calls: int, concurrency: int, base_url: str) -> float:
 
 
 def through_runner(runs: int, calls: int, concurrency: int, workdir: Path) -> float:
-    from trajguard.live.runner import BatchOptions, run_batch
-    from trajguard.live.suite import load_suite
+    from trajguard.run import BatchOptions, run_batch
+    from trajguard.suite import load_suite
 
     (workdir / "bench_agent.py").write_text(AGENT.format(calls=calls, prompts=PROMPTS))
     (workdir / "suite.yaml").write_text(SUITE.format(runs=runs, concurrency=concurrency))

@@ -33,8 +33,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from trajguard import __version__
-from trajguard.live import store
+from trajguard import __version__, store
 
 TOOLS = {
     "calculator": ("Evaluate an arithmetic expression such as 17 * 23.", "expression"),

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from trajguard import _files
 from trajguard._files import default_mode
 

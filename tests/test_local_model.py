@@ -20,7 +20,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from trajguard import local_model
 from trajguard.errors import MissingExtra, ModelUnavailable
 from trajguard.local_model import (

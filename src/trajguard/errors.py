@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trajguard.atif import Trajectory
 
 __all__ = [
+    "AgentFailure",
+    "BatchInterrupted",
     "CassetteError",
     "GoldenError",
+    "ImportPathError",
     "InfrastructureError",
     "InvalidTrajectory",
     "MissingExtra",
@@ -24,6 +31,7 @@ __all__ = [
     "SuiteError",
     "TrajguardError",
     "UnsupportedSchemaVersion",
+    "UsageError",
 ]
 
 
@@ -78,6 +86,10 @@ class TrajguardError(Exception):
         return text
 
 
+class UsageError(TrajguardError):
+    """A command-line mistake: an option out of range, or options that do not combine."""
+
+
 class InvalidTrajectory(TrajguardError):
     """Input that is not JSON, not ATIF, or breaks the ATIF structure."""
 
@@ -92,6 +104,10 @@ class GoldenError(TrajguardError):
 
 class SuiteError(TrajguardError):
     """A suite file that is not valid."""
+
+
+class ImportPathError(SuiteError):
+    """A ``module:function`` import path (tool, predicate, callable agent) that does not resolve."""
 
 
 class StoreError(TrajguardError):
@@ -134,3 +150,18 @@ class ModelRequestError(TrajguardError):
 
 class MissingExtra(InfrastructureError):
     """An optional dependency is not installed; the message names the install command."""
+
+
+class AgentFailure(TrajguardError):
+    """The agent failed in a way that is part of its behaviour (recorded as ``agent_error``);
+    ``trajectory`` holds what was captured up to the failure, if anything."""
+
+    def __init__(self, message: str, *, trajectory: Trajectory | None = None) -> None:
+        self.trajectory = trajectory
+        super().__init__(message)
+
+
+class BatchInterrupted(TrajguardError):
+    """A batch was interrupted (Ctrl-C); its finished runs are on disk and it can be resumed."""
+
+    exit_code = 130

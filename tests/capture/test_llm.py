@@ -22,7 +22,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
 from trajguard.capture import llm
 from trajguard.capture.llm import LiteLLMModel, backoff_delay
 from trajguard.capture.types import ChatModel, LLMResponse, ToolCallRequest

@@ -25,7 +25,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
 from trajguard.atif import Trajectory, trajectory_to_dict
 from trajguard.capture._zerocode_build import CallRecord, build_trajectory
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage

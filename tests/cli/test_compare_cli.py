@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from trajguard.live import store
+import pytest
+from trajguard import store
 
 TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
 

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from trajguard.live import store
+from trajguard import store
 
 pytestmark = pytest.mark.live
 

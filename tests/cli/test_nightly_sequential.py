@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
+from trajguard import store
 from trajguard.cli import main
-from trajguard.cli import sequential as cli_sequential
-from trajguard.live import store
-from trajguard.live.sequential import Action
-from trajguard.live.sequential_run import Decision, LookRecord, SequentialOutcome
+from trajguard.compare import Decision, LookRecord, SequentialOutcome, Stop
+from trajguard.pipeline import _nightly as nightly_pipeline
+from trajguard.stats import Action
 
 SUITE = """
 name: tiny
@@ -73,11 +72,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _fake(gate: Action, passes: int) -> Any:
     def run_sequential(suite: Any, runset: Path, options: Any, **_: Any) -> SequentialOutcome:
         _runset(runset, passes, 10)  # stopped after the first look
-        outcome = SequentialOutcome(30, (10, 20, 30), 0.025)
-        outcome.looks.append(LookRecord(0, 10, {"one": gate.value}))
         metrics = ("pass_rate",) if gate is Action.STOP_REGRESSED else ()
-        outcome.stopped = {"one": (10, Decision(gate, metrics))}
-        return outcome
+        return SequentialOutcome(
+            max_runs=30,
+            plan=(10, 20, 30),
+            alpha=0.025,
+            looks=(LookRecord(look=0, runs=10, decisions={"one": gate.value}),),
+            stopped={"one": Stop(runs=10, decision=Decision(action=gate, metrics=metrics))},
+        )
 
     return run_sequential
 
@@ -99,7 +101,7 @@ def test_headline_junit_and_exit_code_follow_the_gate(
     passes: int,
     code: int,
 ) -> None:
-    monkeypatch.setattr(cli_sequential, "run_sequential", _fake(gate, passes))
+    monkeypatch.setattr(nightly_pipeline, "run_sequential", _fake(gate, passes))
     args = ["nightly", "suite.yaml", "--sequential", "--no-plots", "--no-progress"]
     assert main([*args, "--reports", "r", "--junit", "j.xml"]) == code
     out = capsys.readouterr().out

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
+from trajguard import store
 from trajguard.cli import main
-from trajguard.cli.progress import BatchProgress
-from trajguard.live import store
+from trajguard.cli._progress import BatchProgress
 
 WRITES_ATIF = """
 import json, sys

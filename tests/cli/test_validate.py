@@ -136,7 +136,7 @@ def test_a_suite_file_is_validated_without_running_it(tmp_path: Path) -> None:
 
 
 def test_a_bad_suite_exits_2_with_its_line_and_no_traceback(tmp_path: Path) -> None:
-    bad = REPO / "tests" / "live" / "bad_suites" / "duplicate_key.yaml"
+    bad = REPO / "tests" / "suite" / "bad_suites" / "duplicate_key.yaml"
     result = _run("validate", str(bad), str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
     assert result.returncode == 2
     assert "duplicate_key.yaml:6" in result.stderr

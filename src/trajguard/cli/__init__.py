@@ -1,4 +1,5 @@
-"""The ``trajguard`` command line: one module per command, each parsing, calling the API, printing.
+"""The ``trajguard`` command line: one module per command, each parsing its options, calling one
+function of :mod:`trajguard.pipeline` (or the library) and printing what it returns.
 
 Exit codes: 0 ok (no regression), 1 regression, 2 usage or input error, 3 infrastructure failure.
 User errors are printed without a traceback.
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from trajguard import __version__
 from trajguard.cli import ab, baseline, compare, nightly, plan, run, show, validate
-from trajguard.errors import TrajguardError
+from trajguard.errors import BatchInterrupted, TrajguardError
 
 _COMMANDS = (run, compare, nightly, ab, plan, show, baseline, validate)
 
@@ -36,6 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args)
+    except BatchInterrupted as error:
+        print(f"\n{error}", file=sys.stderr)
+        return error.exit_code
     except TrajguardError as error:
         print(f"trajguard: error: {error}", file=sys.stderr)
         return error.exit_code

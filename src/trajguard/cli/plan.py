@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from trajguard.errors import TrajguardError
+from trajguard import pipeline
+from trajguard.compare import CompareConfig, metric
 
 
 def register(commands: Any) -> None:
@@ -33,67 +35,20 @@ def register(commands: Any) -> None:
         help="pass-rate drop to detect (default: the 0.10 tolerance)",
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=main)
 
 
-_LABEL = {
-    "pass_rate": "pass-rate drop",
-    "crash_rate": "crash-rate rise",
-    "prompt_tokens": "prompt-token ratio",
-    "completion_tokens": "completion-token ratio",
-    "step_count": "steps A",
-}
-
-
-def _effect(metric: str, value: float | None) -> str:
-    if value is None:
-        return "none detectable"
-    if metric in ("pass_rate", "crash_rate"):
-        return f"{100 * value:.0f} pts"
-    if metric in ("prompt_tokens", "completion_tokens"):
-        return f"×{value:.2f}"
-    return f"{value:.2f}"
-
-
-def _baseline(metric: str, value: float) -> str:
-    """The baseline column: a rate, the spread of log token counts, or A with no change."""
-    if metric in ("pass_rate", "crash_rate"):
-        return f"{100 * value:.0f}%"
-    if metric == "step_count":
-        return f"A = {value:.2f}"
-    return f"sd(log) {value:.2f}"
-
-
-def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from trajguard.live.plan import plan_assumed, plan_runset
-    from trajguard.live.results import CompareConfig
-    from trajguard.live.store import read_runs
-
-    if args.runs < 2:
-        raise TrajguardError(f"--runs must be at least 2, got {args.runs}")
-    config = CompareConfig(alpha=args.alpha)
-    if args.target_drop is not None:
-        config = replace(config, pass_rate_margin=args.target_drop)
-    if args.baseline is not None:
-        plans = plan_runset(read_runs(args.baseline), args.runs, config=config)
-    elif args.pass_rate is not None:
-        plans = (
-            plan_assumed(
-                n=args.runs,
-                n_scenarios=args.scenarios,
-                pass_rate=args.pass_rate,
-                crash_rate=args.crash_rate,
-                token_cv=args.token_cv,
-                config=config,
-            ),
-        )
-    else:
-        raise TrajguardError(
-            "give a BASELINE run set or --pass-rate to assume one",
-            hint="e.g. trajguard plan --pass-rate 0.9 --runs 20 --scenarios 4",
-        )
+def main(args: argparse.Namespace) -> int:
+    tolerances = {} if args.target_drop is None else {"pass_rate": args.target_drop}
+    plans = pipeline.plan(
+        args.baseline,
+        runs=args.runs,
+        pass_rate=args.pass_rate,
+        crash_rate=args.crash_rate,
+        token_cv=args.token_cv,
+        scenarios=args.scenarios,
+        config=CompareConfig(alpha=args.alpha, tolerances=tolerances),
+    )
     table = Table(title=f"What {args.runs} runs per side can detect (80% power)")
     for column in (
         "scenario",
@@ -107,14 +62,14 @@ def run(args: argparse.Namespace) -> int:
         table.add_column(column)
     for plan in plans:
         for row in plan.rows:
-            baseline = _baseline(row.metric, row.baseline)
+            m = metric(row.metric)
             table.add_row(
-                plan.scenario,
-                _LABEL.get(row.metric, row.metric),
-                baseline,
+                escape(plan.scenario),
+                m.plan_label or m.label,
+                m.format_plan_baseline(row.baseline),
                 f"{row.alpha:.4f}",
-                _effect(row.metric, row.mde),
-                _effect(row.metric, row.target),
+                m.format_detectable(row.mde),
+                m.format_detectable(row.target),
                 "—" if row.n_needed is None else str(row.n_needed),
             )
     Console(width=120).print(table)

@@ -7,13 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from trajguard.atif import load_trajectory
-from trajguard.core.shape import shape
-from trajguard.errors import StoreError
-from trajguard.live.store import MANIFEST_FILE, read_manifest, read_runs
-from trajguard.live.summary import ArmSummary, summarize
+from trajguard import pipeline
+from trajguard.report import ArmSummary
 
 
 def register(commands: Any) -> None:
@@ -30,7 +28,7 @@ def register(commands: Any) -> None:
         help="a run set directory (or its runs.parquet), or an ATIF file",
     )
     parser.add_argument("--top", type=int, default=3, help="tool sequences to list per scenario")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=main)
 
 
 def _sequence(seq: tuple[str, ...]) -> str:
@@ -44,7 +42,7 @@ def _percent(value: float | None) -> str:
 def _row(arm: ArmSummary) -> list[str]:
     sequences = "\n".join(f"{n}× {_sequence(seq)}" for seq, n in arm.top_sequences)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(arm.statuses.items()))
-    return [
+    cells = [
         arm.scenario,
         arm.variant,
         f"{arm.runs} ({statuses})",
@@ -54,35 +52,20 @@ def _row(arm: ArmSummary) -> list[str]:
         f"{sequences}\n({arm.distinct_sequences} distinct)",
         "—" if arm.median_tokens is None else f"{arm.median_tokens:.0f}",
     ]
+    return [escape(cell) for cell in cells]  # tool names come from a model: never markup
 
 
-def _runset_of_parquet(path: Path) -> Path:
-    """The run set a Parquet file belongs to (``RUNSET/runs.parquet``, ``RUNSET/parts/x``)."""
-    for folder in (path.parent, path.parent.parent):
-        if (folder / MANIFEST_FILE).is_file():
-            return folder
-    raise StoreError(
-        "a Parquet file outside a run set",
-        file=path,
-        hint="pass the run set directory (the one holding manifest.json), or read the file "
-        "with pandas: pd.read_parquet(PATH)",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
     console = Console(width=max(Console().width, 140))
-    target: Path = args.target
-    if target.is_file() and target.suffix == ".parquet":
-        target = _runset_of_parquet(target)
-    elif target.is_file():
-        console.print(shape(load_trajectory(target)))
+    view = pipeline.show(args.target, top=args.top)
+    if not isinstance(view, pipeline.RunSetView):
+        console.print(escape(str(view)))
         return 0
-    manifest = read_manifest(target)
-    runs = read_runs(target)
+    manifest = view.runset.manifest
     console.print(
-        f"[bold]{manifest.get('suite')}[/bold] · {len(runs)} runs · models "
-        f"{', '.join(manifest.get('models', []))} · started {manifest.get('started_at')} · "
-        f"{manifest.get('status')}"
+        f"[bold]{escape(str(manifest.get('suite')))}[/bold] · {len(view.runset.runs)} runs · "
+        f"models {escape(', '.join(map(str, manifest.get('models', []))))} · started "
+        f"{escape(str(manifest.get('started_at')))} · {escape(str(manifest.get('status')))}"
     )
     table = Table(show_lines=True)
     for column in (
@@ -96,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         "median tokens",
     ):
         table.add_column(column)
-    for arm in summarize(runs, top=args.top):
+    for arm in view.arms:
         table.add_row(*_row(arm))
     console.print(table)
     return 0

@@ -28,8 +28,8 @@ def register(commands: Any) -> None:
 
 
 def _validate_suite(path: Path) -> bool:
-    from trajguard.cli.run import prepare_imports  # only suites need the live-mode modules
-    from trajguard.live.suite import load_suite
+    from trajguard.cli._common import prepare_imports  # only suites need the live-mode modules
+    from trajguard.suite import load_suite
 
     prepare_imports(path)  # as `trajguard run` does: modules next to the suite are importable
     try:

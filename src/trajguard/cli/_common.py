@@ -1,0 +1,172 @@
+"""What several commands share: their options, and turning those options into library values."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from trajguard.cli._progress import BatchProgress
+from trajguard.compare import METRIC_NAMES, TOLERANCES, CompareConfig, tolerance
+from trajguard.errors import UsageError
+from trajguard.pipeline import ReportOptions
+from trajguard.run import BatchObserver, BatchOptions, ObserverFactory
+
+__all__ = [
+    "add_batch_arguments",
+    "add_compare_arguments",
+    "add_report_arguments",
+    "batch_options",
+    "command_line",
+    "compare_config",
+    "observer_factory",
+    "prepare_imports",
+    "quiet_litellm",
+    "report_options",
+]
+
+_TOLERANCE_NAMES = sorted(n for t in TOLERANCES for n in (t.name, *t.aliases))
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by run, nightly and ab."""
+    parser.add_argument("suite", type=Path, metavar="SUITE", help="suite YAML file")
+    parser.add_argument("--runs", type=int, metavar="N", help="runs per scenario (default: suite)")
+    parser.add_argument("--model", metavar="M", help="litellm model string (default: suite)")
+    parser.add_argument("--api-base", metavar="URL", help="endpoint for --model (e.g. Ollama)")
+    parser.add_argument(
+        "--scenario", action="append", default=[], metavar="ID", help="only this scenario (repeat)"
+    )
+    parser.add_argument("--seed", type=int, help="batch seed, to reproduce a batch")
+    parser.add_argument("--concurrency", type=int, metavar="K", help="runs in flight at once")
+    parser.add_argument("--timeout", type=float, metavar="S", help="per-run timeout in seconds")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    """Comparison options shared by compare and nightly."""
+    parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level (Holm)")
+    parser.add_argument("--q", type=float, default=0.10, help="diagnostic false discovery rate")
+    parser.add_argument(
+        "--tolerance",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="tolerance band: "
+        + ", ".join(f"{t.name}={t.default:g} ({t.meaning})" for t in TOLERANCES),
+    )
+    parser.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help=f"gating metric (repeat; one of {', '.join(METRIC_NAMES)}; default pass_rate and "
+        "crash_rate)",
+    )
+    parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
+    add_report_arguments(parser)
+    parser.add_argument(
+        "--all-plots",
+        action="store_true",
+        help="plot every scenario (default: all up to 20 scenarios, else the changed ones)",
+    )
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    """The plots switch of every command that writes a report."""
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+
+def prepare_imports(suite_path: Path) -> None:
+    """Let suites name modules next to them or in the working directory. This changes
+    ``sys.path`` of the command line's own process only; the library never does."""
+    for directory in (str(Path.cwd()), str(suite_path.resolve().parent)):
+        if directory not in sys.path:
+            sys.path.insert(0, directory)
+
+
+def quiet_litellm() -> None:
+    """Turn off litellm's "Give Feedback / Get Help" banner, printed on every provider error and
+    retry (errors are recorded in the rows). This is the command line's own process, so the
+    setting is ours to choose; the library itself never touches litellm's globals."""
+    import litellm  # trajguard.capture.llm, imported by the batch, sets the price-map variable
+
+    litellm.suppress_debug_info = True
+
+
+def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:
+    """The batch options of run, nightly and ab (checked by :class:`BatchOptions`)."""
+    return BatchOptions(
+        runs=args.runs,
+        model=args.model,
+        api_base=args.api_base,
+        scenarios=tuple(args.scenario),
+        variants=tuple(variants),
+        seed=args.seed,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+    )
+
+
+def _tolerance(item: str) -> tuple[str, float]:
+    name, sep, value = item.partition("=")
+    if not sep or name not in _TOLERANCE_NAMES:
+        raise UsageError(
+            f"--tolerance {item!r}: expected METRIC=VALUE with METRIC one of "
+            f"{', '.join(_TOLERANCE_NAMES)}"
+        )
+    try:
+        number = float(value)
+    except ValueError:
+        raise UsageError(f"--tolerance {item!r}: {value!r} is not a number") from None
+    problem = tolerance(name).problem(number, given_as=name)
+    if problem is not None:  # the same range a suite's tolerances must respect
+        raise UsageError(f"--tolerance {item!r}: {problem}")
+    return name, number
+
+
+def compare_config(args: argparse.Namespace) -> CompareConfig:
+    """The comparison settings of ``--alpha``, ``--q``, ``--tolerance`` and ``--gate``."""
+    updates: dict[str, Any] = {"alpha": args.alpha, "q": getattr(args, "q", 0.10)}
+    tolerances = dict(_tolerance(item) for item in getattr(args, "tolerance", []))
+    if tolerances:
+        updates["tolerances"] = tolerances
+    gates = getattr(args, "gate", [])
+    if gates:
+        unknown = sorted(set(gates) - set(METRIC_NAMES))
+        if unknown:
+            raise UsageError(
+                f"--gate: unknown metric(s) {unknown}; known: {', '.join(METRIC_NAMES)}"
+            )
+        updates["gating"] = frozenset(gates)
+    return CompareConfig(**updates)
+
+
+def command_line() -> str:
+    """The command that is running, as the report's "reproduce" line."""
+    return shlex.join(["trajguard", *sys.argv[1:]])
+
+
+def report_options(args: argparse.Namespace, *, step_summary: bool = False) -> ReportOptions:
+    """The report options of ``--no-plots``, ``--all-plots`` and ``--junit``."""
+    return ReportOptions(
+        plots=not args.no_plots,
+        all_plots=getattr(args, "all_plots", False),
+        junit=getattr(args, "junit", None),
+        command=command_line(),
+        step_summary=step_summary,
+    )
+
+
+def observer_factory(args: argparse.Namespace) -> ObserverFactory:
+    """A progress display per batch (a bar on a terminal, lines elsewhere, none with
+    ``--no-progress``)."""
+    enabled = not args.no_progress
+
+    def observe(label: str) -> AbstractContextManager[BatchObserver]:
+        return BatchProgress(enabled=enabled, label=label)
+
+    return observe

@@ -1,0 +1,328 @@
+"""A/B: two variants run side by side on the same scenarios, compared two-sided.
+
+Per scenario, :func:`trajguard.compare.compare_arms` in two-sided mode (variant A plays the
+baseline). Overall, the scenario is the stratum: pass and crash rates by the Cochran-Mantel-
+Haenszel test (``statsmodels`` ``StratifiedTable``), Holm across the two; steps, tokens and latency
+by a permutation of variant labels within scenarios (mean within-scenario difference, on logs for
+tokens and latency). The answer is "helped", "hurt" or "no detectable difference", with the
+average pass-rate difference these runs could have detected.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from statsmodels.stats.contingency_tables import StratifiedTable
+
+from trajguard import stats as st
+from trajguard.compare._arms import Arm, split_runs
+from trajguard.compare._compare import compare_arms
+from trajguard.compare._config import CompareConfig
+from trajguard.compare._registry import METRICS, metric
+from trajguard.compare._results import Comparison
+from trajguard.errors import StoreError
+
+__all__ = ["ABResult", "Answer", "Overall", "compare_ab"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+class Answer(StrEnum):
+    """The plain answer to "did B help?"."""
+
+    HELPED = "helped"
+    HURT = "hurt"
+    NO_DETECTABLE_DIFFERENCE = "no detectable difference"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Overall:
+    """One metric across all scenarios, B against A.
+
+    Attributes:
+        metric: the metric.
+        test: the stratified test used.
+        estimate: mean within-scenario difference B - A (rates, steps) or geometric-mean ratio
+            B / A (tokens, latency); ``None`` when no scenario had both variants.
+        ci: interval for ``estimate`` (rates only).
+        odds_ratio: Mantel-Haenszel pooled odds ratio (rates only).
+        p_value: two-sided p-value.
+        p_adjusted: Holm across pass and crash rate; BH across the other metrics.
+        better: B is better on this metric's estimate (``None`` without a difference).
+        scenarios: scenarios that contributed.
+    """
+
+    metric: str
+    test: str
+    estimate: float | None
+    ci: tuple[float, float] | None
+    odds_ratio: float | None
+    p_value: float
+    p_adjusted: float
+    better: bool | None
+    scenarios: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ABResult:
+    """An A/B comparison: the answer in words, the overall tests, and every scenario."""
+
+    variant_a: str
+    variant_b: str
+    answer: Answer
+    summary: str
+    detectable_difference: float | None
+    overall: tuple[Overall, ...]
+    per_scenario: Comparison
+
+    def metric(self, name: str) -> Overall:
+        """The overall result of metric ``name``."""
+        return next(o for o in self.overall if o.metric == name)
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def _cmh(
+    metric: str, pairs: list[tuple[int, int, int, int]], alpha: float, higher_is_better: bool
+) -> Overall:
+    """Pairs are (x_a, n_a, x_b, n_b) per scenario with both arms non-empty."""
+    if not pairs:
+        return Overall(
+            metric=metric,
+            test="Cochran-Mantel-Haenszel",
+            estimate=None,
+            ci=None,
+            odds_ratio=None,
+            p_value=1.0,
+            p_adjusted=1.0,
+            better=None,
+            scenarios=0,
+        )
+    tables = [np.array([[xb, nb - xb], [xa, na - xa]]) for xa, na, xb, nb in pairs]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        strat = StratifiedTable(tables)
+        p = _finite(strat.test_null_odds(correction=False).pvalue)
+        odds = _finite(strat.oddsratio_pooled)
+    diffs = np.array([xb / nb - xa / na for xa, na, xb, nb in pairs])
+    # Agresti-Caffo rates keep each scenario's variance positive at 0/n and n/n.
+    var = (
+        sum(
+            ((xa + 1) / (na + 2)) * (1 - (xa + 1) / (na + 2)) / (na + 2)
+            + ((xb + 1) / (nb + 2)) * (1 - (xb + 1) / (nb + 2)) / (nb + 2)
+            for xa, na, xb, nb in pairs
+        )
+        / len(pairs) ** 2
+    )
+    half = st.norm_ppf(1 - alpha / 2) * math.sqrt(var)
+    estimate = float(diffs.mean())
+    better = None if estimate == 0 else (estimate > 0) == higher_is_better
+    return Overall(
+        metric=metric,
+        test="Cochran-Mantel-Haenszel",
+        estimate=estimate,
+        ci=(estimate - half, estimate + half),
+        odds_ratio=odds,
+        p_value=1.0 if p is None else p,
+        p_adjusted=1.0,
+        better=better,
+        scenarios=len(pairs),
+    )
+
+
+def _stratified(
+    metric: str,
+    pairs: list[tuple[FloatArray, FloatArray]],
+    floor: float | None,
+    rng: np.random.Generator,
+    resamples: int,
+) -> Overall:
+    """Permutation of variant labels within scenarios; statistic: mean of B - A means (of
+    logs, values below ``floor`` counting as ``floor``, as in the per-scenario comparison;
+    ``None``: no logs)."""
+    log = floor is not None
+    name = "stratified permutation"
+    if not pairs:
+        return Overall(
+            metric=metric,
+            test=name,
+            estimate=None,
+            ci=None,
+            odds_ratio=None,
+            p_value=1.0,
+            p_adjusted=1.0,
+            better=None,
+            scenarios=0,
+        )
+    observed = 0.0
+    permuted = np.zeros(resamples)
+    for a, b in pairs:
+        values = np.log(np.maximum(np.r_[a, b], floor)) if floor is not None else np.r_[a, b]
+        masks = st.Arrangements(len(a), len(b), rng).rows(0, resamples)
+        in_b = masks.astype(float) @ values
+        permuted += in_b / len(b) - (values.sum() - in_b) / len(a)
+        observed += float(values[len(a) :].mean() - values[: len(a)].mean())
+    tol = 1e-9 * max(1.0, abs(observed))
+    greater = (1 + int(np.sum(permuted >= observed - tol))) / (resamples + 1)
+    less = (1 + int(np.sum(permuted <= observed + tol))) / (resamples + 1)
+    mean = float(observed) / len(pairs)
+    estimate = math.exp(mean) if log else mean
+    better = None if mean == 0 else mean < 0
+    return Overall(
+        metric=metric,
+        test=f"{name} ({resamples} resamples)",
+        estimate=estimate,
+        ci=None,
+        odds_ratio=None,
+        p_value=min(1.0, 2 * min(greater, less)),
+        p_adjusted=1.0,
+        better=better,
+        scenarios=len(pairs),
+    )
+
+
+def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:
+    """Average pass-rate difference detected with ``power`` (normal approximation)."""
+    if not pairs:
+        return None
+    var = (
+        sum(
+            ((xa + xb + 1) / (na + nb + 2))
+            * (1 - (xa + xb + 1) / (na + nb + 2))
+            * (1 / na + 1 / nb)
+            for xa, na, xb, nb in pairs
+        )
+        / len(pairs) ** 2
+    )
+    return (st.norm_ppf(1 - alpha / 2) + st.norm_ppf(power)) * math.sqrt(var)
+
+
+def _summary(
+    a: str,
+    b: str,
+    answer: Answer,
+    rates: tuple[Overall, Overall],
+    detectable: float | None,
+    alpha: float,
+) -> str:
+    level = f"{100 * (1 - alpha):.4g}%"
+    found = [
+        f"{metric(o.metric).label} {100 * (o.estimate or 0):+.1f} points on average over "
+        f"{o.scenarios} scenarios ({level} CI {100 * o.ci[0]:+.1f} to {100 * o.ci[1]:+.1f}; "
+        f"CMH p = {o.p_value:.3g})"
+        for o in rates
+        if o.ci is not None
+    ]
+    if answer is Answer.NO_DETECTABLE_DIFFERENCE:
+        reach = (
+            ""
+            if detectable is None
+            else f"; these runs would have detected an average "
+            f"pass-rate difference of {100 * detectable:.0f} points 80% of the time"
+        )
+        return (
+            f"No detectable difference between {b} and {a}"
+            + (f": {found[0]}" if found else "")
+            + reach
+            + "."
+        )
+    return f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
+
+
+def compare_ab(
+    runs: pd.DataFrame, variant_a: str, variant_b: str, *, config: CompareConfig | None = None
+) -> ABResult:
+    """Compare variant B with variant A, per scenario and overall.
+
+    Args:
+        runs: runs of both variants (``variant`` column), one row per run.
+        variant_a: the reference variant.
+        variant_b: the variant being judged.
+        config: settings; the comparison is made two-sided whatever ``two_sided`` says.
+
+    Raises:
+        StoreError: a variant has no runs, or the table lacks a required column.
+    """
+    config = replace(config or CompareConfig(), two_sided=True)
+    if "variant" not in runs.columns:
+        raise StoreError(
+            "the run table has no variant column",
+            path="variant",
+            hint="run both variants with `trajguard ab`",
+        )
+    variant = runs["variant"].astype("string")
+    sides: list[dict[str, Arm]] = []
+    for name in (variant_a, variant_b):
+        rows = runs[(variant == name).fillna(False).to_numpy(dtype=bool)]
+        if rows.empty:
+            known = sorted(str(v) for v in variant.dropna().unique())
+            raise StoreError(
+                f"no runs of variant {name!r}",
+                path="variant",
+                hint=f"variants in this run set: {', '.join(known) or 'none'}",
+            )
+        sides.append(split_runs(rows, crash_statuses=config.crash_statuses, side=name))
+    arms_a, arms_b = sides
+    common = sorted(arms_a.keys() & arms_b.keys())
+    per_scenario = compare_arms(arms_a, arms_b, config=config)
+    both = [(arms_a[s], arms_b[s]) for s in common]
+    passes = [
+        (int(a.passed.sum()), a.passed.size, int(b.passed.sum()), b.passed.size)
+        for a, b in both
+        if a.passed.size and b.passed.size
+    ]
+    crashes = [
+        (int(a.crashed.sum()), a.runs, int(b.crashed.sum()), b.runs)
+        for a, b in both
+        if a.runs and b.runs
+    ]
+    rates = [
+        _cmh("pass_rate", passes, config.alpha, True),
+        _cmh("crash_rate", crashes, config.alpha, False),
+    ]
+    holm = st.holm([o.p_value for o in rates], config.alpha)
+    rates = [replace(o, p_adjusted=float(p)) for o, p in zip(rates, holm, strict=True)]
+    rng = np.random.default_rng([config.seed, zlib.crc32(f"{variant_a}|{variant_b}".encode())])
+    others = []
+    for m in METRICS:
+        if m.kind in ("shift", "ratio") and m.name in config.metrics:
+            column = m.column
+            pairs = [
+                (arms_a[s].numbers[column], arms_b[s].numbers[column])
+                for s in common
+                if arms_a[s].numbers[column].size and arms_b[s].numbers[column].size
+            ]
+            floor = None
+            if m.kind == "ratio":
+                floor = config.latency_floor if column == "duration_s" else config.token_floor
+            others.append(_stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
+    bh = st.bh([o.p_value for o in others])
+    others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
+    significant = [o for o in rates if o.p_adjusted <= config.alpha and o.better is not None]
+    if any(not o.better for o in significant):
+        answer = Answer.HURT
+    elif significant:
+        answer = Answer.HELPED
+    else:
+        answer = Answer.NO_DETECTABLE_DIFFERENCE
+    detectable = _detectable(passes, config.alpha / len(rates), config.power)
+    return ABResult(
+        variant_a=variant_a,
+        variant_b=variant_b,
+        answer=answer,
+        summary=_summary(
+            variant_a, variant_b, answer, (rates[0], rates[1]), detectable, config.alpha
+        ),
+        detectable_difference=detectable,
+        overall=(*rates, *others),
+        per_scenario=per_scenario,
+    )

@@ -1,0 +1,205 @@
+"""Baseline against candidate, as distributions: per-metric, per-scenario and overall verdicts.
+
+Pure: run tables in (pandas, one row per run), a :class:`Comparison` out. The unit is the run.
+Each scenario and metric is evaluated by the metric's evaluator (:mod:`._registry`); then the
+families are adjusted and judged (:mod:`._families`). Harmful means a lower pass rate, or a
+higher crash rate, step count, token count or latency. Scenarios found in only one batch are
+listed (``only_in_baseline``, ``only_in_candidate``), not compared.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import replace
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from trajguard import stats as st
+from trajguard.compare._arms import Arm, split_runs
+from trajguard.compare._config import CompareConfig
+from trajguard.compare._evaluation import Evaluation
+from trajguard.compare._evaluators import Context
+from trajguard.compare._families import Tested, adjust_family, tested
+from trajguard.compare._registry import METRIC_NAMES, metric
+from trajguard.compare._results import (
+    Comparison,
+    PassK,
+    ScenarioResult,
+    Verdict,
+    overall_verdict,
+)
+
+__all__ = ["compare_arms", "compare_runsets", "evaluate_metric"]
+
+
+def _shared(b: Arm, c: Arm, config: CompareConfig, scenario: str) -> st.Arrangements:
+    """Tool counts and tool order are permuted over the same runs: one set of arrangements."""
+    key = [config.seed, zlib.crc32(scenario.encode()), len(METRIC_NAMES)]
+    return st.Arrangements(b.runs, c.runs, np.random.default_rng(key))
+
+
+def _evaluate(
+    name: str, b: Arm, c: Arm, config: CompareConfig, scenario: str, shared: st.Arrangements
+) -> Evaluation:
+    config = config.for_scenario(scenario)
+    m = metric(name)
+    rng = np.random.default_rng(
+        [config.seed, zlib.crc32(scenario.encode()), METRIC_NAMES.index(name)]
+    )
+    context = Context(
+        label=m.label,
+        column=m.column,
+        margin=0.0 if m.tolerance is None else config.tolerance(m.tolerance),
+        floor=config.latency_floor if m.column == "duration_s" else config.token_floor,
+        alpha=config.alpha,
+        resampling=config.resampling,
+        rng=rng,
+        shared=shared,
+    )
+    return m.evaluate(b, c, context)
+
+
+def evaluate_metric(
+    name: str, b: Arm, c: Arm, *, config: CompareConfig, scenario: str
+) -> Evaluation:
+    """One metric of one scenario before any adjustment (the sequential gate's looks)."""
+    return _evaluate(name, b, c, config, scenario, _shared(b, c, config, scenario))
+
+
+def _pass_k(passed: npt.NDArray[np.bool_], max_k: int, confidence: float) -> tuple[PassK, ...]:
+    """The unbiased pass^k with the Wilson-based interval, widened down to the estimate.
+
+    ``C(c, k) / C(n, k)`` is at most ``(c/n)**k``, hence below the interval's upper end, but it
+    can fall under its lower end (2 passes of 3, k = 3: 0 against 0.009); the interval is then
+    extended to include it (coverage only grows), so estimate and interval never disagree.
+    """
+    c, n = int(passed.sum()), int(passed.size)
+    out = []
+    for k in range(1, min(n, max_k) + 1):
+        estimate = st.pass_hat_k(c, n, k)
+        low, high = st.pass_k_interval(c, n, k, confidence)
+        out.append(PassK(k=k, estimate=estimate, low=min(low, estimate), high=max(high, estimate)))
+    return tuple(out)
+
+
+def _suite_pass_k(per_scenario: list[tuple[PassK, ...]]) -> tuple[PassK, ...]:
+    """Mean over scenarios; the interval averages the scenarios' endpoints (conservative)."""
+    usable = [s for s in per_scenario if s]
+    depth = min((len(s) for s in usable), default=0)
+    return tuple(
+        PassK(
+            k=k + 1,
+            estimate=float(np.mean([s[k].estimate for s in usable])),
+            low=float(np.mean([s[k].low for s in usable])),
+            high=float(np.mean([s[k].high for s in usable])),
+        )
+        for k in range(depth)
+    )
+
+
+def _missing_notes(name: str, b: Arm, c: Arm) -> tuple[str, ...]:
+    column = metric(name).column
+    if metric(name).kind in ("tools", "order") or column == "crashed":
+        return ()
+    return tuple(
+        f"{arm.missing[column]} {side} run(s) without {column} left out"
+        for side, arm in (("baseline", b), ("candidate", c))
+        if arm.missing.get(column)
+    )
+
+
+def compare_arms(
+    arms_b: dict[str, Arm], arms_c: dict[str, Arm], *, config: CompareConfig
+) -> Comparison:
+    """:func:`compare_runsets` on run tables already split by :func:`split_runs`."""
+    common = sorted(arms_b.keys() & arms_c.keys())
+    gating: list[Tested] = []
+    diagnostic: list[Tested] = []
+    for scenario in common:
+        b, c = arms_b[scenario], arms_c[scenario]
+        shared = _shared(b, c, config, scenario)
+        for name in config.metrics:
+            ev = _evaluate(name, b, c, config, scenario, shared)
+            missing = _missing_notes(name, b, c)
+            if missing:
+                ev = replace(ev, notes=ev.notes + missing)
+            family = gating if name in config.gating else diagnostic
+            family.append(tested(scenario, name, ev, two_sided=config.two_sided))
+    results = adjust_family(gating, gating=True, config=config) | adjust_family(
+        diagnostic, gating=False, config=config
+    )
+    m_gating = sum(t.evaluation.testable for t in gating)
+    mde_alpha = config.alpha / max(m_gating, 1)
+    scenarios = []
+    for scenario in common:
+        b, c = arms_b[scenario], arms_c[scenario]
+        metric_results = tuple(results[(scenario, m)] for m in config.metrics)
+        mde, rate = None, None
+        if b.passed.size and c.passed.size and "pass_rate" in config.metrics:
+            rate = float(b.passed.mean())
+            mde = st.mde_pass_rate(
+                rate,
+                b.passed.size,
+                n_c=c.passed.size,
+                alpha=mde_alpha,
+                power=config.power,
+                two_sided=config.two_sided,
+            )
+        scenarios.append(
+            ScenarioResult(
+                scenario=scenario,
+                verdict=overall_verdict([r.verdict for r in metric_results if r.kind == "gating"]),
+                metrics=metric_results,
+                runs_baseline=b.runs,
+                runs_candidate=c.runs,
+                harness_excluded_baseline=b.harness_excluded,
+                harness_excluded_candidate=c.harness_excluded,
+                pass_k_baseline=_pass_k(b.passed, config.max_k, 1 - config.alpha),
+                pass_k_candidate=_pass_k(c.passed, config.max_k, 1 - config.alpha),
+                mde_pass_rate=mde,
+                mde_alpha=mde_alpha,
+                baseline_pass_rate=rate,
+            )
+        )
+    return Comparison(
+        verdict=overall_verdict([s.verdict for s in scenarios]),
+        regressed=any(
+            r.verdict is Verdict.REGRESSED for r in results.values() if r.kind == "gating"
+        ),
+        scenarios=tuple(scenarios),
+        pass_k_baseline=_suite_pass_k([s.pass_k_baseline for s in scenarios]),
+        pass_k_candidate=_suite_pass_k([s.pass_k_candidate for s in scenarios]),
+        gating_tests=m_gating,
+        diagnostic_tests=sum(t.evaluation.testable for t in diagnostic),
+        harness_excluded_baseline=sum(a.harness_excluded for a in arms_b.values()),
+        harness_excluded_candidate=sum(a.harness_excluded for a in arms_c.values()),
+        only_in_baseline=tuple(sorted(arms_b.keys() - arms_c.keys())),
+        only_in_candidate=tuple(sorted(arms_c.keys() - arms_b.keys())),
+        config=config,
+    )
+
+
+def compare_runsets(
+    baseline: pd.DataFrame, candidate: pd.DataFrame, *, config: CompareConfig | None = None
+) -> Comparison:
+    """Compare a candidate run set with a baseline run set, scenario by scenario.
+
+    Args:
+        baseline: baseline runs, one row per run (the run-table columns of the README).
+        candidate: candidate runs, same columns.
+        config: settings; defaults to :class:`CompareConfig`.
+
+    Returns:
+        The comparison; ``regressed`` is the exit-code flag (any gating metric regressed).
+
+    Raises:
+        StoreError: a table lacks a required column or has an unknown status.
+    """
+    config = config or CompareConfig()
+    return compare_arms(
+        split_runs(baseline, crash_statuses=config.crash_statuses, side="baseline"),
+        split_runs(candidate, crash_statuses=config.crash_statuses, side="candidate"),
+        config=config,
+    )

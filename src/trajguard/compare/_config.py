@@ -1,0 +1,115 @@
+"""How to compare: levels, gating metrics, tolerance bands (global and per scenario), resampling."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from trajguard.compare._evaluation import Resampling
+from trajguard.compare._registry import (
+    DEFAULT_GATING,
+    METRIC_NAMES,
+    TOLERANCES,
+    canonical_tolerances,
+    tolerance,
+)
+from trajguard.errors import TrajguardError
+from trajguard.outcome import DEFAULT_CRASH_STATUSES
+
+__all__ = ["CompareConfig", "tolerance_problems"]
+
+
+def tolerance_problems(values: Mapping[str, float]) -> list[str]:
+    """What is wrong with tolerance values keyed by name or alias ([] when nothing is)."""
+    known = ", ".join(sorted(n for t in TOLERANCES for n in (t.name, *t.aliases)))
+    problems = []
+    for name, value in values.items():
+        try:
+            band = tolerance(name)
+        except KeyError:
+            problems.append(f"unknown tolerance {name!r} (known: {known})")
+            continue
+        problem = band.problem(float(value), given_as=name)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareConfig:
+    """How to compare. The tolerance bands are the margins of the equivalence tests too.
+
+    Attributes:
+        alpha: family-wise level of the gating metrics (Holm) and the TOST level.
+        q: false discovery rate of the diagnostic metrics (Benjamini-Hochberg).
+        gating: metrics whose regressions fail the report; the rest are diagnostic.
+        metrics: metrics to compute.
+        tolerances: tolerance bands by name (aliases accepted); unset ones take the defaults of
+            :data:`trajguard.compare.TOLERANCES`.
+        scenario_tolerances: per scenario, bands that replace these (e.g. from the suite file).
+        two_sided: two-sided tests (A/B comparisons); otherwise one-sided per direction.
+        crash_statuses: statuses that count as a crash.
+        max_k: largest k of pass^k.
+        power: power at which the minimum detectable effect is stated.
+        resampling: permutation settings.
+        seed: seed of the permutation generators (one stream per scenario and metric).
+        token_floor: tokens below this count as this before taking logs.
+        latency_floor: seconds below this count as this before taking logs.
+    """
+
+    alpha: float = 0.05
+    q: float = 0.10
+    gating: frozenset[str] = DEFAULT_GATING
+    metrics: tuple[str, ...] = METRIC_NAMES
+    tolerances: Mapping[str, float] = field(default_factory=dict)
+    scenario_tolerances: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    two_sided: bool = False
+    crash_statuses: frozenset[str] = DEFAULT_CRASH_STATUSES
+    max_k: int = 8
+    power: float = 0.8
+    resampling: Resampling = field(default_factory=Resampling)
+    seed: int = 0
+    token_floor: float = 1.0
+    latency_floor: float = 1e-3
+
+    def __post_init__(self) -> None:
+        unknown = sorted((set(self.metrics) | set(self.gating)) - set(METRIC_NAMES))
+        problems = [f"unknown metric(s) {unknown}"] if unknown else []
+        problems += [
+            f"{name} must be in (0, 1), got {value}"
+            for name, value in (("alpha", self.alpha), ("q", self.q), ("power", self.power))
+            if not 0 < value < 1
+        ]
+        problems += tolerance_problems(self.tolerances)
+        for scenario, values in self.scenario_tolerances.items():
+            problems += [f"scenario {scenario}: {p}" for p in tolerance_problems(values)]
+        if problems:
+            raise TrajguardError(
+                "invalid comparison settings: " + "; ".join(problems),
+                hint=f"metrics are {', '.join(METRIC_NAMES)}",
+            )
+        bands = {t.name: t.default for t in TOLERANCES} | canonical_tolerances(self.tolerances)
+        object.__setattr__(self, "tolerances", bands)
+        object.__setattr__(
+            self,
+            "scenario_tolerances",
+            {s: canonical_tolerances(v) for s, v in self.scenario_tolerances.items() if v},
+        )
+
+    def tolerance(self, name: str) -> float:
+        """The band of tolerance ``name`` (or alias) in these settings."""
+        return self.tolerances[tolerance(name).name]
+
+    def for_scenario(self, scenario: str) -> CompareConfig:
+        """The settings with this scenario's own tolerance bands applied."""
+        own = self.scenario_tolerances.get(scenario)
+        if not own:
+            return self
+        return replace(self, tolerances={**self.tolerances, **own}, scenario_tolerances={})
+
+    def with_updates(self, **changes: Any) -> CompareConfig:
+        """A copy with some settings changed (tolerances merged into the current bands)."""
+        if "tolerances" in changes:
+            changes["tolerances"] = {**self.tolerances, **changes["tolerances"]}
+        return replace(self, **changes)

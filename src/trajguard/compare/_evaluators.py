@@ -1,0 +1,131 @@
+"""Each metric's evaluator: two arms and a context in, an :class:`Evaluation` out.
+
+The registry (:mod:`trajguard.compare._registry`) names one of these per metric; the context
+carries what the metric's settings resolved to for this scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from trajguard import stats as st
+from trajguard.compare._arms import Arm
+from trajguard.compare._evaluation import Evaluation, Resampling
+from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
+from trajguard.compare._tools import evaluate_sequences, evaluate_tools
+
+__all__ = [
+    "Context",
+    "Evaluator",
+    "crash_rate",
+    "pass_rate",
+    "ratio",
+    "shift",
+    "tool_order",
+    "tool_usage",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Context:
+    """What one metric of one scenario is evaluated with.
+
+    Attributes:
+        label: the metric's label (used in effect descriptions and notes).
+        column: the run-table column of numeric metrics.
+        margin: the metric's tolerance band (0.0 for metrics without one).
+        floor: values below this count as this before taking logs (ratio metrics).
+        alpha: level of intervals and equivalence tests.
+        resampling: permutation settings.
+        rng: this metric's own generator.
+        shared: arrangements shared by the tool metrics (they permute the same runs).
+    """
+
+    label: str
+    column: str
+    margin: float
+    floor: float
+    alpha: float
+    resampling: Resampling
+    rng: np.random.Generator
+    shared: st.Arrangements
+
+
+Evaluator = Callable[[Arm, Arm, Context], Evaluation]
+
+
+def pass_rate(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """Pass rate over judged runs."""
+    return evaluate_rate(
+        int(b.passed.sum()),
+        b.passed.size,
+        int(c.passed.sum()),
+        c.passed.size,
+        margin=ctx.margin,
+        alpha=ctx.alpha,
+        higher_is_better=True,
+        label=ctx.label,
+    )
+
+
+def crash_rate(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """Crash rate over behavioural runs."""
+    return evaluate_rate(
+        int(b.crashed.sum()),
+        b.runs,
+        int(c.crashed.sum()),
+        c.runs,
+        margin=ctx.margin,
+        alpha=ctx.alpha,
+        higher_is_better=False,
+        label=ctx.label,
+    )
+
+
+def shift(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """A count (steps): the rank shift A."""
+    return evaluate_shift(
+        b.numbers[ctx.column],
+        c.numbers[ctx.column],
+        margin=ctx.margin,
+        alpha=ctx.alpha,
+        rng=ctx.rng,
+        resampling=ctx.resampling,
+        label=ctx.label,
+    )
+
+
+def ratio(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """A positive quantity (tokens, latency): the geometric-mean ratio."""
+    return evaluate_ratio(
+        b.numbers[ctx.column],
+        c.numbers[ctx.column],
+        ratio_margin=ctx.margin,
+        alpha=ctx.alpha,
+        rng=ctx.rng,
+        resampling=ctx.resampling,
+        label=ctx.label,
+        floor=ctx.floor,
+    )
+
+
+def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """Which tools, how often: the calls-by-tool table."""
+    return evaluate_tools(
+        b.tool_counts,
+        c.tool_counts,
+        margin=ctx.margin,
+        alpha=ctx.alpha,
+        rng=ctx.shared,
+        resampling=ctx.resampling,
+    )
+
+
+def tool_order(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """The order of tool calls: edit distances between sequences."""
+    return evaluate_sequences(
+        b.tool_sequences, c.tool_sequences, rng=ctx.shared, resampling=ctx.resampling
+    )

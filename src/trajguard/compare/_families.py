@@ -1,0 +1,218 @@
+"""Multiplicity and verdicts: a family of evaluations in, one :class:`MetricResult` per test out.
+
+The gating metrics of a whole report form one family (Holm at ``alpha``), the diagnostic ones
+another (Benjamini-Hochberg at ``q``); improvements are a family of their own, so the exit code's
+false-alarm rate is that of the regression family alone. Verdicts (docs/statistics.md):
+
+* regressed: harmful p (adjusted) at or below the level and the estimate outside the tolerance;
+  inside it, changed within tolerance.
+* improved: beneficial p (adjusted) at or below the level.
+* unchanged: only ever from an equivalence test (TOST p at most alpha).
+* changed: a significant difference in a metric without a direction (tool multiset, order).
+* inconclusive: anything else; ``reachable`` is false, with a note, when even the smallest
+  p-value this N can produce would not be significant in this report: with the other p-values of
+  its family as observed, Holm (or BH) would still adjust it above the level.
+
+In two-sided mode (A/B) one two-sided p-value per metric enters one family and its sign decides
+regressed or improved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from trajguard import stats as st
+from trajguard.compare._config import CompareConfig
+from trajguard.compare._evaluation import Evaluation
+from trajguard.compare._registry import DIRECTIONAL
+from trajguard.compare._results import MetricResult, Verdict
+
+__all__ = ["Tested", "adjust_family", "tested"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tested:
+    """An evaluation with the p-values that enter the adjusted families."""
+
+    scenario: str
+    metric: str
+    evaluation: Evaluation
+    p: float
+    p_benefit: float | None
+    min_p: float
+    min_p_benefit: float | None = None
+
+
+def tested(scenario: str, metric: str, ev: Evaluation, *, two_sided: bool) -> Tested:
+    """The family entries of one evaluation."""
+    if metric in DIRECTIONAL and two_sided:
+        return Tested(
+            scenario=scenario,
+            metric=metric,
+            evaluation=ev,
+            p=min(1.0, 2 * min(ev.harm, ev.benefit)),
+            p_benefit=None,
+            min_p=min(1.0, 2 * min(ev.min_harm, ev.min_benefit)),
+        )
+    if metric in DIRECTIONAL:
+        return Tested(
+            scenario=scenario,
+            metric=metric,
+            evaluation=ev,
+            p=ev.harm,
+            p_benefit=ev.benefit,
+            min_p=ev.min_harm,
+            min_p_benefit=ev.min_benefit,
+        )
+    return Tested(
+        scenario=scenario,
+        metric=metric,
+        evaluation=ev,
+        p=ev.harm,
+        p_benefit=None,
+        min_p=ev.min_harm,
+    )
+
+
+def _family(ps: npt.ArrayLike, gating: bool) -> npt.NDArray[np.float64]:
+    return st.holm(ps) if gating else st.bh(ps)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Reach:
+    """Whether a test can be significant in its family at this N, and how close it gets."""
+
+    reachable: bool
+    best: float  # adjusted p-value with the test's smallest attainable p in place of its own
+
+
+def _reach(
+    ps: npt.NDArray[np.float64], mins: list[float], gating: bool, level: float
+) -> list[_Reach]:
+    """Per test: substitute its minimum attainable p, keep the family's other p-values as
+    observed, adjust. Holm and BH adjusted p-values do not decrease when one p-value grows, so
+    a test whose observed adjusted p is at most the level is always reachable, and one whose
+    best adjusted p exceeds the level cannot be significant in this report at any outcome."""
+    out = []
+    for i, least in enumerate(mins):
+        if least <= level / max(ps.size, 1):
+            out.append(_Reach(reachable=True, best=least * ps.size))  # first step cleared
+            continue
+        trial = ps.copy()
+        trial[i] = min(least, ps[i])
+        best = float(_family(trial, gating)[i])
+        out.append(_Reach(reachable=best <= level, best=best))
+    return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Adjusted:
+    """A family's adjusted p-values and reachability, harmful (or any-change) and beneficial."""
+
+    p: npt.NDArray[np.float64]
+    benefit: list[float | None]
+    reach: list[_Reach | None]
+    reach_benefit: list[_Reach | None]
+
+
+def _adjust(items: list[Tested], gating: bool, level: float) -> _Adjusted:
+    """Adjusted p-values of the family and of its improvement family (untestable: 1.0)."""
+    idx = [i for i, t in enumerate(items) if t.evaluation.testable]
+    adjusted = np.ones(len(items))
+    raw = np.array([items[i].p for i in idx], dtype=float)
+    adjusted[idx] = _family(raw, gating)
+    reach: list[_Reach | None] = [None] * len(items)
+    for i, r in zip(idx, _reach(raw, [items[i].min_p for i in idx], gating, level), strict=True):
+        reach[i] = r
+    ben_idx = [i for i in idx if items[i].p_benefit is not None]
+    benefit: list[float | None] = [None if t.p_benefit is None else 1.0 for t in items]
+    reach_benefit: list[_Reach | None] = [None] * len(items)
+    raw_b = np.array([items[i].p_benefit or 1.0 for i in ben_idx], dtype=float)
+    mins_b = [items[i].min_p_benefit or 1.0 for i in ben_idx]
+    for i, p, r in zip(
+        ben_idx, _family(raw_b, gating), _reach(raw_b, mins_b, gating, level), strict=True
+    ):
+        benefit[i], reach_benefit[i] = float(p), r
+    return _Adjusted(p=adjusted, benefit=benefit, reach=reach, reach_benefit=reach_benefit)
+
+
+def _verdict(
+    t: Tested, p_adj: float, p_ben_adj: float | None, level: float, config: CompareConfig
+) -> Verdict:
+    ev = t.evaluation
+    if not ev.testable:
+        return Verdict.INCONCLUSIVE
+    if p_adj <= level:
+        if t.metric not in DIRECTIONAL:
+            return Verdict.CHANGED if ev.outside else Verdict.CHANGED_WITHIN_TOLERANCE
+        if config.two_sided and ev.benefit < ev.harm:
+            return Verdict.IMPROVED
+        return Verdict.REGRESSED if ev.outside else Verdict.CHANGED_WITHIN_TOLERANCE
+    if p_ben_adj is not None and p_ben_adj <= level:
+        return Verdict.IMPROVED
+    if ev.tost is not None and ev.tost <= config.alpha:
+        return Verdict.UNCHANGED
+    return Verdict.INCONCLUSIVE
+
+
+def _reach_note(
+    t: Tested, reach: _Reach, reach_benefit: _Reach | None, gating: bool, m: int, level: float
+) -> str:
+    ev = t.evaluation
+    n = (
+        f"{ev.baseline.n} per side"
+        if ev.baseline.n == ev.candidate.n
+        else f"{ev.baseline.n} baseline / {ev.candidate.n} candidate runs"
+    )
+    what, where = "cannot reach significance", ""
+    if reach_benefit is not None and reach_benefit.reachable:
+        what = "a regression cannot reach significance"
+    elif reach_benefit is not None:
+        where = " in either direction"
+    return (
+        f"{what} at N={n}{where}: even its smallest attainable p ({t.min_p:.2g}) would adjust to "
+        f"{min(reach.best, 1.0):.2g} > {level:g} ({'Holm' if gating else 'BH'} over {m} tests, "
+        "the others as observed)"
+    )
+
+
+def adjust_family(
+    items: list[Tested], *, gating: bool, config: CompareConfig
+) -> dict[tuple[str, str], MetricResult]:
+    """Adjust one family and give every test its verdict, keyed by (scenario, metric)."""
+    level = config.alpha if gating else config.q
+    adj = _adjust(items, gating, level)
+    m = sum(t.evaluation.testable for t in items)
+    out = {}
+    for i, t in enumerate(items):
+        ev = t.evaluation
+        p_adj, p_ben = float(adj.p[i]), adj.benefit[i]
+        notes = list(ev.notes)
+        reach = adj.reach[i]
+        reachable = reach is not None and (reach.reachable or p_adj <= level)
+        if reach is not None and not reachable and not ev.identical:
+            notes.append(_reach_note(t, reach, adj.reach_benefit[i], gating, m, level))
+        out[(t.scenario, t.metric)] = MetricResult(
+            metric=t.metric,
+            kind="gating" if gating else "diagnostic",
+            baseline=ev.baseline,
+            candidate=ev.candidate,
+            effect=ev.effect,
+            estimate=ev.estimate,
+            ci=ev.ci,
+            test=ev.test,
+            p_value=t.p,
+            p_adjusted=p_adj,
+            p_benefit=t.p_benefit,
+            p_benefit_adjusted=p_ben,
+            p_tost=ev.tost,
+            min_p=t.min_p,
+            reachable=reachable,
+            identical=ev.identical,
+            verdict=_verdict(t, p_adj, p_ben, level, config),
+            notes=tuple(notes),
+        )
+    return out

@@ -1,0 +1,168 @@
+"""Result types of a comparison: verdicts, per-metric, per-scenario and whole-report results.
+
+All are frozen and keyword-only; no field is ever NaN (``None`` where undefined).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from trajguard.compare._config import CompareConfig
+from trajguard.compare._evaluation import Summary
+
+__all__ = [
+    "Comparison",
+    "MetricResult",
+    "PassK",
+    "ScenarioResult",
+    "Verdict",
+    "overall_verdict",
+]
+
+
+class Verdict(StrEnum):
+    """A metric's, a scenario's or a report's verdict."""
+
+    REGRESSED = "regressed"
+    IMPROVED = "improved"
+    UNCHANGED = "unchanged"
+    CHANGED_WITHIN_TOLERANCE = "changed within tolerance"
+    CHANGED = "changed"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricResult:
+    """One metric of one scenario, after multiplicity adjustment.
+
+    Attributes:
+        p_value: raw p-value in the adjusted family: one-sided harmful (or any change for
+            metrics without direction), or two-sided in two-sided mode.
+        p_adjusted: Holm (gating) or BH (diagnostic) adjusted ``p_value``.
+        p_benefit: one-sided beneficial p-value (one-sided mode, directional metrics).
+        p_benefit_adjusted: its adjustment within the improvement family.
+        p_tost: equivalence p-value; ``None`` for report-only metrics.
+        min_p: smallest ``p_value`` this design can produce.
+        reachable: some outcome at this N could be significant in this report: with ``min_p``
+            in place of ``p_value`` and the family's other p-values as observed, the adjusted
+            p-value is at most the level (always true when ``p_adjusted`` is). False for an
+            untested metric.
+        identical: both batches constant at the same value.
+    """
+
+    metric: str
+    kind: Literal["gating", "diagnostic"]
+    baseline: Summary
+    candidate: Summary
+    effect: str
+    estimate: float | None
+    ci: tuple[float, float] | None
+    test: str
+    p_value: float
+    p_adjusted: float
+    p_benefit: float | None
+    p_benefit_adjusted: float | None
+    p_tost: float | None
+    min_p: float
+    reachable: bool
+    identical: bool
+    verdict: Verdict
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class PassK:
+    """pass^k: the chance that k runs in a row all pass, with its interval."""
+
+    k: int
+    estimate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScenarioResult:
+    """One scenario: its metrics, verdict, pass^k per batch and detectable pass-rate drop."""
+
+    scenario: str
+    verdict: Verdict
+    metrics: tuple[MetricResult, ...]
+    runs_baseline: int
+    runs_candidate: int
+    harness_excluded_baseline: int
+    harness_excluded_candidate: int
+    pass_k_baseline: tuple[PassK, ...]
+    pass_k_candidate: tuple[PassK, ...]
+    mde_pass_rate: float | None
+    mde_alpha: float
+    baseline_pass_rate: float | None = None
+    """The baseline pass rate the detectable drop was computed from (``None``: not computed)."""
+
+    def metric(self, name: str) -> MetricResult:
+        """The result of metric ``name``."""
+        return next(m for m in self.metrics if m.metric == name)
+
+    @property
+    def mde_note(self) -> str:
+        """The detectable pass-rate change in words."""
+        sizes = (
+            f"{self.runs_baseline} runs per side"
+            if self.runs_baseline == self.runs_candidate
+            else f"{self.runs_baseline} baseline and {self.runs_candidate} candidate runs"
+        )
+        if self.baseline_pass_rate is None:
+            return f"with {sizes} the detectable pass-rate drop was not computed (no judged runs)"
+        if self.mde_pass_rate is None and self.baseline_pass_rate == 0:
+            return f"with {sizes} there is no pass-rate drop to detect: the baseline passed no run"
+        if self.mde_pass_rate is None:
+            return (
+                f"with {sizes} no pass-rate drop is detectable at alpha {self.mde_alpha:.2g}, "
+                "not even one to 0%"
+            )
+        return (
+            f"with {sizes} this run could see a pass-rate drop of >= "
+            f"{100 * self.mde_pass_rate:.0f} points (80% power, alpha {self.mde_alpha:.2g})"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison:
+    """A whole report: headline verdict, exit-code flag and every scenario."""
+
+    verdict: Verdict
+    regressed: bool
+    scenarios: tuple[ScenarioResult, ...]
+    pass_k_baseline: tuple[PassK, ...]
+    pass_k_candidate: tuple[PassK, ...]
+    gating_tests: int
+    diagnostic_tests: int
+    harness_excluded_baseline: int
+    harness_excluded_candidate: int
+    only_in_baseline: tuple[str, ...]
+    only_in_candidate: tuple[str, ...]
+    config: CompareConfig
+
+    def scenario(self, name: str) -> ScenarioResult:
+        """The result of scenario ``name``."""
+        return next(s for s in self.scenarios if s.scenario == name)
+
+
+def overall_verdict(verdicts: Sequence[Verdict]) -> Verdict:
+    """Combine verdicts (gating metrics of a scenario, or scenarios of a report).
+
+    Any regressed: regressed; all unchanged: unchanged; any improved: improved; only unchanged or
+    changed within tolerance: changed within tolerance; otherwise (or none): inconclusive.
+    """
+    if Verdict.REGRESSED in verdicts:
+        return Verdict.REGRESSED
+    if verdicts and all(v is Verdict.UNCHANGED for v in verdicts):
+        return Verdict.UNCHANGED
+    if Verdict.IMPROVED in verdicts:
+        return Verdict.IMPROVED
+    calm = {Verdict.UNCHANGED, Verdict.CHANGED_WITHIN_TOLERANCE}
+    if verdicts and all(v in calm for v in verdicts):
+        return Verdict.CHANGED_WITHIN_TOLERANCE
+    return Verdict.INCONCLUSIVE

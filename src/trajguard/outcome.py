@@ -1,0 +1,203 @@
+"""How a run ended, and what counts as a pass or a crash: the one place this is decided.
+
+Every consumer (the row builder, the progress bar, ``trajguard run``'s summary, ``show``,
+``compare``, ``ab``, the plots) counts runs through :func:`classify` or :func:`is_crash_row`.
+
+* ``harness_error`` rows are infrastructure, not behaviour: left out of every statistic (counted).
+* A crash is a run that did not end normally because of the agent: the ``crashed`` column is
+  true (the agent raised: ``extra.crashed`` on its trajectory), or the status is ``agent_error``
+  (raised, overflowed its context, ran out of steps) or ``timeout`` (a hang or a loop is
+  behaviour too, and a timed-out run usually has no ``passed``; without this a candidate that
+  times out half the time would show no loss at all).
+* A crash is a judged failure whatever the row says: run sets written before that rule stored
+  crashed runs as passes (or timeouts as unjudged).
+* A run whose ``passed`` is null (and that did not crash) is left out of the pass rate only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from trajguard.errors import StoreError
+
+__all__ = [
+    "DEFAULT_CRASH_STATUSES",
+    "HARNESS_ERROR",
+    "STATUSES",
+    "STATUS_TABLE",
+    "Outcomes",
+    "Status",
+    "StatusInfo",
+    "Tally",
+    "classify",
+    "is_crash_row",
+    "passed_row",
+    "tally",
+]
+
+Status = Literal["ok", "agent_error", "harness_error", "timeout"]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusInfo:
+    """One run status: what it means and how the statistics treat it."""
+
+    name: Status
+    meaning: str
+    behavioural: bool
+    """The run says something about the agent (it enters the statistics)."""
+    crash: bool
+    """The run counts as a crash (by default; ``crash_statuses`` can change the set)."""
+
+
+STATUS_TABLE: tuple[StatusInfo, ...] = (
+    StatusInfo(name="ok", meaning="the agent finished", behavioural=True, crash=False),
+    StatusInfo(
+        name="agent_error",
+        meaning="the agent or the model misbehaved: it raised, overflowed its context, or ran "
+        "out of steps",
+        behavioural=True,
+        crash=True,
+    ),
+    StatusInfo(
+        name="timeout", meaning="the per-run time limit passed", behavioural=True, crash=True
+    ),
+    StatusInfo(
+        name="harness_error",
+        meaning="trajguard or the infrastructure failed; excluded from every statistic",
+        behavioural=False,
+        crash=False,
+    ),
+)
+STATUSES = frozenset(s.name for s in STATUS_TABLE)
+HARNESS_ERROR: Status = "harness_error"
+DEFAULT_CRASH_STATUSES = frozenset(s.name for s in STATUS_TABLE if s.crash)
+
+
+def is_crash_row(
+    status: str, crashed: object = None, crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES
+) -> bool:
+    """Whether one run crashed, given its ``status`` and ``crashed`` values. A ``harness_error``
+    row is never a crash: it is left out before anything is counted."""
+    if status == HARNESS_ERROR:
+        return False
+    flag = bool(crashed) if isinstance(crashed, bool | np.bool_) else False
+    return status in frozenset(crash_statuses) or flag
+
+
+def passed_row(status: str, crashed: object, passed: object) -> bool:
+    """Whether one run counts as passed: judged true and not a crash."""
+    return passed is True and not is_crash_row(status, crashed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcomes:
+    """Per-row classification of a run table (one entry per row, in table order)."""
+
+    behavioural: BoolArray
+    """Not a harness error: the row enters the statistics."""
+    crashed: BoolArray
+    """A behavioural run that crashed."""
+    judged: BoolArray
+    """A behavioural run with a pass/fail outcome (``passed`` not null, or a crash)."""
+    passed: BoolArray
+    """A judged run that passed (never a crash)."""
+
+
+def _booleans(table: pd.DataFrame, column: str) -> pd.Series:
+    """A nullable boolean column; anything else is an input error naming the column."""
+    try:
+        return table[column].astype("boolean")
+    except (TypeError, ValueError) as error:
+        raise StoreError(
+            f"column {column} must hold true, false or null ({error})",
+            path=column,
+            hint="pass a run set written by `trajguard run`",
+        ) from error
+
+
+def classify(
+    table: pd.DataFrame,
+    *,
+    crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES,
+    side: str = "run set",
+) -> Outcomes:
+    """Classify every run of a table (columns ``status``, ``passed``, optionally ``crashed``).
+
+    Raises:
+        StoreError: a column is missing or a status is not one of :data:`STATUSES`.
+    """
+    missing = [c for c in ("status", "passed") if c not in table.columns]
+    if missing:
+        raise StoreError(
+            f"the {side} run table lacks column(s) {', '.join(missing)}",
+            path=missing[0],
+            hint="pass a run set written by `trajguard run` (one row per run)",
+        )
+    status = table["status"].astype("string").fillna("")
+    unknown = sorted(set(status.unique()) - STATUSES)
+    if unknown:
+        raise StoreError(
+            f"the {side} run table has unknown status value(s) {unknown}",
+            path="status",
+            hint=f"allowed: {', '.join(sorted(STATUSES))}",
+        )
+    behavioural = (status != HARNESS_ERROR).to_numpy(dtype=bool)
+    crashed = status.isin(frozenset(crash_statuses)).to_numpy(dtype=bool)
+    if "crashed" in table.columns:
+        crashed = crashed | _booleans(table, "crashed").fillna(False).to_numpy(dtype=bool)
+    crashed = crashed & behavioural
+    passed = _booleans(table, "passed")
+    judged = (passed.notna().to_numpy(dtype=bool) | crashed) & behavioural
+    outcome = passed.fillna(False).to_numpy(dtype=bool) & ~crashed & judged
+    return Outcomes(behavioural=behavioural, crashed=crashed, judged=judged, passed=outcome)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tally:
+    """Counts of a run table's outcomes."""
+
+    runs: int
+    harness_errors: int
+    judged: int
+    passed: int
+    crashed: int
+
+    @property
+    def behavioural(self) -> int:
+        """Runs that enter the statistics."""
+        return self.runs - self.harness_errors
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed runs over judged runs (``None`` when none was judged)."""
+        return self.passed / self.judged if self.judged else None
+
+    @property
+    def crash_rate(self) -> float | None:
+        """Crashed runs over behavioural runs (``None`` without any)."""
+        return self.crashed / self.behavioural if self.behavioural else None
+
+
+def tally(
+    table: pd.DataFrame,
+    *,
+    crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES,
+    side: str = "run set",
+) -> Tally:
+    """Count the outcomes of a run table with :func:`classify`."""
+    outcomes = classify(table, crash_statuses=crash_statuses, side=side)
+    return Tally(
+        runs=len(table),
+        harness_errors=int((~outcomes.behavioural).sum()),
+        judged=int(outcomes.judged.sum()),
+        passed=int(outcomes.passed.sum()),
+        crashed=int(outcomes.crashed.sum()),
+    )

@@ -1,0 +1,35 @@
+"""The jobs: each command's work as one library call (run, compare and write).
+
+:func:`run` (a batch), :func:`compare` (two run sets → report, exit flag), :func:`nightly`
+(run + compare with the baseline + report), :func:`ab` (two variants → did B help?),
+:func:`show` and :func:`plan` (read-only), :func:`promote` (a run set becomes the baseline).
+The command line only maps options to these and prints what they return.
+"""
+
+from trajguard.pipeline._ab import ABOutcome, ab
+from trajguard.pipeline._compare import CompareOutcome, compare, with_suite_tolerances
+from trajguard.pipeline._inspect import RunSetView, plan, show
+from trajguard.pipeline._nightly import nightly
+from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
+from trajguard.pipeline._run import dry_run, run
+from trajguard.pipeline._sequential import run_sequential, run_sequential_ab
+from trajguard.store import promote
+
+__all__ = [
+    "ABOutcome",
+    "CompareOutcome",
+    "ReportOptions",
+    "RunSetView",
+    "ab",
+    "compare",
+    "dry_run",
+    "nightly",
+    "plan",
+    "plotted_scenarios",
+    "promote",
+    "run",
+    "run_sequential",
+    "run_sequential_ab",
+    "show",
+    "with_suite_tolerances",
+]

@@ -1,0 +1,144 @@
+"""Compare two run sets on disk and write the report: ``trajguard compare`` and a night's end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from trajguard.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.errors import StoreError
+from trajguard.pipeline._outputs import (
+    ReportOptions,
+    append_step_summary,
+    check_targets,
+    plotted_scenarios,
+    timestamped,
+    write_texts,
+)
+from trajguard.report import junit_xml, render_report, write_plots
+from trajguard.store import RunSet, load_runset
+
+__all__ = ["CompareOutcome", "compare", "compare_loaded", "with_suite_tolerances"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareOutcome:
+    """What a comparison on disk produced."""
+
+    comparison: Comparison
+    report: Path
+    junit: Path | None = None
+    runset: Path | None = None
+    """The candidate run set (when the pipeline ran it)."""
+
+    @property
+    def regressed(self) -> bool:
+        """The exit-code flag: some gating metric regressed."""
+        return self.comparison.regressed
+
+    @property
+    def headline(self) -> str:
+        """One line: the verdict, the count of each scenario verdict, the report's path."""
+        counts: dict[str, int] = {}
+        for scenario in self.comparison.scenarios:
+            counts[scenario.verdict.value] = counts.get(scenario.verdict.value, 0) + 1
+        parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        return f"verdict: {self.comparison.verdict.value} ({parts}) → {self.report}"
+
+
+def with_suite_tolerances(
+    config: CompareConfig, tolerances: Mapping[str, Mapping[str, float]]
+) -> CompareConfig:
+    """The settings with each scenario's own tolerance bands (from the suite or its manifest)."""
+    own = {scenario: dict(t) for scenario, t in tolerances.items() if t}
+    return replace(config, scenario_tolerances=own) if own else config
+
+
+def _single_variant(side: RunSet) -> None:
+    variants = sorted(str(v) for v in side.runs["variant"].dropna().unique())
+    if len(variants) > 1:
+        raise StoreError(
+            f"run set holds several variants ({', '.join(variants)}); compare would pool them",
+            file=side.path,
+            hint="compare variants with `trajguard ab`, or run one variant per run set",
+        )
+
+
+def compare_loaded(
+    baseline: RunSet,
+    candidate: RunSet,
+    report: Path,
+    *,
+    config: CompareConfig,
+    options: ReportOptions,
+    extra_sections: Sequence[str] = (),
+    adjust: Callable[[Comparison], Comparison] | None = None,
+) -> CompareOutcome:
+    """Compare two loaded run sets; write the report (plots beside it) and optional JUnit.
+
+    ``adjust`` transforms the comparison before anything is written (the sequential gate sets
+    the verdicts in sequential mode), so report, JUnit and the returned comparison agree.
+    """
+    for side in (baseline, candidate):
+        _single_variant(side)
+    check_targets(report, options.junit)
+    comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
+    if adjust is not None:
+        comparison = adjust(comparison)
+    links: dict[str, str] = {}
+    if options.plots:
+        scenarios = plotted_scenarios(comparison, all_plots=options.all_plots)
+        links = write_plots(report.parent, baseline.runs, candidate.runs, scenarios)
+    text = render_report(
+        comparison,
+        baseline=baseline,
+        candidate=candidate,
+        plots=links,
+        command=options.command,
+        extra_sections=extra_sections,
+    )
+    texts = {report: text}
+    if options.junit is not None:
+        texts[options.junit] = junit_xml(comparison, suite=candidate.suite)
+    write_texts(texts)
+    if options.step_summary:
+        append_step_summary(text)
+    return CompareOutcome(comparison=comparison, report=report, junit=options.junit)
+
+
+def compare(
+    baseline: Path,
+    candidate: Path,
+    *,
+    config: CompareConfig | None = None,
+    report: Path | None = None,
+    reports: Path = Path("reports"),
+    options: ReportOptions | None = None,
+) -> CompareOutcome:
+    """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
+
+    The scenarios' own tolerance bands, recorded in the candidate's manifest from its suite
+    file, replace the given ones for those scenarios.
+
+    Args:
+        baseline: the baseline run set directory.
+        candidate: the candidate run set directory.
+        config: comparison settings (default :class:`CompareConfig`).
+        report: the report's path (default ``reports/<suite>-<time>/report.md``).
+        reports: the root of the default report path.
+        options: plots, JUnit, the command shown in the report.
+
+    Raises:
+        StoreError: a run set cannot be read, holds several variants, or a target cannot be
+            written.
+    """
+    candidate_set = load_runset(candidate)
+    baseline_set = load_runset(baseline)
+    tolerances: Any = candidate_set.manifest.get("tolerances") or {}
+    config = with_suite_tolerances(config or CompareConfig(), tolerances)
+    target = report or timestamped(reports, candidate_set.suite) / "report.md"
+    return compare_loaded(
+        baseline_set, candidate_set, target, config=config, options=options or ReportOptions()
+    )

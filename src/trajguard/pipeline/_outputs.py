@@ -1,0 +1,114 @@
+"""Where reports go, and the one writer that checks every target before it writes any."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from trajguard._files import atomic_write_text
+from trajguard.compare import Comparison, Verdict
+from trajguard.errors import StoreError
+
+__all__ = [
+    "ALL_PLOTS_UP_TO",
+    "ReportOptions",
+    "append_step_summary",
+    "check_targets",
+    "plotted_scenarios",
+    "report_dir",
+    "timestamped",
+    "write_texts",
+]
+
+ALL_PLOTS_UP_TO = 20
+_QUIET = frozenset({Verdict.UNCHANGED, Verdict.INCONCLUSIVE})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportOptions:
+    """What a report comes with.
+
+    Attributes:
+        plots: draw the distribution plots (PNG, beside the report).
+        all_plots: plot every scenario (default: all up to 20 scenarios, else the changed ones).
+        junit: also write JUnit XML here.
+        command: the command that reproduces the report (shown in it).
+        step_summary: append the report to ``$GITHUB_STEP_SUMMARY`` when that is set.
+    """
+
+    plots: bool = True
+    all_plots: bool = False
+    junit: Path | None = None
+    command: str | None = None
+    step_summary: bool = False
+
+
+def plotted_scenarios(comparison: Comparison, *, all_plots: bool = False) -> list[str]:
+    """Scenarios that get a distribution plot: all of them in suites of up to 20 scenarios (or
+    with ``all_plots``), otherwise those whose verdict is neither unchanged nor inconclusive —
+    a hundred PNGs of quiet scenarios cost 0.1 s each and nobody opens them."""
+    scenarios = comparison.scenarios
+    if all_plots or len(scenarios) <= ALL_PLOTS_UP_TO:
+        return [s.scenario for s in scenarios]
+    return [s.scenario for s in scenarios if s.verdict not in _QUIET]
+
+
+def timestamped(root: Path, name: str) -> Path:
+    """``root/<name>-<UTC time>``."""
+    return root / f"{name}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+
+
+def report_dir(root: Path, suffix: str = "") -> Path:
+    """``reports/<date><suffix>/``, or with the time appended when that already exists."""
+    now = datetime.now(UTC)
+    folder = root / f"{now:%Y-%m-%d}{suffix}"
+    if folder.exists():
+        folder = root / f"{now:%Y-%m-%d}{suffix}-{now:%H%M%S}"
+    return folder
+
+
+def _check_target(path: Path) -> None:
+    """A path a text file can be written at (its directory created if needed)."""
+    if path.is_dir():
+        raise StoreError(
+            "the output path is a directory", file=path, hint="pass a file path, e.g. report.md"
+        )
+    parent = path.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise StoreError(f"cannot write there: {parent} is not a directory", file=path)
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise StoreError("cannot write there: permission denied", file=path)
+
+
+def check_targets(*paths: Path | None) -> None:
+    """Refuse, before anything is written, a target a text file cannot be written at.
+
+    Raises:
+        StoreError: a target is a directory, or under a file, or not writable.
+    """
+    for path in paths:
+        if path is not None:
+            _check_target(path)
+
+
+def write_texts(texts: Mapping[Path, str]) -> None:
+    """Write text files atomically, after checking that every one of them can be written."""
+    check_targets(*texts)
+    for path, text in texts.items():
+        try:
+            atomic_write_text(path, text)
+        except OSError as exc:
+            raise StoreError(f"cannot write: {exc.strerror or exc}", file=path) from None
+
+
+def append_step_summary(text: str) -> None:
+    """Append to GitHub Actions' job summary when running there (``$GITHUB_STEP_SUMMARY``)."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as summary:
+            summary.write(text + "\n")

@@ -1,0 +1,41 @@
+"""A comparison as JUnit XML: one test case per scenario, for CI systems that read JUnit."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from trajguard.compare import Comparison, Verdict
+
+__all__ = ["junit_xml"]
+
+
+def junit_xml(comparison: Comparison, *, suite: str) -> str:
+    """One ``testcase`` per scenario: regressed → failure; everything else passes, with the
+    verdict and per-metric details in ``system-out``."""
+    failures = sum(s.verdict is Verdict.REGRESSED for s in comparison.scenarios)
+    root = ET.Element(
+        "testsuite",
+        name=f"trajguard.{suite}",
+        tests=str(len(comparison.scenarios)),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
+    )
+    for scenario in comparison.scenarios:
+        case = ET.SubElement(
+            root, "testcase", classname=f"trajguard.{suite}", name=scenario.scenario
+        )
+        details = "\n".join(
+            f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted {m.p_adjusted:.4g})"
+            for m in scenario.metrics
+        )
+        if scenario.verdict is Verdict.REGRESSED:
+            failing = [m.metric for m in scenario.metrics if m.verdict is Verdict.REGRESSED]
+            failure = ET.SubElement(
+                case, "failure", message=f"regressed: {', '.join(failing)}", type="regression"
+            )
+            failure.text = details
+        out = ET.SubElement(case, "system-out")
+        out.text = f"verdict: {scenario.verdict.value}\n{scenario.mde_note}\n{details}"
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,180 @@
+"""A comparison → a markdown report that reads well on GitHub. Returns text; the caller writes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from trajguard.compare import Comparison, ScenarioResult, Verdict, metric
+from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
+from trajguard.report._scenario import scenario_section
+from trajguard.store import RunSet
+
+__all__ = ["render_report"]
+
+
+def _suite_pass_k(comparison: Comparison) -> list[str]:
+    if not comparison.pass_k_baseline and not comparison.pass_k_candidate:
+        return []
+    cells = pass_k_cells(comparison.pass_k_baseline, comparison.pass_k_candidate)
+    return [
+        "",
+        f"Suite pass^k (mean over scenarios of the chance that k runs in a row all pass; "
+        f"intervals average the scenarios' {interval_label(comparison.config.alpha)}s): {cells}.",
+    ]
+
+
+def _headline(comparison: Comparison, suite: str) -> list[str]:
+    counts = Counter(s.verdict for s in comparison.scenarios)
+    parts = ", ".join(f"{n} {v.value}" for v, n in counts.most_common())
+    regressed = [s for s in comparison.scenarios if s.verdict is Verdict.REGRESSED]
+    lines = [
+        f"# trajguard report: {md(suite, limit=60)}",
+        "",
+        f"**Verdict: {MARK[comparison.verdict]}** — {len(comparison.scenarios)} scenarios: "
+        f"{parts or 'none compared'}.",
+    ]
+    for scenario in regressed:
+        failing = [m for m in scenario.metrics if m.verdict is Verdict.REGRESSED]
+        what = "; ".join(
+            f"{metric(m.metric).heading} {value_cell(m.baseline.mean, m.metric)} → "
+            f"{value_cell(m.candidate.mean, m.metric)} (adj. p {p_cell(m.p_adjusted)})"
+            for m in failing
+        )
+        lines.append(f"- **{md(scenario.scenario)}** regressed: {what}")
+    for label, names in (
+        ("only in the baseline", comparison.only_in_baseline),
+        ("only in the candidate", comparison.only_in_candidate),
+    ):
+        if names:
+            lines.append(f"- Scenarios {label} (not compared): {', '.join(md(n) for n in names)}")
+    return lines
+
+
+def _summary_table(comparison: Comparison) -> list[str]:
+    lines = [
+        "",
+        "| scenario | verdict | pass rate | crash rate | median steps "
+        "| detectable pass-rate drop |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in comparison.scenarios:
+
+        def change(metric: str, s: ScenarioResult = s) -> str:
+            try:
+                m = s.metric(metric)
+            except StopIteration:
+                return "—"
+            b = m.baseline.median if metric == "step_count" else m.baseline.mean
+            c = m.candidate.median if metric == "step_count" else m.candidate.mean
+            return f"{value_cell(b, metric)} → {value_cell(c, metric)}"
+
+        drop = "—" if s.mde_pass_rate is None else f"≥ {100 * s.mde_pass_rate:.0f} pts"
+        lines.append(
+            f"| {md(s.scenario, limit=40)} | {MARK[s.verdict]} | {change('pass_rate')} | "
+            f"{change('crash_rate')} | {change('step_count')} | {drop} |"
+        )
+    if any(s.mde_pass_rate is None for s in comparison.scenarios):
+        lines += [
+            "",
+            "<sub>Detectable drop: the smallest pass-rate drop these runs detect with 80% power "
+            "at the first Holm step. — means none is: not even a drop to 0% would be detected "
+            "at this N, the baseline passed no run, or no run was judged.</sub>",
+        ]
+    return lines
+
+
+def _provenance(baseline: RunSet, candidate: RunSet) -> list[str]:
+    def get(info: RunSet, key: str) -> str:
+        value = info.manifest.get(key)
+        if isinstance(value, list):
+            value = ", ".join(map(str, value))
+        return md(value if value not in (None, "") else "—", limit=60)
+
+    lines = [
+        "",
+        "## Provenance",
+        "",
+        "| | baseline | candidate |",
+        "|---|---|---|",
+    ]
+    for key, label in (
+        ("path", "run set"),
+        ("models", "models"),
+        ("git_sha", "git sha"),
+        ("started_at", "started"),
+        ("finished_at", "finished"),
+        ("trajguard_version", "trajguard"),
+        ("batch_seed", "batch seed"),
+    ):
+        if key == "path":
+            lines.append(
+                f"| {label} | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |"
+            )
+        else:
+            lines.append(f"| {label} | {get(baseline, key)} | {get(candidate, key)} |")
+    b_hashes = dict(baseline.manifest.get("config_hashes") or {})
+    c_hashes = dict(candidate.manifest.get("config_hashes") or {})
+    changed = sorted(k for k in set(b_hashes) & set(c_hashes) if b_hashes[k] != c_hashes[k])
+    if changed:
+        lines += ["", "Scenario definitions changed between the batches (config hash):"]
+        lines += [f"- {md(k)}: {b_hashes[k]} → {c_hashes[k]}" for k in changed]
+    else:
+        lines += ["", "Scenario definitions are identical in both batches (same config hashes)."]
+    return lines
+
+
+def _method(comparison: Comparison) -> list[str]:
+    config = comparison.config
+    gating = ", ".join(metric(m).heading for m in config.metrics if m in config.gating)
+    return [
+        "",
+        "## Method",
+        "",
+        f"The unit is the run. Gating metrics ({gating}; {comparison.gating_tests} tests) are "
+        f"adjusted together with Holm at α = {config.alpha:g}; diagnostic metrics "
+        f"({comparison.diagnostic_tests} tests, marked ·diag) with Benjamini–Hochberg at "
+        f'q = {config.q:g}. "Unchanged" is claimed only from an equivalence test (TOST) '
+        f"against the tolerance band: pass rate ±{100 * config.tolerance('pass_rate'):g} pts, "
+        f"crash rate ±{100 * config.tolerance('crash_rate'):g} pts, tokens and latency within ×"
+        f"{config.tolerance('ratio'):g}, steps P(candidate > baseline) within 0.5 ± "
+        f"{config.tolerance('steps'):g}. A regression outside the band fails the report; inside "
+        "it, it is reported as changed within tolerance.",
+    ]
+
+
+def render_report(
+    comparison: Comparison,
+    *,
+    baseline: RunSet,
+    candidate: RunSet,
+    plots: Mapping[str, str] | None = None,
+    command: str | None = None,
+    extra_sections: Sequence[str] = (),
+) -> str:
+    """The markdown report of a comparison.
+
+    Args:
+        comparison: the result of :func:`trajguard.compare.compare_runsets`.
+        baseline: the baseline run set (path, manifest, runs).
+        candidate: the candidate run set.
+        plots: scenario → relative path of its distribution plot (PNG), if drawn.
+        command: the command that reproduces the report.
+        extra_sections: markdown inserted before the provenance (e.g. a sequential design).
+    """
+    suite = str(candidate.manifest.get("suite") or baseline.manifest.get("suite") or "suite")
+    lines = _headline(comparison, suite)
+    lines += _summary_table(comparison)
+    lines += _suite_pass_k(comparison)
+    lines += ["", "## Scenarios"]
+    for result in comparison.scenarios:
+        lines += scenario_section(
+            result, baseline.runs, candidate.runs, plots or {}, comparison.config.alpha
+        )
+    for section in extra_sections:
+        lines += ["", section]
+    lines += _method(comparison)
+    lines += _provenance(baseline, candidate)
+    if command:
+        lines += ["", "## Reproduce", "", "```bash", command, "```"]
+    return "\n".join(lines) + "\n"

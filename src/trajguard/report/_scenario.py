@@ -1,0 +1,122 @@
+"""One scenario's section of the report: metrics, notes, pass^k, tool usage, plot."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from trajguard.compare import MetricResult, ScenarioResult, metric
+from trajguard.outcome import HARNESS_ERROR
+from trajguard.report._format import (
+    EFFECT_LEGEND,
+    MARK,
+    effect_cells,
+    interval_label,
+    md,
+    p_cell,
+    pass_k_cells,
+)
+from trajguard.report._summary import summarize
+
+__all__ = ["scenario_section"]
+
+
+def _metric_row(result: MetricResult) -> str:
+    m = metric(result.metric)
+    estimate, interval = effect_cells(result)
+    kind = "" if result.kind == "gating" else " ·diag"
+    cells = [
+        f"{m.heading}{kind}",
+        m.format_side(result.baseline),
+        m.format_side(result.candidate),
+        estimate,
+        interval,
+        p_cell(result.p_value),
+        p_cell(result.p_adjusted),
+        p_cell(result.p_tost),
+        MARK[result.verdict],
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _sequence(seq: Sequence[str]) -> str:
+    return " → ".join(md(name, limit=30) for name in seq) if seq else "(no tools)"
+
+
+def _tools_section(scenario: str, baseline: pd.DataFrame, candidate: pd.DataFrame) -> list[str]:
+    lines = ["", "**Tool usage** (mean calls per run) and **most common sequences**:", ""]
+    counts = []
+    for frame in (baseline, candidate):
+        rows = frame[(frame["scenario"] == scenario) & (frame["status"] != HARNESS_ERROR)]
+        total: Counter[str] = Counter()
+        for value in rows["tool_counts"].dropna():
+            total.update(dict(value))
+        counts.append({k: v / max(len(rows), 1) for k, v in total.items()})
+    names = sorted(set(counts[0]) | set(counts[1]))
+    if names:
+        lines += ["| tool | baseline | candidate | change |", "|---|---:|---:|---:|"]
+        for name in names:
+            b, c = counts[0].get(name, 0.0), counts[1].get(name, 0.0)
+            lines.append(f"| {md(name, limit=40)} | {b:.2f} | {c:.2f} | {c - b:+.2f} |")
+    else:
+        lines.append("No tool was called in either batch.")
+    tops = []
+    for label, frame in (("baseline", baseline), ("candidate", candidate)):
+        arms = [a for a in summarize(frame[frame["scenario"] == scenario], top=1)]
+        if arms and arms[0].top_sequences:
+            seq, n = arms[0].top_sequences[0]
+            share = 100 * n / max(arms[0].runs, 1)
+            tops.append(
+                f"- {label}: {_sequence(seq)} ({n} of {arms[0].runs} runs, {share:.0f}%; "
+                f"{arms[0].distinct_sequences} distinct)"
+            )
+    lines += ["", *tops]
+    return lines
+
+
+def scenario_section(
+    result: ScenarioResult,
+    baseline: pd.DataFrame,
+    candidate: pd.DataFrame,
+    plots: Mapping[str, str],
+    alpha: float,
+) -> list[str]:
+    lines = [
+        "",
+        f"### {md(result.scenario, limit=60)} — {MARK[result.verdict]}",
+        "",
+        f"{result.runs_baseline} baseline runs, {result.runs_candidate} candidate runs"
+        + _excluded(result.harness_excluded_baseline, result.harness_excluded_candidate)
+        + f". {result.mde_note.capitalize()}.",
+        "",
+        f"| metric | baseline | candidate | effect | {interval_label(alpha)} | p | adj. p "
+        "| TOST p | verdict |",
+        "|---|---|---|---|---|---:|---:|---:|---|",
+    ]
+    lines += [_metric_row(m) for m in result.metrics]
+    lines += ["", f"<sub>{EFFECT_LEGEND}</sub>"]
+    notes = [f"{metric(m.metric).heading}: {n}" for m in result.metrics for n in m.notes]
+    if notes:
+        lines += ["", "<details><summary>Notes</summary>", ""]
+        lines += [f"- {md(n, limit=300)}" for n in notes]
+        lines += ["", "</details>"]
+    lines += _pass_k(result)
+    lines += _tools_section(result.scenario, baseline, candidate)
+    if result.scenario in plots:
+        lines += ["", f"![distributions of {md(result.scenario)}]({plots[result.scenario]})"]
+    return lines
+
+
+def _excluded(b: int, c: int) -> str:
+    if not b and not c:
+        return ""
+    return f" ({b} baseline and {c} candidate harness errors excluded)"
+
+
+def _pass_k(result: ScenarioResult) -> list[str]:
+    if not result.pass_k_baseline and not result.pass_k_candidate:
+        return []
+    cells = pass_k_cells(result.pass_k_baseline, result.pass_k_candidate)
+    return ["", f"pass^k (all k runs pass): {cells}."]

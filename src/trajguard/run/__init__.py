@@ -1,0 +1,33 @@
+"""Batches: every scenario of a suite N times, one row per run, written as each run finishes.
+
+:func:`execute` (or the async :func:`run_batch`) runs a batch into a run set; :func:`plan_batch`
+says which runs, in what order, with which seeds; :func:`describe_batch` prints a plan without
+running it. Agents of every kind (builtin, callable, command) are run by :func:`run_agent`; a
+callable agent receives a :class:`RunContext`.
+"""
+
+from trajguard.run._agents import RunContext, run_agent, trajectory_of
+from trajguard.run._batch import BatchObserver, BatchResult, ObserverFactory, execute, run_batch
+from trajguard.run._describe import describe_batch
+from trajguard.run._options import MAX_RUNS, BatchOptions
+from trajguard.run._plan import Plan, RunSpec, derive_seed, plan_batch
+from trajguard.run._rows import build_row
+
+__all__ = [
+    "MAX_RUNS",
+    "BatchObserver",
+    "BatchOptions",
+    "BatchResult",
+    "ObserverFactory",
+    "Plan",
+    "RunContext",
+    "RunSpec",
+    "build_row",
+    "derive_seed",
+    "describe_batch",
+    "execute",
+    "plan_batch",
+    "run_agent",
+    "run_batch",
+    "trajectory_of",
+]

@@ -1,0 +1,170 @@
+"""Run every scenario of a suite N times against a real model; keep every run as a row.
+
+The planned runs (:mod:`._plan`) are executed by a bounded pool of asyncio workers, each run
+under its timeout, journalled when it starts and written to the run set the moment it finishes,
+so a kill loses no finished run and a resumed batch skips the runs already on disk and redoes the
+ones cut off mid-run. Models are checked before anything is written (a failed start leaves
+nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from trajguard import store
+from trajguard.capture.types import ChatModel
+from trajguard.errors import BatchInterrupted
+from trajguard.outcome import is_crash_row, passed_row
+from trajguard.run._models import make_models, preflight
+from trajguard.run._one import one_run
+from trajguard.run._options import BatchOptions, options_from_manifest
+from trajguard.run._plan import RunSpec, plan_batch
+from trajguard.run._provenance import check_resumable, new_manifest
+from trajguard.suite import ResolvedScenario, Suite
+
+__all__ = ["BatchObserver", "BatchResult", "ObserverFactory", "execute", "run_batch"]
+
+
+class BatchObserver(Protocol):
+    """What watches a batch: told the plan once, then every finished run's row."""
+
+    def start(self, total: int, skipped: int, interrupted: int) -> None:
+        """The batch plans ``total`` runs, ``skipped`` are on disk, ``interrupted`` redone."""
+
+    def update(self, row: Mapping[str, Any]) -> None:
+        """One run finished (its row as stored)."""
+
+
+ObserverFactory = Callable[[str], AbstractContextManager[BatchObserver]]
+"""Makes the observer of one batch (or one look of a sequential batch) from its label."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchResult:
+    """What a finished (or resumed) batch did."""
+
+    runset: Path
+    planned: int
+    skipped: int
+    interrupted: tuple[str, ...] = ()
+    counts: Mapping[str, int]
+    """Runs made by this invocation, by status."""
+    passed: int
+    crashed: int
+    elapsed_s: float
+
+
+async def run_batch(
+    suite: Suite,
+    runset: Path,
+    options: BatchOptions,
+    *,
+    resume: bool = False,
+    make_model: Callable[[ResolvedScenario], ChatModel] | None = None,
+    observer: BatchObserver | None = None,
+) -> BatchResult:
+    """Run a batch into ``runset`` (a new directory, or an interrupted run set with ``resume``).
+
+    Raises:
+        ModelUnavailable: a model could not be reached before the first run (exit code 3).
+        SuiteError / StoreError: the run set cannot be used.
+    """
+    runset = Path(runset)
+    started = time.monotonic()
+    if resume:
+        manifest = store.read_manifest(runset)
+        batch_seed = int(manifest["batch_seed"])
+        options = options_from_manifest(manifest, options)
+    else:
+        store.check_new_runset(runset)
+        batch_seed = options.seed if options.seed is not None else secrets.randbits(31)
+    plan = plan_batch(suite, options, batch_seed=batch_seed)
+    if resume:
+        check_resumable(manifest, suite, plan, runset)
+    else:
+        manifest = new_manifest(suite, options, plan, batch_seed)
+    done = store.completed_run_ids(runset)
+    todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
+    interrupted = sorted(set(store.read_journal(runset)) - done)
+    if interrupted:
+        manifest.setdefault("interrupted_runs", [])
+        manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
+    if observer is not None:
+        observer.start(len(plan), len(plan) - len(todo), len(interrupted))
+    models = make_models(todo, make_model)
+    await preflight(models, todo)  # before anything is written: a failed start leaves nothing
+    if not resume:
+        store.write_manifest(runset, manifest)
+    queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
+    for item in todo:
+        queue.put_nowait(item)
+    concurrency = options.concurrency or suite.defaults.concurrency
+    rows: list[Mapping[str, Any]] = []
+
+    async def worker() -> None:
+        while not queue.empty():
+            spec, arm = queue.get_nowait()
+            store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
+            row = await one_run(spec, arm, models[arm.model], manifest)
+            store.write_run(runset, row)
+            rows.append(row)
+            if observer is not None:
+                observer.update(row)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+    store.compact(runset)
+    manifest.update(
+        finished_at=datetime.now(UTC).isoformat(),
+        status="finished",
+        completed_runs=len(store.completed_run_ids(runset)),
+    )
+    store.write_manifest(runset, manifest)
+    return BatchResult(
+        runset=runset,
+        planned=len(plan),
+        skipped=len(plan) - len(todo),
+        interrupted=tuple(interrupted),
+        counts=dict(Counter(str(row["status"]) for row in rows)),
+        passed=sum(passed_row(r["status"], r.get("crashed"), r.get("passed")) for r in rows),
+        crashed=sum(is_crash_row(r["status"], r.get("crashed")) for r in rows),
+        elapsed_s=time.monotonic() - started,
+    )
+
+
+@contextmanager
+def _no_observer(label: str) -> Iterator[None]:
+    yield None
+
+
+def execute(
+    suite: Suite,
+    runset: Path,
+    options: BatchOptions,
+    *,
+    resume: bool = False,
+    observe: ObserverFactory | None = None,
+    label: str | None = None,
+) -> BatchResult:
+    """:func:`run_batch` from synchronous code, watched by ``observe(label)`` if given.
+
+    Raises:
+        BatchInterrupted: Ctrl-C; the finished runs are on disk and the batch can be resumed.
+    """
+    watcher = observe(label or suite.name) if observe is not None else _no_observer(label or "")
+    try:
+        with watcher as observer:
+            return asyncio.run(run_batch(suite, runset, options, resume=resume, observer=observer))
+    except KeyboardInterrupt:
+        raise BatchInterrupted(
+            f"interrupted: finished runs are saved in {runset}",
+            hint=f"resume with: trajguard run {suite.path} --resume {runset}",
+        ) from None

@@ -1,0 +1,39 @@
+"""A batch's plan in words (``trajguard run --dry-run``): nothing is called or written."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from trajguard import store
+from trajguard.run._options import BatchOptions
+from trajguard.run._plan import plan_batch
+from trajguard.suite import Suite
+
+__all__ = ["describe_batch"]
+
+
+def describe_batch(suite: Suite, options: BatchOptions, out: Path | None = None) -> str:
+    """Scenarios by variants by runs, models, timeouts and config hashes of a batch; checks that
+    ``out`` could hold a new run set (``StoreError`` otherwise)."""
+    plan = plan_batch(suite, options, batch_seed=options.seed or 0)
+    runs = Counter((spec.scenario, spec.variant) for spec, _ in plan)
+    arms = {(spec.scenario, spec.variant): arm for spec, arm in plan}
+    scenarios = {scenario for scenario, _ in arms}
+    lines = [
+        f"suite {suite.name} ({suite.path}): {len(scenarios)} scenario(s) x "
+        f"{len(options.variants)} variant(s) → {len(plan)} runs, "
+        f"{options.concurrency or suite.defaults.concurrency} at a time",
+        f"models: {', '.join(sorted({arm.model for arm in arms.values()}))}",
+    ]
+    for (scenario, variant), arm in arms.items():
+        lines.append(
+            f"  {scenario} / {variant}: {runs[scenario, variant]} runs, {arm.agent.kind} agent, "
+            f"model {arm.model}, "
+            f"timeout {arm.timeout_s:g} s, config {arm.config_hash()}"
+        )
+    if out is not None:
+        store.check_new_runset(out)
+        lines.append(f"run set: {out}")
+    lines.append("dry run: no model was called and nothing was written")
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""The models of a batch: one client per model string, checked before the first run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from trajguard.capture.types import ChatModel
+from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
+from trajguard.run._plan import Plan
+from trajguard.suite import CommandAgent, ResolvedScenario
+
+__all__ = ["endpoint", "make_models", "preflight"]
+
+
+def make_models(
+    plan: Plan, make_model: Callable[[ResolvedScenario], ChatModel] | None
+) -> dict[str, ChatModel]:
+    from trajguard.capture.llm import LiteLLMModel, model_problem
+
+    models: dict[str, ChatModel] = {}
+    for _, arm in plan:
+        if arm.model in models:
+            continue
+        problem = model_problem(arm.model, arm.api_base) if make_model is None else None
+        if problem is not None:  # the suite and the CLI check this first; the API may not
+            raise SuiteError(f"scenario {arm.scenario!r}, variant {arm.variant!r}: {problem}")
+        models[arm.model] = (
+            make_model(arm) if make_model else LiteLLMModel(arm.model, api_base=arm.api_base)
+        )
+    return models
+
+
+def _uses_model(arm: ResolvedScenario) -> bool:
+    """Whether the arm's agent calls its model: every kind does, except a command agent
+    declared ``uses_model: false`` (it brings its own)."""
+    return not isinstance(arm.agent, CommandAgent) or arm.agent.uses_model
+
+
+async def preflight(models: dict[str, ChatModel], plan: Plan) -> None:
+    """Ping each model an agent of the plan will call, so an unreachable one stops the batch."""
+    used = {arm.model for _, arm in plan if _uses_model(arm)}
+    for name, model in models.items():
+        if name not in used:
+            continue
+        try:
+            await model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
+        except ModelUnavailable:
+            raise
+        except InfrastructureError as exc:
+            raise ModelUnavailable(f"model {name} failed its first call: {exc}") from None
+
+
+def endpoint(arm: ResolvedScenario, model: ChatModel) -> str | None:
+    """The OpenAI-compatible endpoint a command agent should call for this arm's model."""
+    from trajguard.local_model import is_local_model, running_local_server
+
+    if is_local_model(arm.model):
+        server = running_local_server()
+        return server.base_url if server is not None else None
+    return arm.api_base or getattr(model, "api_base", None)

@@ -1,0 +1,104 @@
+"""What to run: the batch options that override a suite's defaults, checked when made."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from trajguard.errors import SuiteError, UsageError
+from trajguard.suite import BASE_VARIANT
+
+__all__ = ["MAX_RUNS", "BatchOptions", "options_from_manifest"]
+
+MAX_RUNS = 10_000
+"""Most runs per scenario and variant a batch may plan (a suite's ``runs`` has the same cap)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchOptions:
+    """What to run: every option overrides the suite's defaults when set.
+
+    The fields are the options of ``trajguard run`` (``--runs``, ``--model``, ``--api-base``,
+    ``--scenario``, ``--variant``, ``--seed``, ``--concurrency``, ``--timeout``), and are checked
+    as the command line checks them.
+
+    Raises:
+        UsageError: a value out of range, ``api_base`` without ``model``, or a model string
+            litellm cannot use.
+    """
+
+    runs: int | None = None
+    model: str | None = None
+    api_base: str | None = None
+    scenarios: Sequence[str] = ()
+    variants: Sequence[str] = (BASE_VARIANT,)
+    seed: int | None = None
+    concurrency: int | None = None
+    timeout_s: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scenarios", tuple(dict.fromkeys(self.scenarios)))
+        object.__setattr__(self, "variants", tuple(dict.fromkeys(self.variants)))
+        for name, value in (("--runs", self.runs), ("--concurrency", self.concurrency)):
+            if value is not None and value < 1:
+                raise UsageError(f"{name} must be at least 1, got {value}")
+        if self.runs is not None and self.runs > MAX_RUNS:
+            raise UsageError(
+                f"--runs must be at most {MAX_RUNS:,} per scenario and variant, got {self.runs:,}",
+                hint="split a larger experiment into several batches",
+            )
+        timeout = self.timeout_s
+        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+            raise UsageError(f"--timeout must be a number of seconds above 0, got {timeout}")
+        if self.api_base is not None and self.model is None:
+            raise UsageError(
+                "--api-base is the endpoint of the model given with --model, and there is none",
+                hint="pass --model too, or set api_base in the suite's defaults",
+            )
+        if self.model is not None:
+            from trajguard.capture.llm import model_problem  # imports litellm: only when needed
+
+            problem = model_problem(self.model, self.api_base)
+            if problem is not None:
+                raise UsageError(f"--model {self.model!r}: {problem}")
+
+
+_RECORDED = (
+    ("model", "model_override", "--model"),
+    ("api_base", "api_base_override", "--api-base"),
+    ("timeout_s", "timeout_override", "--timeout"),
+)
+
+
+def options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> BatchOptions:
+    """The batch as it was started, options included (so ``--resume DIR`` alone completes it);
+    ``runs``, ``scenarios`` and ``concurrency`` given now extend, narrow or change it (sequential
+    looks resume the same run set with more runs for fewer scenarios).
+
+    Raises:
+        SuiteError: an option that defines the runs (model, endpoint, timeout) is given with
+            another value than the batch was started with.
+    """
+    for field_name, key, flag in _RECORDED:
+        given, recorded = getattr(options, field_name), manifest.get(key)
+        if given is not None and recorded is not None and given != recorded:
+            raise SuiteError(
+                f"{flag} {given} differs from the {recorded} this batch was started with",
+                hint="resume without it: the run set remembers the options it was started with",
+            )
+    if options.runs is not None:
+        manifest["runs"] = max(options.runs, manifest.get("runs") or 0)
+    if options.concurrency is not None:
+        manifest["concurrency_override"] = options.concurrency
+    return BatchOptions(
+        runs=options.runs or manifest.get("runs"),
+        model=options.model or manifest.get("model_override"),
+        api_base=options.api_base or manifest.get("api_base_override"),
+        scenarios=options.scenarios or manifest.get("scenarios", ()),
+        variants=manifest.get("variants", (BASE_VARIANT,)),
+        seed=manifest.get("batch_seed"),
+        concurrency=options.concurrency or manifest.get("concurrency_override"),
+        timeout_s=options.timeout_s or manifest.get("timeout_override"),
+    )

@@ -1,0 +1,80 @@
+"""A batch's manifest: where it came from, and whether a run set can resume it."""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trajguard import __version__
+from trajguard.errors import SuiteError
+from trajguard.run._options import BatchOptions
+from trajguard.run._plan import Plan
+from trajguard.suite import Suite
+
+__all__ = ["check_resumable", "new_manifest"]
+
+
+def _git_sha(directory: Path) -> str | None:
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],  # noqa: S607 - git from PATH, as the user runs it
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None
+
+
+def new_manifest(
+    suite: Suite, options: BatchOptions, plan: Plan, batch_seed: int
+) -> dict[str, Any]:
+    suite_dir = suite.path.parent if suite.path else Path.cwd()
+    return {
+        "kind": "trajguard-runset",
+        "batch_id": uuid.uuid4().hex[:12],
+        "suite": suite.name,
+        "suite_file": str(suite.path) if suite.path else None,
+        "models": sorted({arm.model for _, arm in plan}),
+        "scenarios": sorted({spec.scenario for spec, _ in plan}),
+        "variants": list(options.variants),
+        "model_override": options.model,
+        "api_base_override": options.api_base if options.model else None,  # only --model's
+        "timeout_override": options.timeout_s,
+        "concurrency_override": options.concurrency,
+        "runs": options.runs,
+        "planned_runs": len(plan),
+        "batch_seed": batch_seed,
+        "seed_fixed": options.seed is not None,
+        "git_sha": _git_sha(suite_dir),
+        "config_hashes": {f"{s.scenario}/{s.variant}": s.config_hash for s, _ in plan},
+        "tolerances": {arm.scenario: dict(arm.tolerances) for _, arm in plan},
+        "trajguard_version": __version__,
+        "started_at": datetime.now(UTC).isoformat(),
+        "finished_at": None,
+        "status": "running",
+    }
+
+
+def check_resumable(manifest: dict[str, Any], suite: Suite, plan: Plan, runset: Path) -> None:
+    if manifest.get("suite") != suite.name:
+        raise SuiteError(
+            f"run set {runset} belongs to suite {manifest.get('suite')!r}, not {suite.name!r}",
+            hint="resume with the suite file that started the batch",
+        )
+    recorded = manifest.get("config_hashes", {})
+    for spec, _ in plan:
+        key = f"{spec.scenario}/{spec.variant}"
+        if key in recorded and recorded[key] != spec.config_hash:
+            raise SuiteError(
+                f"scenario {key} changed since this batch started (config hash "
+                f"{recorded[key]} → {spec.config_hash})",
+                file=runset,
+                hint="a resumed batch must run the same definitions: start a new batch instead",
+            )

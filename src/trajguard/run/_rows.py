@@ -1,0 +1,134 @@
+"""One run → one Parquet row (pure).
+
+Statuses: ``ok`` (the agent finished), ``agent_error`` (the agent or the model misbehaved: it
+raised, overflowed its context, ran out of steps — data, not noise), ``harness_error`` (trajguard
+or the infrastructure failed: excluded from every statistic), ``timeout`` (the per-run limit
+passed). ``crashed`` is true when the agent raised (the trajectory's ``extra.crashed``).
+
+``passed`` is null for a harness error (not judged), false for a crash in the sense of
+:func:`trajguard.outcome.is_crash_row` (an ``agent_error`` or ``timeout`` status, or the
+``crashed`` flag: a run that did not end normally has not passed, whatever its criteria say;
+``failed_criteria`` then starts with the reason), and otherwise whether every criterion held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from trajguard.atif import Trajectory
+from trajguard.core.normalize import canonical_json, normalize
+from trajguard.core.shape import shape
+from trajguard.errors import AgentFailure
+from trajguard.outcome import Status, is_crash_row
+from trajguard.run._plan import RunSpec
+from trajguard.suite import evaluate_criteria
+
+__all__ = ["build_row"]
+
+
+def build_row(
+    *,
+    spec: RunSpec,
+    batch: Mapping[str, Any],
+    model: str,
+    status: Status,
+    started_at: datetime,
+    duration_s: float,
+    trajectory: Trajectory | None,
+    criteria: list[Any],
+    resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+    error: BaseException | None = None,
+    error_message: str | None = None,
+) -> dict[str, Any]:
+    """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`)."""
+    raised = _raised_by_agent(error)
+    if raised is not None:  # report the agent's own exception, not the wrapper around it
+        error = raised
+    row: dict[str, Any] = {
+        "run_id": spec.run_id,
+        "batch_id": batch["batch_id"],
+        "suite": batch["suite"],
+        "scenario": spec.scenario,
+        "variant": spec.variant,
+        "run_index": spec.run_index,
+        "model": model,
+        "seed": spec.seed,
+        "started_at": started_at,
+        "duration_s": duration_s,
+        "git_sha": batch.get("git_sha"),
+        "config_hash": spec.config_hash,
+        "trajguard_version": batch["trajguard_version"],
+        "status": status,
+        "error_type": type(error).__name__ if error is not None else None,
+        "error_message": error_message or (str(error)[:2000] if error is not None else None),
+        "passed": None,
+        "failed_criteria": None,
+        "crashed": True if raised is not None else None,
+    }
+    if trajectory is None:
+        if is_crash_row(status, row["crashed"]):
+            row.update(passed=False, failed_criteria=[_crash_reason(row)])
+        return row
+    normalized = normalize(trajectory)
+    run_shape = shape(normalized)
+    crashed = run_shape.crashed or row["crashed"] is True
+    extra_error = (trajectory.extra or {}).get("error")
+    if row["error_message"] is None and isinstance(extra_error, Mapping):
+        row["error_type"] = str(extra_error.get("type", "")) or None
+        row["error_message"] = str(extra_error.get("message", ""))[:2000] or None
+    agent_error = (trajectory.extra or {}).get("agent_error")
+    if row["error_message"] is None and isinstance(agent_error, Mapping):
+        # ended without an answer (step cap, context overflow): the reason is the error type
+        row["error_type"] = str(agent_error.get("reason", "")) or None
+        row["error_message"] = str(agent_error.get("message", ""))[:2000] or None
+    judged = status != "harness_error"
+    results = evaluate_criteria(criteria, normalized, run_shape, resolve=resolve) if judged else []
+    failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
+    row["crashed"] = crashed
+    crash = is_crash_row(status, crashed)
+    row.update(
+        {
+            "atif_schema_version": run_shape.schema_version,
+            "passed": (not crash and not failed) if judged else None,
+            "failed_criteria": [_crash_reason(row), *failed] if crash else failed,
+            "step_count": run_shape.step_count,
+            "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
+            "llm_calls": run_shape.llm_calls,
+            "tool_call_count": len(run_shape.tool_calls),
+            "tool_sequence": list(run_shape.tool_calls),
+            "tool_counts": dict(run_shape.tool_counts),
+            "prompt_tokens": run_shape.prompt_tokens,
+            "completion_tokens": run_shape.completion_tokens,
+            "total_tokens": run_shape.total_tokens,
+            "cost_usd": _cost(trajectory),
+            "subagent_count": run_shape.subagent_count,
+            "content_hash": run_shape.content_hash,
+            "final_output": run_shape.final_output,
+            "trajectory": canonical_json(normalized),
+        }
+    )
+    return row
+
+
+def _crash_reason(row: Mapping[str, Any]) -> str:
+    """The first ``failed_criteria`` entry of a crashed run: how it ended."""
+    error = row.get("error_type")
+    detail = f" ({error}: {str(row.get('error_message') or '')[:200]})" if error else ""
+    return f"no crash: the run ended as {row['status']}{detail}"
+
+
+def _raised_by_agent(error: BaseException | None) -> BaseException | None:
+    """The agent's own exception, when ``error`` is the :class:`AgentFailure` wrapping it."""
+    if isinstance(error, AgentFailure) and isinstance(error.__cause__, Exception):
+        return error.__cause__
+    return None
+
+
+def _cost(trajectory: Trajectory) -> float | None:
+    final = trajectory.final_metrics
+    if final is not None and final.total_cost_usd is not None:
+        return final.total_cost_usd
+    costs = [s.metrics.cost_usd for s in trajectory.steps if s.metrics and s.metrics.cost_usd]
+    return sum(costs) if costs else None

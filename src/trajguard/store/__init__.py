@@ -1,0 +1,63 @@
+"""Run sets on disk: one Parquet row per run, a manifest, a start journal, atomic writes.
+
+A run set is a directory::
+
+    RUNSET/
+      manifest.json      suite, models, git sha, config hashes, options, started / finished
+      runs.parquet       every finished run, one row each (explicit schema, versioned)
+      parts/             rows of a batch still in progress, one small file per run
+      started.jsonl      the journal: one line per run as it starts
+
+Baselines are run sets too, under ``baselines/<suite>/`` (:func:`promote`).
+"""
+
+from trajguard.store._baseline import copy_runset, promote
+from trajguard.store._loaded import RunSet, load_runset
+from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
+from trajguard.store._runset import (
+    arm_counts,
+    check_new_runset,
+    compact,
+    completed_run_ids,
+    read_runs,
+    read_table,
+    write_run,
+    write_runs,
+    write_runs_table,
+)
+from trajguard.store._schema import (
+    JOURNAL_FILE,
+    MANIFEST_FILE,
+    PARTS_DIR,
+    RUN_SCHEMA,
+    RUNS_FILE,
+    STORE_SCHEMA_VERSION,
+    rows_to_table,
+)
+
+__all__ = [
+    "JOURNAL_FILE",
+    "MANIFEST_FILE",
+    "PARTS_DIR",
+    "RUNS_FILE",
+    "RUN_SCHEMA",
+    "STORE_SCHEMA_VERSION",
+    "RunSet",
+    "arm_counts",
+    "check_new_runset",
+    "compact",
+    "completed_run_ids",
+    "copy_runset",
+    "journal_start",
+    "load_runset",
+    "promote",
+    "read_journal",
+    "read_manifest",
+    "read_runs",
+    "read_table",
+    "rows_to_table",
+    "write_manifest",
+    "write_run",
+    "write_runs",
+    "write_runs_table",
+]

@@ -1,0 +1,64 @@
+"""A run set's manifest (what the batch was) and journal (which runs started, and when)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from trajguard._files import atomic_write_text
+from trajguard.errors import StoreError
+from trajguard.store._schema import JOURNAL_FILE, MANIFEST_FILE
+from trajguard.store._writing import writing
+
+__all__ = ["journal_start", "read_journal", "read_manifest", "write_manifest"]
+
+
+def journal_start(runset: Path, run_id: str, started_at: str) -> None:
+    """Append a run's start to the run set's journal (so an interrupted run is known)."""
+    path = Path(runset) / JOURNAL_FILE
+    with writing(path, "the journal"), path.open("a", encoding="utf-8") as journal:
+        journal.write(json.dumps({"run_id": run_id, "started_at": started_at}) + "\n")
+        journal.flush()
+
+
+def read_journal(runset: Path) -> dict[str, str]:
+    """run_id → start time of every run that started (a torn last line is ignored)."""
+    path = Path(runset) / JOURNAL_FILE
+    started: dict[str, str] = {}
+    if not path.exists():
+        return started
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        started[str(entry["run_id"])] = str(entry["started_at"])
+    return started
+
+
+def write_manifest(runset: Path, manifest: Mapping[str, Any]) -> None:
+    """Write ``manifest.json`` atomically."""
+    text = json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n"
+    path = Path(runset) / MANIFEST_FILE
+    with writing(path, "the manifest"):
+        atomic_write_text(path, text)
+
+
+def read_manifest(runset: Path) -> dict[str, Any]:
+    """The run set's manifest."""
+    path = Path(runset) / MANIFEST_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(
+            "not a run set: manifest.json is missing",
+            file=path.parent,
+            hint="pass a directory written by `trajguard run`",
+        ) from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StoreError(f"cannot read manifest: {exc}", file=path) from None
+    if not isinstance(data, dict):
+        raise StoreError("manifest.json does not hold an object", file=path)
+    return data

@@ -1,0 +1,114 @@
+"""The run table's Parquet schema (one row per run) and its version.
+
+Every Parquet file records :data:`STORE_SCHEMA_VERSION` in its metadata; another version is
+refused with a message saying what to do. The columns are documented in the README.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from trajguard.errors import StoreError
+
+__all__ = [
+    "JOURNAL_FILE",
+    "MANIFEST_FILE",
+    "PARTS_DIR",
+    "RUNS_FILE",
+    "RUN_SCHEMA",
+    "STORE_SCHEMA_VERSION",
+    "check_version",
+    "rows_to_table",
+]
+
+STORE_SCHEMA_VERSION = "1"
+_VERSION_KEY = b"trajguard.store_schema_version"
+RUNS_FILE = "runs.parquet"
+PARTS_DIR = "parts"
+MANIFEST_FILE = "manifest.json"
+
+RUN_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("batch_id", pa.string(), nullable=False),
+        pa.field("suite", pa.string(), nullable=False),
+        pa.field("scenario", pa.string(), nullable=False),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("run_index", pa.int32(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("seed", pa.int64()),
+        pa.field("started_at", pa.timestamp("us", tz="UTC")),
+        pa.field("duration_s", pa.float64()),
+        pa.field("git_sha", pa.string()),
+        pa.field("config_hash", pa.string()),
+        pa.field("trajguard_version", pa.string()),
+        pa.field("atif_schema_version", pa.string()),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("error_type", pa.string()),
+        pa.field("error_message", pa.string()),
+        pa.field("passed", pa.bool_()),
+        pa.field("failed_criteria", pa.list_(pa.string())),
+        pa.field("crashed", pa.bool_()),
+        pa.field("step_count", pa.int32()),
+        pa.field("agent_steps", pa.int32()),
+        pa.field("llm_calls", pa.int32()),
+        pa.field("tool_call_count", pa.int32()),
+        pa.field("tool_sequence", pa.list_(pa.string())),
+        pa.field("tool_counts", pa.map_(pa.string(), pa.int32())),
+        pa.field("prompt_tokens", pa.int64()),
+        pa.field("completion_tokens", pa.int64()),
+        pa.field("total_tokens", pa.int64()),
+        pa.field("cost_usd", pa.float64()),
+        pa.field("subagent_count", pa.int32()),
+        pa.field("content_hash", pa.string()),
+        pa.field("final_output", pa.string()),
+        pa.field("trajectory", pa.string()),
+    ],
+    metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
+)
+
+
+JOURNAL_FILE = "started.jsonl"
+
+
+def rows_to_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """Rows (dicts) as an Arrow table of :data:`RUN_SCHEMA`; a column outside it is an error."""
+    columns: dict[str, list[Any]] = {name: [] for name in RUN_SCHEMA.names}
+    for row in rows:
+        unknown = set(row) - set(columns)
+        if unknown:
+            raise StoreError(f"run row has columns outside the schema: {sorted(unknown)}")
+        for name in columns:
+            value = row.get(name)
+            if name == "tool_counts" and isinstance(value, Mapping):
+                value = list(value.items())
+            columns[name].append(value)
+    try:
+        return pa.Table.from_pydict(columns, schema=RUN_SCHEMA)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise StoreError(f"run rows do not fit the Parquet schema: {exc}") from None
+
+
+def check_version(path: Path, schema: pa.Schema) -> None:
+    found = (schema.metadata or {}).get(_VERSION_KEY)
+    if found is None:
+        raise StoreError(
+            "not a trajguard run file: no store schema version in its metadata",
+            file=path,
+            hint="run sets are written by `trajguard run`",
+        )
+    if found.decode() != STORE_SCHEMA_VERSION:
+        newer = int(found.decode()) > int(STORE_SCHEMA_VERSION)
+        raise StoreError(
+            f"run file has store schema version {found.decode()}, this trajguard reads "
+            f"version {STORE_SCHEMA_VERSION}",
+            file=path,
+            hint="upgrade trajguard to read it"
+            if newer
+            else "re-create the run set with this trajguard version, or read it with the "
+            "version that wrote it",
+        )

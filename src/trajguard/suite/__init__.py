@@ -1,0 +1,50 @@
+"""Suite files: what to run (scenarios, agents, inputs, pass criteria, tolerances, variants).
+
+:func:`load_suite` reads a YAML suite into validated models and checks everything it can before
+any model call, naming the file, line and field of a problem. ``Suite.resolve`` gives the
+effective settings of a scenario under a variant; :func:`evaluate_criteria` judges one run.
+"""
+
+from trajguard.suite._criteria import (
+    CRITERION_TYPES,
+    KINDS,
+    Criterion,
+    CriterionResult,
+    parse_criterion,
+)
+from trajguard.suite._criteria import evaluate as evaluate_criteria
+from trajguard.suite._load import load_suite
+from trajguard.suite._models import (
+    BASE_VARIANT,
+    BuiltinAgent,
+    CallableAgent,
+    CommandAgent,
+    Defaults,
+    ResolvedScenario,
+    Scenario,
+    Suite,
+    Variant,
+)
+from trajguard.suite._references import check_executable, import_object, import_tool
+
+__all__ = [
+    "BASE_VARIANT",
+    "CRITERION_TYPES",
+    "KINDS",
+    "BuiltinAgent",
+    "CallableAgent",
+    "CommandAgent",
+    "Criterion",
+    "CriterionResult",
+    "Defaults",
+    "ResolvedScenario",
+    "Scenario",
+    "Suite",
+    "Variant",
+    "check_executable",
+    "evaluate_criteria",
+    "import_object",
+    "import_tool",
+    "load_suite",
+    "parse_criterion",
+]

@@ -1,0 +1,278 @@
+"""The checks :func:`~trajguard.suite.load_suite` runs beyond what pydantic validates.
+
+Before validation, :func:`check_raw_criteria` parses each pass criterion so that an error names
+the criterion's own line (a pydantic error is explained by :mod:`._explain`). After validation,
+:func:`check_loaded_suite` checks what the models cannot: unique scenario ids, reserved variant
+names, contradictory prompts, overrides the agent kind would ignore, model
+strings, prompt files, every ``module:function`` import path (tools are built as the agent will
+build them), the tool names the criteria expect, and the programs command agents start.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from trajguard.errors import ImportPathError, SuiteError
+from trajguard.suite._criteria import parse_criterion
+from trajguard.suite._models import (
+    BASE_VARIANT,
+    BuiltinAgent,
+    CallableAgent,
+    CommandAgent,
+    Scenario,
+    Suite,
+    Variant,
+)
+from trajguard.suite._references import check_executable, import_object, import_tool
+from trajguard.suite._yaml_lines import LineMap, dotted
+
+__all__ = ["check_loaded_suite", "check_raw_criteria"]
+
+
+def check_raw_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> None:
+    """Every pass criterion parses (checked on the YAML data, before pydantic)."""
+    scenarios = data.get("scenarios")
+    for index, scenario in enumerate(scenarios if isinstance(scenarios, list) else ()):
+        criteria = scenario.get("pass") if isinstance(scenario, Mapping) else None
+        for c_index, raw in enumerate(criteria if isinstance(criteria, list) else ()):
+            try:
+                parse_criterion(raw)
+            except ValueError as exc:
+                where = ("scenarios", index, "pass", c_index)
+                name = scenario.get("id")
+                raise SuiteError(
+                    f"scenario {name!r}: {exc}",
+                    file=path,
+                    line=lines.line_of(where),
+                    path=dotted(where),
+                    hint="see the pass criteria in the README",
+                ) from None
+
+
+def check_loaded_suite(suite: Suite, path: Path, lines: LineMap, *, check_imports: bool) -> None:
+    """Everything the models cannot check; imports (and tools) only if ``check_imports``."""
+    _check_unique_ids(suite, path, lines)
+    fail = _Fail(suite, path, lines)
+    _check_variants(suite, fail)
+    _check_models(suite, fail)
+    _check_prompt_files(suite, fail)
+    for scenario in suite.scenarios:
+        for variant in [BASE_VARIANT, *scenario.variants, *suite.variants]:
+            suite.resolve(scenario.id, variant)  # reads every prompt file now, not mid-batch
+    if check_imports:
+        tools: dict[str, str] = {}
+        for name, shared in suite.variants.items():
+            _check_tools(shared.tools or (), ("variants", name, "tools"), fail, tools)
+        for index, scenario in enumerate(suite.scenarios):
+            _check_imports(scenario, index, fail, tools)
+
+
+class _Fail:
+    """Makes the :class:`SuiteError` of a problem found after validation, with its line."""
+
+    def __init__(self, suite: Suite, path: Path, lines: LineMap) -> None:
+        self.suite, self.path, self.lines = suite, path, lines
+        self.base_dir = path.resolve().parent
+
+    def __call__(
+        self, where: tuple[int | str, ...], message: str, hint: str | None = None
+    ) -> SuiteError:
+        scenario = None
+        if len(where) > 1 and where[0] == "scenarios" and isinstance(where[1], int):
+            scenario = self.suite.scenarios[where[1]].id
+        prefix = f"scenario {scenario!r}: " if scenario else ""
+        return SuiteError(
+            prefix + message,
+            file=self.path,
+            line=self.lines.line_of(where),
+            path=dotted(where),
+            hint=hint,
+        )
+
+
+_BOTH_PROMPTS = "both system_prompt and system_prompt_file are set"
+_PROMPT_HINT = "keep one of them: the inline prompt or the file"
+# Variant settings each agent kind never sees (a callable gets ctx.model, ctx.temperature and
+# ctx.max_steps; a command gets {model}).
+_UNUSED = {
+    "callable": ("system_prompt", "system_prompt_file", "tools", "tool_budget"),
+    "command": (
+        "system_prompt",
+        "system_prompt_file",
+        "tools",
+        "tool_budget",
+        "temperature",
+        "max_steps",
+    ),
+}
+
+
+Where = tuple[int | str, ...]
+
+
+def _variant_sets(suite: Suite) -> list[tuple[Where, dict[str, Variant]]]:
+    sets: list[tuple[Where, dict[str, Variant]]] = [(("variants",), suite.variants)]
+    sets += [(("scenarios", i, "variants"), s.variants) for i, s in enumerate(suite.scenarios)]
+    return sets
+
+
+def _check_variants(suite: Suite, fail: _Fail) -> None:
+    """Reserved names, contradictory prompts, overrides the agent kind would ignore."""
+    for where, variants in _variant_sets(suite):
+        if BASE_VARIANT in variants:
+            raise fail(
+                (*where, BASE_VARIANT),
+                f"a variant may not be named {BASE_VARIANT!r}: that name is the scenario "
+                "without overrides",
+                "rename the variant",
+            )
+        for name, variant in variants.items():
+            if variant.system_prompt is not None and variant.system_prompt_file is not None:
+                raise fail((*where, name, "system_prompt_file"), _BOTH_PROMPTS, _PROMPT_HINT)
+    for index, scenario in enumerate(suite.scenarios):
+        agent = scenario.agent
+        if isinstance(agent, BuiltinAgent):
+            if agent.system_prompt is not None and agent.system_prompt_file is not None:
+                where = ("scenarios", index, "agent", "system_prompt_file")
+                raise fail(where, _BOTH_PROMPTS, _PROMPT_HINT)
+            continue
+        for name, variant in {**suite.variants, **scenario.variants}.items():
+            own = name in scenario.variants
+            unused = [f for f in _UNUSED[agent.kind] if getattr(variant, f) is not None]
+            if unused:
+                where = ("scenarios", index, "variants", name) if own else ("variants", name)
+                raise fail(
+                    (*where, unused[0]),
+                    f"variant {name!r} sets {', '.join(unused)}, which a {agent.kind} agent "
+                    "never sees, so the variant would run unchanged"
+                    + ("" if own else f" in scenario {scenario.id!r}"),
+                    "variants of callable agents may set model, temperature and max_steps; of "
+                    "command agents, model"
+                    + ("" if own else f"; give scenario {scenario.id!r} its own {name!r}"),
+                )
+
+
+def _check_models(suite: Suite, fail: _Fail) -> None:
+    from trajguard.capture.llm import model_problem
+
+    api_base = suite.defaults.api_base
+    models: list[tuple[Where, str]] = [(("defaults", "model"), suite.defaults.model)]
+    models += [
+        ((*where, name, "model"), variant.model)
+        for where, variants in _variant_sets(suite)
+        for name, variant in variants.items()
+        if variant.model is not None
+    ]
+    for where, model in models:
+        problem = model_problem(model, api_base)
+        if problem is None:
+            continue
+        if not model.strip():
+            raise fail(where, problem, "e.g. local/smollm2 or ollama_chat/qwen2.5:1.5b")
+        raise fail(
+            ("defaults", "api_base") if where[0] == "defaults" else where,
+            problem,
+            "defaults.api_base is the endpoint of every model of the suite; remove it to run "
+            "local/smollm2",
+        )
+
+
+def _check_prompt_files(suite: Suite, fail: _Fail) -> None:
+    """Every system_prompt_file is readable: named with the suite file and line if not."""
+    files: list[tuple[Where, str | None]] = [
+        (("scenarios", i, "agent"), s.agent.system_prompt_file)
+        for i, s in enumerate(suite.scenarios)
+        if isinstance(s.agent, BuiltinAgent)
+    ]
+    files += [
+        ((*where, name), variant.system_prompt_file)
+        for where, variants in _variant_sets(suite)
+        for name, variant in variants.items()
+    ]
+    for where, relative in files:
+        if relative is None:
+            continue
+        path = fail.base_dir / relative
+        try:
+            path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            variant = f"variant {where[-1]!r}: " if where[-1] != "agent" else ""
+            raise fail(
+                (*where, "system_prompt_file"),
+                f"{variant}cannot read system_prompt_file {relative!r} ({path}): {reason}",
+                "the path is relative to the suite file",
+            ) from None
+
+
+def _check_unique_ids(suite: Suite, path: Path, lines: LineMap) -> None:
+    seen: set[str] = set()
+    for index, scenario in enumerate(suite.scenarios):
+        if scenario.id in seen:
+            raise SuiteError(
+                f"duplicate scenario id {scenario.id!r}",
+                file=path,
+                line=lines.line_of(("scenarios", index, "id")),
+                path=f"scenarios[{index}].id",
+                hint="every scenario needs its own id",
+            )
+        seen.add(scenario.id)
+
+
+def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str, str]) -> None:
+    targets: list[tuple[tuple[int | str, ...], str]] = []
+    agent = scenario.agent
+    here: tuple[int | str, ...] = ("scenarios", index)
+    if isinstance(agent, CallableAgent):
+        targets.append(((*here, "agent", "function"), agent.function))
+    for c_index, criterion in enumerate(scenario.pass_criteria):
+        if criterion.kind == "predicate":
+            targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
+    for where, target in targets:
+        try:
+            import_object(target)
+        except ImportPathError as exc:
+            raise fail(where, exc.message, exc.hint) from None
+    if isinstance(agent, CommandAgent):
+        try:
+            check_executable(agent.argv[0], fail.base_dir, agent.env)
+        except ImportPathError as exc:
+            raise fail((*here, "agent", "argv", 0), exc.message, exc.hint) from None
+    if not isinstance(agent, BuiltinAgent):
+        return
+    offered = set(_check_tools(agent.tools, (*here, "agent", "tools"), fail, tools))
+    for name, variant in scenario.variants.items():
+        where = (*here, "variants", name, "tools")
+        offered |= set(_check_tools(variant.tools or (), where, fail, tools))
+    shared = [v for n, v in fail.suite.variants.items() if n not in scenario.variants]
+    offered |= {tools[t] for v in shared for t in v.tools or ()}
+    for c_index, criterion in enumerate(scenario.pass_criteria):
+        wanted = getattr(criterion, "name", None)
+        if criterion.kind in ("tool_called", "tool_called_with") and wanted not in offered:
+            close = difflib.get_close_matches(str(wanted), sorted(offered), n=1)
+            raise fail(
+                (*here, "pass", c_index),
+                f"{criterion.kind} names tool {wanted!r}, which the agent is never given"
+                + (f"; did you mean {close[0]!r}?" if close else ""),
+                f"its tools (base and variants): {', '.join(sorted(offered)) or 'none'}",
+            )
+
+
+def _check_tools(
+    targets: Sequence[str], where: tuple[int | str, ...], fail: _Fail, tools: dict[str, str]
+) -> list[str]:
+    """Build each tool as the agent will (import path → tool name, cached in ``tools``)."""
+    names = []
+    for i, target in enumerate(targets):
+        if target not in tools:
+            try:
+                tools[target] = import_tool(target)
+            except ImportPathError as exc:
+                raise fail((*where, i), exc.message, exc.hint) from None
+        if tools[target] in names:
+            raise fail((*where, i), f"two tools are named {tools[target]!r}", "drop one of them")
+        names.append(tools[target])
+    return names

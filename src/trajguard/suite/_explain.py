@@ -1,0 +1,154 @@
+"""Pydantic's validation errors of a suite file, explained: file, line, field, "did you mean"."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from trajguard.errors import SuiteError
+from trajguard.suite._criteria import CRITERION_TYPES, parse_criterion
+from trajguard.suite._models import (
+    IMPORT_PATH,
+    BuiltinAgent,
+    CallableAgent,
+    CommandAgent,
+    Defaults,
+    Variant,
+)
+from trajguard.suite._yaml_lines import LineMap, dotted
+
+__all__ = ["explain_validation_error", "unknown_key_message"]
+
+
+# The keys each level of a suite file allows (keep in step with the models above).
+_ALLOWED: dict[str, list[str]] = {
+    "suite": ["name", "description", "defaults", "variants", "scenarios"],
+    "defaults": list(Defaults.model_fields),
+    "scenario": [
+        "id",
+        "description",
+        "agent",
+        "input",
+        "pass",
+        "tolerances",
+        "variants",
+        "runs",
+        "max_steps",
+    ],
+    "variant": list(Variant.model_fields),
+}
+
+
+def _criterion_fields(data: Any, parent: tuple[int | str, ...]) -> list[str]:
+    try:
+        raw = data["scenarios"][parent[1]]["pass"][parent[3]]
+        kind = parse_criterion(raw)["kind"]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return []
+    adapter_fields = {c.model_fields["kind"].default: c for c in CRITERION_TYPES}
+    return [f for f in adapter_fields[kind].model_fields if f != "kind"]
+
+
+def _agent_fields(data: Any, parent: tuple[int | str, ...]) -> list[str]:
+    try:
+        kind = data["scenarios"][parent[1]]["agent"]["kind"]
+    except (KeyError, IndexError, TypeError):
+        return []
+    kinds: dict[str, type[BaseModel]] = {
+        "builtin": BuiltinAgent,
+        "callable": CallableAgent,
+        "command": CommandAgent,
+    }
+    return list(kinds[kind].model_fields) if kind in kinds else []
+
+
+def unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
+    """The error for a key at ``loc`` that no model there allows, with a "did you mean"."""
+    key = str(loc[-1])
+    parent = loc[:-1]
+    if not parent:
+        known = _ALLOWED["suite"]
+    elif parent == ("defaults",):
+        known = _ALLOWED["defaults"]
+    elif len(parent) == 2 and parent[0] == "scenarios":
+        known = _ALLOWED["scenario"]
+    elif (len(parent) >= 3 and parent[2] == "variants") or (
+        len(parent) == 2 and parent[0] == "variants"
+    ):
+        known = _ALLOWED["variant"]
+    elif len(parent) == 5 and parent[2] == "pass":
+        known = _criterion_fields(data, parent)
+    elif len(parent) == 3 and parent[0] == "scenarios" and parent[2] == "agent":
+        known = _agent_fields(data, parent)
+    else:
+        known = []
+    close = difflib.get_close_matches(key, known, n=1)
+    suggestion = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown field {key!r}{suggestion}" + (
+        f" (allowed: {', '.join(known)})" if known and not close else ""
+    )
+
+
+def explain_validation_error(
+    exc: ValidationError, path: Path, lines: LineMap, data: Any
+) -> SuiteError:
+    """The :class:`SuiteError` of a pydantic error: the first problem, its line, the rest."""
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(p for p in err["loc"] if not _is_union_label(p))
+        loc = tuple("pass" if p == "pass_criteria" else p for p in loc)
+        if err["type"] == "union_tag_invalid":
+            loc = (*loc, "kind")
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            message = unknown_key_message(loc, data)
+        elif err["type"] == "string_pattern_mismatch":
+            message = _pattern_message(err["ctx"].get("pattern", ""), err.get("input"))
+        elif err["type"] == "missing":
+            message = f"required field {loc[-1]!r} is missing"
+        got = err.get("input")
+        quiet = ("missing", "extra_forbidden", "string_pattern_mismatch")
+        if err["type"] not in quiet and not isinstance(got, dict | list):
+            message += f" (got {got!r:.60})"
+        problems.append((loc, message))
+    loc, message = problems[0]
+    where = dotted(loc)
+    scenario = _scenario_id(data, loc)
+    prefix = f"scenario {scenario!r}: " if scenario else ""
+    return SuiteError(
+        f"{prefix}{message}",
+        file=path,
+        line=lines.line_of(loc),
+        path=where or None,
+        details=[f"also {dotted(other)}: {text}" for other, text in problems[1:6]],
+        hint="see the suite format in the README",
+    )
+
+
+_UNION_TAGS = frozenset({"builtin", "callable", "command", "[key]"})
+
+
+def _pattern_message(pattern: str, got: Any) -> str:
+    if pattern == IMPORT_PATH:
+        return f"{got!r} is not an import path; write it as module.submodule:function"
+    return f"{got!r} is not a valid id; use letters, digits, '_', '.' and '-'"
+
+
+def _is_union_label(part: int | str) -> bool:
+    # pydantic puts the discriminator value (e.g. "builtin") into error locations; the YAML
+    # document has no such level.
+    return isinstance(part, str) and part in _UNION_TAGS
+
+
+def _scenario_id(data: Any, loc: tuple[int | str, ...]) -> str | None:
+    if len(loc) >= 2 and loc[0] == "scenarios" and isinstance(loc[1], int):
+        scenarios = data.get("scenarios") if isinstance(data, Mapping) else None
+        if isinstance(scenarios, list) and loc[1] < len(scenarios):
+            item = scenarios[loc[1]]
+            if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+                return str(item["id"])
+    return None

@@ -1,0 +1,268 @@
+"""Suite files: YAML → validated pydantic models, with errors that name the file, line and field.
+
+A suite has a name, defaults and scenarios; each scenario has an id, an agent, its input, pass
+criteria, tolerances and optional variants (named overrides used by A/B comparisons). See the
+README for the full format. :func:`load_suite` validates everything it can before any model call:
+structure, types, unknown keys (with a "did you mean"), duplicate keys, reserved names, settings
+that contradict each other or that the agent kind would ignore, model strings, prompt files, every
+``module:function`` import path (tools are built as the agent will build them), the tool names
+the criteria expect, and the programs command agents start. The models live here; the checks
+beyond what pydantic validates live in :mod:`._checks`, the reading in :mod:`._load`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from trajguard.compare import TOLERANCES, tolerance_problems
+from trajguard.core.normalize import canonical_json
+from trajguard.errors import SuiteError
+from trajguard.suite._criteria import Criterion, parse_criterion
+
+__all__ = [
+    "BASE_VARIANT",
+    "BuiltinAgent",
+    "CallableAgent",
+    "CommandAgent",
+    "Defaults",
+    "ResolvedScenario",
+    "Scenario",
+    "Suite",
+    "Variant",
+]
+
+BASE_VARIANT = "base"
+"""The variant name of a scenario run without overrides."""
+
+_ID = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+IMPORT_PATH = r"^[\w.]+:[\w.]+$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Defaults(_Strict):
+    """Settings every scenario inherits unless it overrides them."""
+
+    runs: int = Field(default=20, ge=1, le=10_000)
+    model: str = "local/smollm2"
+    temperature: float | None = Field(default=0.7, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=256, ge=1)
+    max_steps: int = Field(default=8, ge=1, le=200)
+    concurrency: int = Field(default=2, ge=1, le=256)
+    timeout_s: float = Field(default=120.0, gt=0)
+    api_base: str | None = None
+
+
+class BuiltinAgent(_Strict):
+    """The reference agent: a tool-calling loop over Python functions."""
+
+    kind: Literal["builtin"]
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    """A path relative to the suite file."""
+    tools: list[Annotated[str, Field(pattern=IMPORT_PATH)]] = Field(default_factory=list)
+    mode: Literal["json", "native"] = "json"
+    tool_budget: int | None = Field(default=None, ge=0)
+
+
+class CallableAgent(_Strict):
+    """``module:function`` (sync or async) called with a run context."""
+
+    kind: Literal["callable"]
+    function: str = Field(pattern=IMPORT_PATH)
+
+
+class CommandAgent(_Strict):
+    """An external process that writes an ATIF file to the path given in ``{output}``."""
+
+    kind: Literal["command"]
+    argv: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    uses_model: bool = True
+    """Whether the process calls the scenario's model (handed over as ``{model}`` /
+    ``{api_base}`` or ``TRAJGUARD_MODEL`` / ``TRAJGUARD_API_BASE``). ``false`` for an agent that
+    brings its own model: trajguard then neither checks nor starts one for it."""
+
+    @field_validator("argv")
+    @classmethod
+    def _needs_output_placeholder(cls, argv: list[str]) -> list[str]:
+        if not any("{output}" in arg for arg in argv):
+            raise ValueError("argv must contain {output}: the path where the ATIF file goes")
+        return argv
+
+    @model_validator(mode="after")
+    def _model_placeholders_need_the_model(self) -> CommandAgent:
+        if not self.uses_model and any("{model}" in a or "{api_base}" in a for a in self.argv):
+            raise ValueError(
+                "argv asks for {model} or {api_base} but uses_model is false: "
+                "remove uses_model: false, or the placeholders"
+            )
+        return self
+
+
+AgentSpec = Annotated[BuiltinAgent | CallableAgent | CommandAgent, Field(discriminator="kind")]
+
+
+class Variant(_Strict):
+    """Named overrides of a scenario (for A/B comparisons)."""
+
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    model: str | None = None
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_steps: int | None = Field(default=None, ge=1)
+    tool_budget: int | None = Field(default=None, ge=0)
+    tools: list[Annotated[str, Field(pattern=IMPORT_PATH)]] | None = None
+
+
+class Scenario(_Strict):
+    """One task the agent is run on, N times."""
+
+    id: str = Field(pattern=_ID)
+    description: str = ""
+    agent: AgentSpec
+    input: str
+    pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
+    tolerances: dict[str, float] = Field(default_factory=dict)
+    variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
+    runs: int | None = Field(default=None, ge=1)
+    max_steps: int | None = Field(default=None, ge=1)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("tolerances")
+    @classmethod
+    def _known_tolerances(cls, tolerances: dict[str, float]) -> dict[str, float]:
+        known = sorted(name for t in TOLERANCES for name in (t.name, *t.aliases))
+        unknown = sorted(set(tolerances) - set(known))
+        if unknown:
+            raise ValueError(f"unknown tolerance(s) {unknown}; known: {', '.join(known)}")
+        problems = tolerance_problems(tolerances)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return tolerances
+
+    @field_validator("pass_criteria", mode="before")
+    @classmethod
+    def _tag_criteria(cls, raw: Any) -> Any:
+        if not isinstance(raw, list):
+            return raw
+        return [parse_criterion(item) for item in raw]
+
+
+class Suite(_Strict):
+    """A suite file."""
+
+    name: str = Field(pattern=_ID)
+    description: str = ""
+    defaults: Defaults = Field(default_factory=Defaults)
+    variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
+    """Variants for every scenario (a scenario's own variant of the same name wins)."""
+    scenarios: list[Scenario] = Field(min_length=1)
+    path: Path | None = Field(default=None, exclude=True)
+
+    def scenario(self, scenario_id: str) -> Scenario:
+        """The scenario with this id (``SuiteError`` listing the ids when absent)."""
+        for scenario in self.scenarios:
+            if scenario.id == scenario_id:
+                return scenario
+        known = ", ".join(s.id for s in self.scenarios)
+        raise SuiteError(f"no scenario {scenario_id!r} in suite {self.name!r}; known: {known}")
+
+    def variant_names(self) -> list[str]:
+        """Every variant name used by any scenario, plus ``base``."""
+        names = {name for s in self.scenarios for name in s.variants} | set(self.variants)
+        return [BASE_VARIANT, *sorted(names)]
+
+    def resolve(self, scenario_id: str, variant: str = BASE_VARIANT) -> ResolvedScenario:
+        """The effective settings of a scenario under a variant."""
+        return _resolve(self, self.scenario(scenario_id), variant)
+
+
+class ResolvedScenario(_Strict):
+    """A scenario with defaults and a variant applied: everything one run needs."""
+
+    suite: str
+    scenario: str
+    variant: str
+    input: str
+    agent: AgentSpec
+    system_prompt: str | None
+    model: str
+    api_base: str | None
+    temperature: float | None
+    max_tokens: int | None
+    max_steps: int
+    timeout_s: float
+    runs: int
+    pass_criteria: list[Criterion]
+    tolerances: dict[str, float]
+    base_dir: str
+
+    def config_hash(self) -> str:
+        """SHA-256 prefix over the scenario definition, prompt text included."""
+        data = self.model_dump(mode="json", exclude={"runs", "base_dir"})
+        return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
+
+
+def _read_prompt(base_dir: Path, relative: str) -> str:
+    path = base_dir / relative
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SuiteError(
+            f"cannot read system_prompt_file {relative!r}: {exc.strerror or exc}",
+            file=path,
+            hint="the path is relative to the suite file",
+        ) from None
+
+
+def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario:
+    known = {**suite.variants, **scenario.variants}
+    if variant != BASE_VARIANT and variant not in known:
+        raise SuiteError(
+            f"scenario {scenario.id!r} has no variant {variant!r}; "
+            f"known: {', '.join([BASE_VARIANT, *sorted(known)])}",
+        )
+    override = known.get(variant, Variant())
+    base_dir = suite.path.parent if suite.path else Path.cwd()
+    agent: Any = scenario.agent
+    prompt = None
+    if isinstance(agent, BuiltinAgent):
+        prompt_file = override.system_prompt_file or agent.system_prompt_file
+        prompt = override.system_prompt or agent.system_prompt
+        if override.system_prompt is None and prompt_file:
+            prompt = _read_prompt(base_dir, prompt_file)
+        updates: dict[str, Any] = {}
+        if override.tools is not None:
+            updates["tools"] = override.tools
+        if override.tool_budget is not None:
+            updates["tool_budget"] = override.tool_budget
+        agent = agent.model_copy(update=updates)
+    defaults = suite.defaults
+    return ResolvedScenario(
+        suite=suite.name,
+        scenario=scenario.id,
+        variant=variant,
+        input=scenario.input,
+        agent=agent,
+        system_prompt=prompt,
+        model=override.model or defaults.model,
+        api_base=defaults.api_base,
+        temperature=override.temperature
+        if override.temperature is not None
+        else defaults.temperature,
+        max_tokens=defaults.max_tokens,
+        max_steps=override.max_steps or scenario.max_steps or defaults.max_steps,
+        timeout_s=defaults.timeout_s,
+        runs=scenario.runs or defaults.runs,
+        pass_criteria=scenario.pass_criteria,
+        tolerances=scenario.tolerances,
+        base_dir=str(base_dir),
+    )

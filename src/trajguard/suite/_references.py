@@ -1,0 +1,115 @@
+"""Resolve what suite files name outside themselves: ``module:function`` import paths, tools,
+and the executables of command agents — at load time, so a bad name fails before any run."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from trajguard.errors import ImportPathError
+
+__all__ = ["check_executable", "import_object", "import_tool"]
+
+
+def import_object(target: str) -> Any:
+    """Import ``module.sub:attr.attr`` and return the attribute.
+
+    Raises:
+        ImportPathError: the string is malformed, the module cannot be imported, or the
+            attribute does not exist.
+    """
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ImportPathError(
+            f"{target!r} is not an import path", hint="write it as module.submodule:function"
+        )
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ImportPathError(
+            f"cannot import module {module_name!r} (from {target!r}): {exc}",
+            hint="the module must be importable from the directory you run trajguard in "
+            "(or installed); check its spelling",
+        ) from None
+    except Exception as exc:  # the module itself fails: a syntax error, or raises on import
+        where = ""
+        if isinstance(exc, SyntaxError) and exc.filename:
+            where = f" at {exc.filename}" + (f":{exc.lineno}" if exc.lineno else "")
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        raise ImportPathError(
+            f"importing module {module_name!r} (from {target!r}) failed with "
+            f"{type(exc).__name__}{where}: {message}",
+            hint=f"fix the error in {module_name}; `python -c 'import {module_name}'` shows the "
+            "full traceback",
+        ) from None
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise ImportPathError(
+                f"module {module_name!r} has no attribute {attribute!r} (from {target!r})",
+                hint=f"check the function name defined in {module_name}",
+            ) from None
+    if not callable(value):
+        raise ImportPathError(f"{target!r} is not callable", hint="point it at a function")
+    return value
+
+
+def import_tool(target: str) -> str:
+    """Import a tool's function and build its schema as the builtin agent will; its name.
+
+    Raises:
+        ImportPathError: the path does not resolve, or the function cannot be a tool (e.g. it
+            takes ``*args``, or its type hints do not make a JSON schema).
+    """
+    from trajguard.agent.tools import tool
+
+    function = import_object(target)
+    try:
+        return tool(function).name
+    except Exception as exc:  # any failure to build the schema is the suite's to fix
+        raise ImportPathError(
+            f"{target!r} cannot be a tool: {exc}",
+            hint="a tool is a function with named, type-hinted parameters (no *args or **kwargs); "
+            "wrap the function in one of your own",
+        ) from None
+
+
+def check_executable(program: str, base_dir: Path, env: Mapping[str, str] | None = None) -> None:
+    """Check that a command agent's ``argv[0]`` can be started from ``base_dir``.
+
+    A name without ``/`` is looked up on ``PATH`` — the agent's own ``env`` PATH if it sets one,
+    as the run will; a path is taken relative to ``base_dir`` (the suite's directory, where the
+    command runs). A placeholder (``{...}``) is not checked.
+
+    Raises:
+        ImportPathError: the program is not found or not executable.
+    """
+    if "{" in program:
+        return
+    if "/" not in program:
+        search = None
+        if env is not None and "PATH" in env:
+            # the process starts in base_dir, so relative entries are relative to it
+            search = os.pathsep.join(
+                str(base_dir / entry) for entry in env["PATH"].split(os.pathsep)
+            )
+        if shutil.which(program, path=search) is None:
+            where = "the PATH set in the agent's env" if search is not None else "PATH"
+            raise ImportPathError(
+                f"command {program!r} is not found on {where}",
+                hint="install it, or give its path (relative to the suite file)",
+            )
+        return
+    path = base_dir / program
+    if not path.is_file() or shutil.which(str(path)) is None:
+        what = "not executable" if path.is_file() else "not found"
+        raise ImportPathError(
+            f"command {program!r} is {what} (resolved to {path})",
+            hint="the path is relative to the suite file; a script needs its executable bit, "
+            "or run it through an interpreter: [python, script.py, ...]",
+        )

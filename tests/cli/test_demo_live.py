@@ -1,0 +1,128 @@
+"""The demo suite end to end on the embedded model: `trajguard run` (3 runs per scenario) writes
+a run set that pandas reads with every documented column, whose trajectories are valid ATIF,
+and `trajguard show` summarises it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+import pytest
+import trajguard
+from trajguard import check_normative, load_trajectory, shape, store
+from trajguard.suite import load_suite
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "suites" / "demo.yaml"
+TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
+RUNS = 3
+
+pytestmark = pytest.mark.live
+
+# docs/design.md, "Parquet: one row per run"
+DOCUMENTED_COLUMNS = [
+    "run_id", "batch_id", "suite", "scenario", "variant", "model", "seed", "started_at",
+    "duration_s", "git_sha", "config_hash", "trajguard_version", "atif_schema_version", "status",
+    "error_type", "error_message", "passed", "step_count", "agent_steps", "llm_calls",
+    "tool_call_count", "tool_sequence", "tool_counts", "prompt_tokens", "completion_tokens",
+    "total_tokens", "cost_usd", "subagent_count", "content_hash", "final_output", "trajectory",
+]  # fmt: skip
+STATUSES = {"ok", "agent_error", "harness_error", "timeout"}
+
+
+def _trajguard(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TRAJGUARD, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_runset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo") / "runset"
+    result = _trajguard(
+        "run", str(DEMO), "--runs", str(RUNS), "--out", str(out), "--no-progress",
+        "--timeout", "120",
+        timeout=1800,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert f"{RUNS * len(load_suite(DEMO).scenarios)} runs in" in result.stdout
+    return out
+
+
+def test_demo_runset_has_every_run_with_the_documented_columns(demo_runset: Path) -> None:
+    scenarios = [s.id for s in load_suite(DEMO).scenarios]
+    runs = pd.read_parquet(demo_runset / "runs.parquet")
+    missing = [c for c in DOCUMENTED_COLUMNS if c not in runs.columns]
+    assert missing == [], f"documented columns missing from runs.parquet: {missing}"
+
+    assert len(runs) == RUNS * len(scenarios)
+    assert runs["run_id"].is_unique
+    assert sorted(runs["run_id"]) == sorted(f"{s}/base/{i}" for s in scenarios for i in range(RUNS))
+    assert Counter(runs["scenario"]) == dict.fromkeys(scenarios, RUNS)
+    assert set(runs["variant"]) == {"base"}
+    assert set(runs["suite"]) == {"demo"}
+    assert set(runs["model"]) == {"local/smollm2"}
+    assert runs["batch_id"].nunique() == 1
+    assert set(runs["trajguard_version"]) == {trajguard.__version__}
+    assert runs["seed"].notna().all()
+    assert runs["seed"].nunique() == len(runs), "every run has its own seed"
+    assert (runs.groupby("scenario")["config_hash"].nunique() == 1).all()
+    assert runs["config_hash"].nunique() == len(scenarios)
+    assert (runs["duration_s"] > 0).all()
+    assert runs["started_at"].dt.tz is not None, "start times are timezone-aware"
+
+    assert set(runs["status"]) <= STATUSES, set(runs["status"])
+    assert (runs["status"] != "harness_error").all(), runs["error_message"].dropna().tolist()
+    judged = runs[runs["status"].isin(["ok", "agent_error"])]
+    assert judged["passed"].notna().all(), "every finished run is judged against its criteria"
+
+    manifest = store.read_manifest(demo_runset)
+    assert manifest["status"] == "finished"
+    assert manifest["completed_runs"] == len(runs)
+    assert not (demo_runset / "parts").exists(), "the parts were compacted into runs.parquet"
+
+
+def test_demo_rows_agree_with_their_trajectories(demo_runset: Path) -> None:
+    runs = pd.read_parquet(demo_runset / "runs.parquet")
+    with_trajectory = runs[runs["trajectory"].notna()]
+    without = runs.loc[runs["trajectory"].isna(), "status"]
+    assert set(without) <= {"timeout"}, "only a timed-out run may lack its trajectory"
+    for row in with_trajectory.to_dict("records"):
+        data = json.loads(row["trajectory"])
+        trajectory = load_trajectory(data)
+        assert check_normative(trajectory) == [], row["run_id"]
+        assert trajectory.schema_version == row["atif_schema_version"] == "ATIF-v1.7"
+        run_shape = shape(data)
+        sequence = list(row["tool_sequence"])
+        assert all(isinstance(name, str) for name in sequence)
+        assert sequence == list(run_shape.tool_calls), row["run_id"]
+        assert dict(row["tool_counts"]) == dict(Counter(sequence)), row["run_id"]
+        assert row["tool_call_count"] == len(sequence)
+        assert row["step_count"] == run_shape.step_count
+        assert row["llm_calls"] == row["agent_steps"] == run_shape.llm_calls
+        assert row["total_tokens"] == row["prompt_tokens"] + row["completion_tokens"]
+        if row["status"] == "ok":  # answered: system, user, and at least one model call
+            assert row["step_count"] >= 3
+            assert row["llm_calls"] >= 1
+            assert row["total_tokens"] > 0
+        assert row["content_hash"] == run_shape.content_hash
+        assert row["final_output"] == run_shape.final_output
+        assert row["subagent_count"] == 0
+        assert pd.isna(row["cost_usd"]) or row["cost_usd"] >= 0
+        demo_tools = {"calculator", "get_weather", "lookup_country"}
+        offered = {t["function"]["name"] for t in data["agent"].get("tool_definitions", [])}
+        assert offered <= demo_tools
+
+
+def test_show_names_every_scenario(demo_runset: Path) -> None:
+    result = _trajguard("show", str(demo_runset), timeout=120)
+    assert result.returncode == 0, result.stderr
+    for scenario in load_suite(DEMO).scenarios:
+        assert scenario.id in result.stdout
+    assert f"{RUNS * len(load_suite(DEMO).scenarios)} runs" in result.stdout

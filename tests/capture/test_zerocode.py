@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 from trajguard.atif import Trajectory, trajectory_to_dict
-from trajguard.capture._zerocode_build import CallRecord, build_trajectory
+from trajguard.capture.zerocode._build import CallRecord, build_trajectory
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.zerocode import capture_litellm
 from trajguard.local_model import get_local_server

@@ -49,17 +49,16 @@ sent, including whether tools were offered at all, is part of it.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from trajguard._files import atomic_write_text, test_artifact_path
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
-from trajguard.core.normalize import canonical_json, mask_addresses
+from trajguard.capture._redaction import BUILTIN_PATTERNS, REDACTED, Redactor, redact_response
+from trajguard.capture._requests import UNSTORED_PARAMS, fingerprint, make_request, stored_params
+from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.core.normalize import canonical_json
 from trajguard.errors import CassetteError
 
 __all__ = [
@@ -81,221 +80,6 @@ __all__ = [
 
 FORMAT = "trajguard-cassette"
 FORMAT_VERSION = 1
-REDACTED = "[REDACTED]"
-
-# Names of secrets (not secrets themselves, hence the noqa).
-_SECRET_WORDS = r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|password|passwd|secret"  # noqa: S105
-BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
-    (
-        r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token|digest)\s+)?"
-        r"[^\s\"',;]*[^\s\"',;.]",
-        r"\1" + REDACTED,
-    ),
-    (r"\bsk-[A-Za-z0-9_-]{16,}", REDACTED),
-    (r"\bgh[pousr]_[A-Za-z0-9]{30,}", REDACTED),
-    (r"\bAKIA[0-9A-Z]{16}\b", REDACTED),
-    (r"\bxox[abprs]-[A-Za-z0-9-]{10,}", REDACTED),
-    (r"(\bBearer )[^\s\"',;]*[^\s\"',;.]", r"\1" + REDACTED),
-    (
-        r"(?i)(\b(?:x-)?(?:" + _SECRET_WORDS + r"|client[_-]secret|(?:access|auth|refresh)"
-        r"[_-]token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]*[^\s\"',;}&.]",
-        r"\1" + REDACTED,
-    ),
-)
-"""``(pattern, replacement)`` pairs applied to every stored string, in order: provider-shaped
-keys (``sk-…``, ``ghp_…``, ``AKIA…``, ``xox?-…``), the credential after ``Bearer `` or
-``Authorization:``, and the value after a secret-named key in text (``api_key=…``)."""
-
-_SECRET_KEY = re.compile(
-    r"(?i)^(?:.*[_-])?(?:" + _SECRET_WORDS + r"|authorization|token|cookie|set-cookie)$"
-)
-
-UNSTORED_PARAMS = frozenset(
-    {
-        # where the call goes, with what key, and how it is transported
-        "api_key",
-        "api_base",
-        "base_url",
-        "api_version",
-        "organization",
-        "headers",
-        "extra_headers",
-        # how long it may take and how often it is retried
-        "timeout",
-        "timeout_s",
-        "request_timeout",
-        "stream_timeout",
-        "max_retries",
-        "num_retries",
-        "backoff_s",
-        # bookkeeping the model never sees
-        "metadata",
-        "user",
-        "logger_fn",
-        "callbacks",
-        "drop_params",
-    }
-)
-"""Request parameters that are never stored nor fingerprinted: they do not change the model's
-answer (endpoint, timeouts, retries, headers, metadata). Credential-named parameters (matching
-``key``, ``secret``, ``token``, ``password``, ``credential``, ``auth`` … but not ``max_tokens``)
-are never stored either."""
-
-_CREDENTIAL_PARAM = re.compile(
-    r"(?i)(?:api[_-]?key|access[_-]?key|private[_-]?key|secret|password|passwd|credential"
-    r"|auth|cookie|(?:^|[_-])token$|(?:^|[_-])key$)"
-)
-
-
-class Redactor:
-    """Masks secrets in every string of a JSON-like value; idempotent.
-
-    Besides :data:`BUILTIN_PATTERNS`, a string value under a dict key named like a secret
-    (``api_key``, ``authorization``, ``password``, ``token``, ``x-api-key`` …, but not
-    ``max_tokens``) becomes ``[REDACTED]`` whatever it looks like. Dict keys are redacted like
-    any other string (two keys that redact to the same text keep the last value).
-
-    Args:
-        patterns: user regular expressions (``re`` syntax); every match becomes ``[REDACTED]``.
-
-    Raises:
-        ValueError: a pattern does not compile or matches the empty string (the message names it).
-    """
-
-    def __init__(self, patterns: Iterable[str] = ()) -> None:
-        self.patterns: tuple[str, ...] = tuple(patterns)
-        rules = [(re.compile(pattern), repl) for pattern, repl in BUILTIN_PATTERNS]
-        for pattern in self.patterns:
-            try:
-                compiled = re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid redaction pattern {pattern!r}: {exc}") from None
-            if compiled.fullmatch(""):
-                raise ValueError(f"redaction pattern {pattern!r} matches the empty string")
-            rules.append((compiled, REDACTED))
-        self._rules = tuple(rules)
-
-    def __repr__(self) -> str:
-        return f"Redactor(patterns={self.patterns!r})"
-
-    def text(self, text: str) -> str:
-        """``text`` with every secret replaced by ``[REDACTED]``."""
-        for pattern, replacement in self._rules:
-            text = pattern.sub(replacement, text)
-        return text
-
-    def value(self, value: Any) -> Any:
-        """A JSON-ready copy of ``value`` with every string redacted."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, Mapping):
-            return {
-                self.text(str(k)): REDACTED
-                if isinstance(v, str) and _SECRET_KEY.match(str(k))
-                else self.value(v)
-                for k, v in value.items()
-            }
-        if isinstance(value, list | tuple):
-            return [self.value(item) for item in value]
-        return value
-
-
-def _mask(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_addresses(value)
-    if isinstance(value, dict):
-        return {k: _mask(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_mask(v) for v in value]
-    return value
-
-
-def _renumber_call_ids(messages: list[Any]) -> None:
-    """Rewrite tool-call ids to ``call_1, call_2 …`` in place, keeping call and result joined."""
-    ids: dict[str, str] = {}
-
-    def new_id(old: Any) -> Any:
-        if not isinstance(old, str):
-            return old
-        return ids.setdefault(old, f"call_{len(ids) + 1}")
-
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        for call in message.get("tool_calls") or ():
-            if isinstance(call, dict) and "id" in call:
-                call["id"] = new_id(call["id"])
-        if "tool_call_id" in message:
-            message["tool_call_id"] = new_id(message["tool_call_id"])
-
-
-def _jsonable(value: Any) -> Any:
-    """``value`` as JSON data; what JSON cannot hold becomes its ``repr`` (addresses masked)."""
-    if value is None or isinstance(value, str | bool | int | float):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return repr(value)
-
-
-def stored_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The parameters of ``params`` that go into a cassette (and its fingerprint).
-
-    Drops :data:`UNSTORED_PARAMS` and every credential-named parameter; values JSON cannot
-    hold are stored as their ``repr``.
-    """
-    return {
-        str(key): _jsonable(value)
-        for key, value in (params or {}).items()
-        if str(key) not in UNSTORED_PARAMS and not _CREDENTIAL_PARAM.search(str(key))
-    }
-
-
-def make_request(
-    messages: Sequence[Message],
-    *,
-    tools: Sequence[Mapping[str, Any]] | None,
-    response_format: Mapping[str, Any] | None,
-    temperature: float | None,
-    max_tokens: int | None,
-    seed: int | None,
-    redactor: Redactor,
-    extra_params: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The stored form of one request: redacted, address-masked, tool-call ids renumbered.
-
-    ``params`` holds the four arguments of ``ChatModel.complete`` (``None`` when not sent) and
-    :func:`stored_params` of ``extra_params``, the parameters the model adds to every call; an
-    explicit argument that is not ``None`` wins over the same key in ``extra_params``, as in
-    :class:`~trajguard.capture.llm.LiteLLMModel`.
-    """
-    params = stored_params(extra_params)
-    explicit = {
-        "max_tokens": max_tokens,
-        "response_format": response_format,
-        "seed": seed,
-        "temperature": temperature,
-    }
-    for key, value in explicit.items():
-        if value is not None or key not in params:
-            params[key] = _jsonable(value)
-    raw = {
-        "messages": list(messages),
-        "tools": list(tools) if tools else None,
-        "params": params,
-    }
-    request: dict[str, Any] = _mask(json.loads(canonical_json(redactor.value(raw))))
-    _renumber_call_ids(request["messages"])
-    return request
-
-
-def fingerprint(request: Mapping[str, Any]) -> str:
-    """SHA-256 prefix (16 hex digits) of a stored request, ``params.seed`` left out."""
-    params = {k: v for k, v in request.get("params", {}).items() if k != "seed"}
-    text = canonical_json({**request, "params": params})
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -343,21 +127,6 @@ class Interaction:
                 "model": r.model,
             }
         return out
-
-
-def redact_response(response: LLMResponse, redactor: Redactor) -> LLMResponse:
-    """The stored copy of ``response``: every string redacted, no latency."""
-    text = redactor.text
-    return LLMResponse(
-        content=None if response.content is None else text(response.content),
-        tool_calls=tuple(
-            ToolCallRequest(id=text(c.id), name=text(c.name), arguments=text(c.arguments))
-            for c in response.tool_calls
-        ),
-        finish_reason=None if response.finish_reason is None else text(response.finish_reason),
-        usage=response.usage,
-        model=text(response.model),
-    )
 
 
 @dataclass

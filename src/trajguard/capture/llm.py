@@ -20,13 +20,20 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import re
 import time
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture._litellm_errors import (
+    describe,
+    is_request_validation_error,
+    is_transient,
+    mentions_context,
+    retryable_errors,
+    to_response,
+)
+from trajguard.capture.types import LLMResponse, Message
 from trajguard.errors import ModelRequestError, ModelUnavailable
 from trajguard.local_model import (
     MODEL_STRING,
@@ -193,7 +200,7 @@ class LiteLLMModel:
             seed=seed,
         )
         raw = await self._call_with_retries(kwargs)
-        return _to_response(raw, latency_s=time.perf_counter() - started)
+        return to_response(raw, latency_s=time.perf_counter() - started)
 
     async def _route(self) -> _Route:
         if not self.is_local:
@@ -238,7 +245,7 @@ class LiteLLMModel:
 
     async def _call_with_retries(self, kwargs: dict[str, Any]) -> Any:
         litellm = _litellm()
-        retryable = _retryable_errors(litellm)
+        retryable = retryable_errors(litellm)
         attempts = self.max_retries + 1
         for attempt in range(1, attempts + 1):
             # Routed per attempt: a crashed embedded server is restarted on the next one.
@@ -247,12 +254,12 @@ class LiteLLMModel:
             try:
                 return await litellm.acompletion(**kwargs, **route.params())
             except Exception as exc:
-                if not _is_transient(exc, retryable):
+                if not is_transient(exc, retryable):
                     raise self._map_final_error(exc, litellm=litellm, endpoint=endpoint) from exc
                 if attempt == attempts:
                     raise ModelUnavailable(
                         f"model {self._model} at {endpoint} unreachable after {attempts} "
-                        f"attempt{'s' if attempts > 1 else ''}: {_describe(exc)}",
+                        f"attempt{'s' if attempts > 1 else ''}: {describe(exc)}",
                         hint=self._unreachable_hint(),
                     ) from exc
                 await _sleep(backoff_delay(attempt, base_s=self.backoff_s))
@@ -262,22 +269,22 @@ class LiteLLMModel:
         where = f"model {self._model} at {endpoint}"
         if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
             return ModelUnavailable(
-                f"{where} refused the credentials: {_describe(exc)}",
+                f"{where} refused the credentials: {describe(exc)}",
                 hint="set the provider's API key in its environment variable (for example "
                 "OPENAI_API_KEY) or pass api_key; trajguard never prints keys",
             )
         if isinstance(exc, litellm.NotFoundError):
             return ModelUnavailable(
-                f"{where} was not found: {_describe(exc)}",
+                f"{where} was not found: {describe(exc)}",
                 hint="check the model name (for Ollama: ollama pull <model>) and api_base",
             )
         if isinstance(
             exc, litellm.BadRequestError | litellm.UnprocessableEntityError
-        ) or _is_request_validation_error(exc):
-            overflow = isinstance(exc, litellm.ContextWindowExceededError) or _mentions_context(exc)
+        ) or is_request_validation_error(exc):
+            overflow = isinstance(exc, litellm.ContextWindowExceededError) or mentions_context(exc)
             what = "context window exceeded" if overflow else "request rejected"
             return ModelRequestError(
-                f"{where}: {what}: {_describe(exc)}",
+                f"{where}: {what}: {describe(exc)}",
                 context_overflow=overflow,
                 hint="shorten the conversation or cap the steps"
                 if overflow
@@ -285,7 +292,7 @@ class LiteLLMModel:
             )
         if isinstance(exc, litellm.APIError | litellm.APIResponseValidationError):
             return ModelUnavailable(
-                f"{where} failed: {_describe(exc)}", hint=self._unreachable_hint()
+                f"{where} failed: {describe(exc)}", hint=self._unreachable_hint()
             )
         return exc
 
@@ -319,85 +326,3 @@ class _Route:
         if self.api_key is not None:
             params["api_key"] = self.api_key
         return params
-
-
-def _retryable_errors(litellm: ModuleType) -> tuple[type[BaseException], ...]:
-    # Timeout subclasses openai's APIConnectionError, but litellm may raise either; list both.
-    return (
-        litellm.APIConnectionError,
-        litellm.Timeout,
-        litellm.RateLimitError,
-        litellm.ServiceUnavailableError,
-        litellm.InternalServerError,
-        litellm.BadGatewayError,
-    )
-
-
-def _is_transient(exc: Exception, retryable: tuple[type[BaseException], ...]) -> bool:
-    if _is_request_validation_error(exc):
-        return False
-    if isinstance(exc, retryable):
-        return True
-    # litellm raises its generic APIError for 5xx codes it has no class for (504, 520, ...).
-    status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status == 429 or status >= 500)
-
-
-def _is_request_validation_error(exc: Exception) -> bool:
-    # The llama.cpp server answers a malformed request (e.g. response_format type json_schema)
-    # with HTTP 500 and a pydantic "validation error" on the body: retrying cannot help.
-    text = str(exc)
-    return (
-        getattr(exc, "status_code", None) == 500
-        and "validation error" in text
-        and ("'body'" in text)
-    )
-
-
-# litellm stacks class names in front of the provider's text:
-# "litellm.ContextWindowExceededError: litellm.BadRequestError: ...: OpenAIException - <text>".
-_PREFIX_NOISE = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception|Timeout)(?::|\s+-)\s*)+")
-
-
-def _describe(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    first = _PREFIX_NOISE.sub("", lines[0]).strip() if lines else ""
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-
-
-def _mentions_context(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return "context length" in text or "context window" in text or "maximum context" in text
-
-
-def _to_response(raw: Any, *, latency_s: float) -> LLMResponse:
-    choice = raw.choices[0]
-    message = choice.message
-    calls = tuple(
-        ToolCallRequest(
-            id=str(call.id or ""),
-            name=str(call.function.name or ""),
-            arguments=str(call.function.arguments or ""),
-        )
-        for call in (getattr(message, "tool_calls", None) or ())
-    )
-    return LLMResponse(
-        content=message.content,
-        tool_calls=calls,
-        finish_reason=choice.finish_reason,
-        usage=_usage(getattr(raw, "usage", None)),
-        model=str(raw.model or ""),
-        latency_s=latency_s,
-    )
-
-
-def _usage(usage: Any) -> Usage:
-    if usage is None:
-        return Usage()
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    return Usage(
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cached_tokens=int(cached or 0),
-    )

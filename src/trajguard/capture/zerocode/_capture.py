@@ -82,8 +82,8 @@ from types import TracebackType
 from typing import Literal
 
 from trajguard.atif import Trajectory
-from trajguard.capture._zerocode_build import CallRecord, build_trajectory
-from trajguard.capture._zerocode_route import ACTIVE, STATE, forget, hook_acquire, hook_release
+from trajguard.capture.zerocode._build import CallRecord, build_trajectory
+from trajguard.capture.zerocode._route import ACTIVE, STATE, forget, hook_acquire, hook_release
 
 __all__ = ["LiteLLMCapture", "capture_litellm"]
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import copy
 import random
 import re
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -411,3 +414,51 @@ def local_model() -> Any:
 
     with local_model_server() as server:
         yield server
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What ``trajguard ARGS`` did, run in-process."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., CliResult]]:
+    """``cli(*args, cwd=PATH)`` runs ``trajguard ARGS`` in this process, through
+    ``trajguard.cli.main``, from ``cwd``. What the command line may change in its own process
+    (``sys.path`` for suite modules, modules it imported from the test's directory, litellm's
+    feedback banner) is put back afterwards."""
+    import sys
+
+    from trajguard.cli import main
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    before = set(sys.modules)
+    litellm = sys.modules.get("litellm")
+    banner = getattr(litellm, "suppress_debug_info", False)
+
+    def run(*args: str, cwd: Path) -> CliResult:
+        monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "argv", ["trajguard", *args])
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse: usage errors (2) and --help / --version (0)
+            code = exit_.code if isinstance(exit_.code, int) else 2
+        out, err = capsys.readouterr()
+        return CliResult(returncode=code, stdout=out, stderr=err)
+
+    yield run
+    for name in set(sys.modules) - before:
+        module = sys.modules.get(name)
+        if module is not None and str(getattr(module, "__file__", "")).startswith(
+            str(Path(tempfile.gettempdir()))
+        ):
+            del sys.modules[name]  # a suite's module from this test's directory
+    if "litellm" in sys.modules:
+        sys.modules["litellm"].suppress_debug_info = banner

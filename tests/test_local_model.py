@@ -10,6 +10,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -20,7 +21,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from trajguard import local_model
 from trajguard.errors import MissingExtra, ModelUnavailable
 from trajguard.local_model import (
     MODEL_STRING,
@@ -44,18 +44,23 @@ def _alive(pid: int) -> bool:
 
 
 def _wait_gone(pid: int, timeout_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+    """Whether ``pid`` ends within ``timeout_s``: a pidfd becomes readable when it does."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(timeout_s * 1000)) or not _alive(pid)
+    finally:
+        os.close(pidfd)
 
 
 @pytest.fixture
 def fresh_singleton(monkeypatch: pytest.MonkeyPatch):
     """Isolate the process-wide server: start from none, stop whatever the test started."""
-    monkeypatch.setattr(local_model, "_server", None)
+    monkeypatch.setattr("trajguard.local_model._server._server", None)
     yield
     stop_local_server()
 
@@ -245,7 +250,8 @@ def test_server_started_from_a_worker_thread_outlives_the_event_loop(
     # PR_SET_PDEATHSIG fires when the forking *thread* exits; asyncio.run() joins its
     # executor threads on exit, which must not take the server down with them.
     server = asyncio.run(asyncio.to_thread(get_local_server))
-    time.sleep(0.5)
+    assert server.pid is not None
+    assert not _wait_gone(server.pid, timeout_s=0.5), "the server died with the loop's thread"
     assert server.running
     assert running_local_server() is server
 

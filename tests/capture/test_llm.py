@@ -584,7 +584,7 @@ async def test_live_openai_json_schema_form_is_rejected_without_retry(
 async def test_live_crashed_server_is_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
     from trajguard import local_model
 
-    monkeypatch.setattr(local_model, "_server", None)  # a private singleton for this test
+    monkeypatch.setattr("trajguard.local_model._server._server", None)  # a private singleton here
     try:
         model = LiteLLMModel("local/smollm2", backoff_s=0.0)
         await model.complete(HELLO, max_tokens=5, seed=1)

@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 from trajguard.atif import Trajectory, trajectory_to_dict
-from trajguard.capture.zerocode._build import CallRecord, build_trajectory
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.zerocode import capture_litellm
+from trajguard.capture.zerocode._build import CallRecord, build_trajectory
 from trajguard.local_model import get_local_server
 from trajguard.normative import check_normative
 
@@ -143,7 +143,7 @@ def fake_llm() -> Iterator[FakeLLM]:
                 serial = next(counter)
             if state.rendezvous is not None and body["messages"][-1]["role"] == "user":
                 state.rendezvous.wait()
-            time.sleep(0.05)  # lets concurrent runs interleave
+            time.sleep(0.05)  # the model's latency, so that concurrent runs interleave
             status, payload = _answer(body, serial)
             data = json.dumps(payload).encode()
             self.send_response(status)
@@ -604,16 +604,27 @@ class UserLogger(litellm.integrations.custom_logger.CustomLogger):  # type: igno
     def __init__(self) -> None:
         super().__init__()
         self.successes = 0
+        self._changed = threading.Condition()
+
+    def _count(self) -> None:
+        with self._changed:
+            self.successes += 1
+            self._changed.notify_all()
+
+    def reached(self, count: int, timeout_s: float = 10.0) -> bool:
+        """Wait (on a condition, not a clock) until ``count`` successes were logged."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.successes >= count, timeout_s)
 
     def log_success_event(
         self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
     ) -> None:
-        self.successes += 1
+        self._count()
 
     async def async_log_success_event(
         self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
     ) -> None:
-        self.successes += 1
+        self._count()
 
 
 def _user_function(kwargs: Any, completion_response: Any, start_time: Any, end_time: Any) -> None:
@@ -634,7 +645,7 @@ async def test_litellm_callback_lists_are_restored_exactly(fake_llm: FakeLLM) ->
         messages=[{"role": "user", "content": "warm up"}], **_kwargs(fake_llm.base_url)
     )
     _say(fake_llm.base_url, "warm up sync")
-    await asyncio.sleep(0.2)
+    assert await asyncio.to_thread(user_logger.reached, 2), "litellm logged the warm-up calls"
     before = _snapshot()
     before_successes = user_logger.successes
 
@@ -646,7 +657,7 @@ async def test_litellm_callback_lists_are_restored_exactly(fake_llm: FakeLLM) ->
             await litellm.acompletion(
                 messages=[{"role": "user", "content": "fail"}], **_kwargs(fake_llm.base_url)
             )
-    await asyncio.sleep(0.2)
+    assert await asyncio.to_thread(user_logger.reached, before_successes + 4)
 
     assert _snapshot() == before
     assert user_logger.successes - before_successes == 4  # the user's callback still ran

@@ -1,11 +1,9 @@
-"""`trajguard compare`, `plan` and `baseline promote` as subprocesses on real Parquet run sets."""
+"""`trajguard compare`, `plan` and `baseline promote` in-process on real Parquet run sets."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,8 +12,6 @@ import numpy as np
 
 import pytest
 from trajguard import store
-
-TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
 
 
 def _runset(
@@ -75,10 +71,6 @@ def _runset(
     return path
 
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TRAJGUARD, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
-
-
 @pytest.fixture
 def runsets(tmp_path: Path) -> Path:
     _runset(tmp_path / "base", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=1)
@@ -93,8 +85,8 @@ def runsets(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_regression_exits_1_with_report_and_junit(runsets: Path) -> None:
-    result = _run(
+def test_regression_exits_1_with_report_and_junit(runsets: Path, cli) -> None:
+    result = cli(
         "compare", "base", "worse", "--report", "out/report.md", "--junit", "out/j.xml", cwd=runsets
     )
     assert result.returncode == 1, result.stderr
@@ -112,15 +104,15 @@ def test_regression_exits_1_with_report_and_junit(runsets: Path) -> None:
     assert cases["capital"].find("failure") is None
 
 
-def test_no_regression_exits_0(runsets: Path) -> None:
-    result = _run("compare", "base", "same", "--report", "r/report.md", "--no-plots", cwd=runsets)
+def test_no_regression_exits_0(runsets: Path, cli) -> None:
+    result = cli("compare", "base", "same", "--report", "r/report.md", "--no-plots", cwd=runsets)
     assert result.returncode == 0, result.stderr
     assert "verdict: regressed" not in result.stdout
     assert not (runsets / "r" / "plots").exists()
 
 
-def test_tolerance_and_gate_options(runsets: Path) -> None:
-    wide = _run(
+def test_tolerance_and_gate_options(runsets: Path, cli) -> None:
+    wide = cli(
         "compare",
         "base",
         "worse",
@@ -133,38 +125,38 @@ def test_tolerance_and_gate_options(runsets: Path) -> None:
     )
     assert wide.returncode == 0, "a drop inside a 90-point band is changed within tolerance"
     assert "changed within tolerance" in (runsets / "w" / "report.md").read_text()
-    bad = _run("compare", "base", "worse", "--tolerance", "speed=2", cwd=runsets)
+    bad = cli("compare", "base", "worse", "--tolerance", "speed=2", cwd=runsets)
     assert bad.returncode == 2 and "expected METRIC=VALUE" in bad.stderr
     for item, fragment in [("pass_rate=-1", "at least 0"), ("steps=0.9", "steps=0.9")]:
-        out_of_range = _run("compare", "base", "worse", "--tolerance", item, cwd=runsets)
+        out_of_range = cli("compare", "base", "worse", "--tolerance", item, cwd=runsets)
         assert out_of_range.returncode == 2, item
         assert fragment in out_of_range.stderr and "Traceback" not in out_of_range.stderr
-    gate = _run("compare", "base", "worse", "--gate", "vibes", cwd=runsets)
+    gate = cli("compare", "base", "worse", "--gate", "vibes", cwd=runsets)
     assert gate.returncode == 2 and "unknown metric" in gate.stderr
 
 
-def test_bad_run_set_exits_2(runsets: Path) -> None:
-    result = _run("compare", "base", "nowhere", cwd=runsets)
+def test_bad_run_set_exits_2(runsets: Path, cli) -> None:
+    result = cli("compare", "base", "nowhere", cwd=runsets)
     assert result.returncode == 2
     assert "not a run set" in result.stderr and "Traceback" not in result.stderr
     assert not (runsets / "reports").exists()
 
 
-def test_plan_from_baseline_and_from_assumptions(runsets: Path) -> None:
-    from_runs = _run("plan", "base", "--runs", "20", cwd=runsets)
+def test_plan_from_baseline_and_from_assumptions(runsets: Path, cli) -> None:
+    from_runs = cli("plan", "base", "--runs", "20", cwd=runsets)
     assert from_runs.returncode == 0, from_runs.stderr
     assert "multiply" in from_runs.stdout and "pass-rate drop" in from_runs.stdout
-    assumed = _run("plan", "--pass-rate", "0.9", "--runs", "20", "--alpha", "0.1", cwd=runsets)
+    assumed = cli("plan", "--pass-rate", "0.9", "--runs", "20", "--alpha", "0.1", cwd=runsets)
     assert assumed.returncode == 0
     # two gating tests (pass, crash) at family alpha 0.1: each at 0.05, as in statistics.md §5
     # exact enumeration gives 34 points; statistics.md's table rounds it to 35
     assert "0.0500" in assumed.stdout and re.search(r"│ 3[45] pts", assumed.stdout)
-    missing = _run("plan", cwd=runsets)
+    missing = cli("plan", cwd=runsets)
     assert missing.returncode == 2 and "--pass-rate" in missing.stderr
 
 
-def test_baseline_promote_copies_with_provenance(runsets: Path) -> None:
-    result = _run("baseline", "promote", "base", "--baselines", "bl", cwd=runsets)
+def test_baseline_promote_copies_with_provenance(runsets: Path, cli) -> None:
+    result = cli("baseline", "promote", "base", "--baselines", "bl", cwd=runsets)
     assert result.returncode == 0, result.stderr
     manifest = json.loads((runsets / "bl" / "demo" / "manifest.json").read_text())
     assert manifest["promoted_from"] == "base"

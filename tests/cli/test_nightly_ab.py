@@ -1,15 +1,15 @@
-"""`nightly`, `nightly --sequential` and `ab` end to end as subprocesses (callable agents whose
+"""`nightly`, `nightly --sequential` and `ab` end to end, in-process (callable agents whose
 behaviour the test controls, real Parquet, real reports; the model server is only pinged)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from trajguard import store
+from trajguard import pipeline, store
+from trajguard.run import BatchOptions
 
 pytestmark = pytest.mark.live
 
@@ -42,57 +42,36 @@ scenarios:
 """
 
 
-def _run(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trajguard.cli", *args, "--no-progress"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, **(env or {})},
-    )
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("nightly")
     (root / "tiny_agent.py").write_text(AGENT)
     (root / "suite.yaml").write_text(SUITE)
-    first = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "trajguard.cli",
-            "run",
-            "suite.yaml",
-            "--out",
-            "runs/first",
-            "--no-progress",
-            "--runs",
-            "30",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert first.returncode == 0, first.stderr
-    promote = subprocess.run(
-        [sys.executable, "-m", "trajguard.cli", "baseline", "promote", "runs/first"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert promote.returncode == 0, promote.stderr
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.syspath_prepend(str(root))
+        pipeline.run(Path("suite.yaml"), options=BatchOptions(runs=30), out=Path("runs/first"))
+        pipeline.promote(Path("runs/first"), baselines=Path("baselines"))
     return root
 
 
-def test_nightly_without_change_exits_0_and_writes_the_day(project: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def run(cli: Any, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
+    """``trajguard ARGS --no-progress`` in-process, with extra environment variables."""
+
+    def call(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Any:
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        return cli(*args, "--no-progress", cwd=cwd)
+
+    return call
+
+
+def test_nightly_without_change_exits_0_and_writes_the_day(
+    project: Path, tmp_path: Path, run: Callable[..., Any]
+) -> None:
     summary = tmp_path / "summary.md"
-    result = _run(
+    result = run(
         "nightly",
         "suite.yaml",
         "--reports",
@@ -110,16 +89,18 @@ def test_nightly_without_change_exits_0_and_writes_the_day(project: Path, tmp_pa
     assert f"→ r0/{day.name}/report.md" in result.stdout
 
 
-def test_nightly_regression_exits_1(project: Path) -> None:
-    result = _run(
+def test_nightly_regression_exits_1(project: Path, run: Callable[..., Any]) -> None:
+    result = run(
         "nightly", "suite.yaml", "--reports", "r1", "--no-plots", cwd=project, env={"TG_BREAK": "1"}
     )
     assert result.returncode == 1, result.stderr
     assert "verdict: regressed" in result.stdout
 
 
-def test_nightly_sequential_stops_early_on_a_clear_regression(project: Path) -> None:
-    result = _run(
+def test_nightly_sequential_stops_early_on_a_clear_regression(
+    project: Path, run: Callable[..., Any]
+) -> None:
+    result = run(
         "nightly",
         "suite.yaml",
         "--reports",
@@ -140,8 +121,8 @@ def test_nightly_sequential_stops_early_on_a_clear_regression(project: Path) -> 
     assert len(runs) < 60, "a clear regression stops before the maximum of 30 runs per scenario"
 
 
-def test_nightly_sequential_quiet_night_saves_runs(project: Path) -> None:
-    result = _run(
+def test_nightly_sequential_quiet_night_saves_runs(project: Path, run: Callable[..., Any]) -> None:
+    result = run(
         "nightly",
         "suite.yaml",
         "--reports",
@@ -159,14 +140,16 @@ def test_nightly_sequential_quiet_night_saves_runs(project: Path) -> None:
     assert "**Sequential gate: no regression detected.**" in (day / "report.md").read_text()
 
 
-def test_nightly_without_baseline_exits_2(project: Path, tmp_path: Path) -> None:
-    result = _run("nightly", "suite.yaml", "--baseline", str(tmp_path / "none"), cwd=project)
+def test_nightly_without_baseline_exits_2(
+    project: Path, tmp_path: Path, run: Callable[..., Any]
+) -> None:
+    result = run("nightly", "suite.yaml", "--baseline", str(tmp_path / "none"), cwd=project)
     assert result.returncode == 2
     assert "has no baseline" in result.stderr and "baseline promote" in result.stderr
 
 
-def test_ab_broken_variant_hurts(project: Path) -> None:
-    result = _run(
+def test_ab_broken_variant_hurts(project: Path, run: Callable[..., Any]) -> None:
+    result = run(
         "ab",
         "suite.yaml",
         "--variant",
@@ -191,6 +174,6 @@ def test_ab_broken_variant_hurts(project: Path) -> None:
     assert order[:4].count("base") == 2, "variants are interleaved, not run one after the other"
 
 
-def test_ab_same_variant_twice_is_refused(project: Path) -> None:
-    result = _run("ab", "suite.yaml", "--variant", "base", "--variant", "base", cwd=project)
+def test_ab_same_variant_twice_is_refused(project: Path, run: Callable[..., Any]) -> None:
+    result = run("ab", "suite.yaml", "--variant", "base", "--variant", "base", cwd=project)
     assert result.returncode == 2 and "two different names" in result.stderr

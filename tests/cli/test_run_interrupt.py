@@ -1,27 +1,36 @@
-"""`trajguard run` as a subprocess: resume after SIGKILL, exit 3 on an unreachable model,
-bad input exits 2, and `show` / `baseline promote` on the result."""
+"""`trajguard run`: resume after SIGKILL (a subprocess: it is killed), exit 3 on an unreachable
+model, bad input exits 2 (in-process), and `show` / `baseline promote` on the result."""
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from trajguard import store
 
 TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
 
-SLOW_AGENT = """
-import asyncio
+GATED_AGENT = """
+import asyncio, itertools, os
 from trajguard.capture.types import LLMResponse, Usage
+
+_calls = itertools.count(1)
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)
-    await asyncio.sleep(0.3)
+    gate = os.environ.get("TG_GATE")
+    if gate and next(_calls) > 6:
+        # Runs 7 and 8 (two workers) say they are in flight, then never finish: every run
+        # before them has been written, and the kill lands with exactly these two cut off.
+        with open(gate, "w") as fifo:
+            fifo.write("in flight\\n")
+        await asyncio.Event().wait()
     ctx.recorder.agent_step(LLMResponse(content=f"answer {ctx.seed % 7}", usage=Usage(10, 3)))
     return None
 """
@@ -33,57 +42,55 @@ defaults:
   concurrency: 2
 scenarios:
   - id: first
-    agent: {kind: callable, function: "slow_agent:agent"}
+    agent: {kind: callable, function: "gated_agent:agent"}
     input: one
     pass:
       - final_output_contains: answer
   - id: second
-    agent: {kind: callable, function: "slow_agent:agent"}
+    agent: {kind: callable, function: "gated_agent:agent"}
     input: two
 """
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "slow_agent.py").write_text(SLOW_AGENT)
+    (tmp_path / "gated_agent.py").write_text(GATED_AGENT)
     (tmp_path / "suite.yaml").write_text(SUITE)
     return tmp_path
 
 
-def _run(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*TRAJGUARD, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
-
-
-def _parts(runset: Path) -> list[Path]:
-    return sorted((runset / "parts").glob("*.parquet")) if (runset / "parts").exists() else []
-
-
 @pytest.mark.live
-def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path) -> None:
+def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: Any) -> None:
     runset = project / "rs"
+    gate = project / "gate"
+    os.mkfifo(gate)
+    reader = os.open(gate, os.O_RDONLY | os.O_NONBLOCK)  # before the writers open it
     process = subprocess.Popen(
         [*TRAJGUARD, "run", "suite.yaml", "--out", "rs", "--no-progress", "--seed", "7"],
         cwd=project,
+        env={**os.environ, "TG_GATE": str(gate)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 180
-    while len(_parts(runset)) < 6 and time.monotonic() < deadline:
+    poller = select.poll()
+    poller.register(reader, select.POLLIN)
+    received = b""
+    while received.count(b"\n") < 2:
+        assert poller.poll(180_000), "two runs in flight within 3 minutes"
+        received += os.read(reader, 1024)
         assert process.poll() is None, "the batch ended before it could be killed"
-        time.sleep(0.05)
+    os.close(reader)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     before = store.read_runs(runset)
-    assert 6 <= len(before) < 24, "the kill must land mid-batch"
+    assert len(before) == 6, "the kill lands after the sixth run, with two in flight"
     assert store.read_manifest(runset)["status"] == "running"
 
-    resumed = _run("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=project)
+    resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=project)
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming: {len(before)} of 24 runs already on disk" in resumed.stderr
     interrupted = store.read_manifest(runset)["interrupted_runs"]
-    assert 1 <= len(interrupted) <= 2, "the runs in flight at the kill are known, then redone"
+    assert len(interrupted) == 2, "the runs in flight at the kill are known, then redone"
     assert not set(interrupted) & set(before["run_id"])
     assert f"{len(interrupted)} interrupted mid-run, redone" in resumed.stderr
     after = store.read_runs(runset)
@@ -99,8 +106,8 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path) -> Non
     assert not (runset / "parts").exists()
 
 
-def test_unreachable_model_stops_the_batch_with_exit_3(project: Path) -> None:
-    result = _run(
+def test_unreachable_model_stops_the_batch_with_exit_3(project: Path, cli: Any) -> None:
+    args = (
         "run",
         "suite.yaml",
         "--out",
@@ -112,13 +119,13 @@ def test_unreachable_model_stops_the_batch_with_exit_3(project: Path) -> None:
         "openai/nothing-here",
         "--api-base",
         "http://127.0.0.1:9/v1",
-        cwd=project,
     )
+    result = cli(*args, cwd=project)
     assert result.returncode == 3, result.stderr
     assert "openai/nothing-here" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (project / "rs").exists(), "a failed start leaves nothing behind"
-    again = _run(*result.args[len(TRAJGUARD) :], cwd=project)
+    again = cli(*args, cwd=project)
     assert again.returncode == 3, "the same --out can be used again: no half-made run set"
     assert "not empty" not in again.stderr
 
@@ -134,8 +141,10 @@ def test_unreachable_model_stops_the_batch_with_exit_3(project: Path) -> None:
         (["baseline", "promote", "nowhere"], "manifest.json is missing"),
     ],
 )
-def test_bad_input_exits_2_without_traceback(project: Path, args: list[str], message: str) -> None:
-    result = _run(*args, cwd=project)
+def test_bad_input_exits_2_without_traceback(
+    project: Path, args: list[str], message: str, cli: Any
+) -> None:
+    result = cli(*args, cwd=project)
     assert result.returncode == 2, result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr

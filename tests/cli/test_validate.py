@@ -1,4 +1,4 @@
-"""`trajguard validate` as a subprocess: output, exit codes, no tracebacks."""
+"""`trajguard validate`: output, exit codes, no tracebacks (in-process; one runs the script)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trajguard.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-    )
-
 
 VALID = {
     "schema_version": "ATIF-v1.7",
@@ -58,8 +47,8 @@ def files(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_valid_file_exits_0(files: Path) -> None:
-    result = _run("validate", "good.json", cwd=files)
+def test_valid_file_exits_0(files: Path, cli) -> None:
+    result = cli("validate", "good.json", cwd=files)
     assert result.returncode == 0, result.stderr
     assert "good.json: valid ATIF-v1.7 (2 steps, 0 subagents)" in result.stdout
 
@@ -79,23 +68,23 @@ def test_valid_file_exits_0(files: Path) -> None:
     ],
 )
 def test_bad_input_exits_2_with_location_and_no_traceback(
-    files: Path, name: str, expected: str
+    files: Path, name: str, expected: str, cli
 ) -> None:
-    result = _run("validate", name, cwd=files)
+    result = cli("validate", name, cwd=files)
     assert result.returncode == 2
     assert expected in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
 
 
-def test_file_name_starting_with_a_bracket_is_a_file(files: Path) -> None:
+def test_file_name_starting_with_a_bracket_is_a_file(files: Path, cli) -> None:
     (files / "[ok].json").write_text(json.dumps(VALID))
-    result = _run("validate", "[ok].json", cwd=files)
+    result = cli("validate", "[ok].json", cwd=files)
     assert result.returncode == 0, result.stderr
     assert "[ok].json: valid ATIF-v1.7 (2 steps, 0 subagents)" in result.stdout
 
 
-def test_normative_violation_and_unknown_field_are_reported(files: Path) -> None:
-    result = _run("validate", "good.json", "dangling.json", cwd=files)
+def test_normative_violation_and_unknown_field_are_reported(files: Path, cli) -> None:
+    result = cli("validate", "good.json", "dangling.json", cwd=files)
     assert result.returncode == 2
     assert (
         "dangling.json: $.steps[1].observation.results[0].source_call_id: N2 'c9' joins no "
@@ -105,8 +94,8 @@ def test_normative_violation_and_unknown_field_are_reported(files: Path) -> None
     assert "1 of 2 files valid" in result.stderr
 
 
-def test_usage_error_exits_2(files: Path) -> None:
-    result = _run("validate", cwd=files)
+def test_usage_error_exits_2(files: Path, cli) -> None:
+    result = cli("validate", cwd=files)
     assert result.returncode == 2
     assert "usage: trajguard validate" in result.stderr
 
@@ -126,8 +115,8 @@ def test_console_script_is_installed(files: Path) -> None:
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_a_suite_file_is_validated_without_running_it(tmp_path: Path) -> None:
-    result = _run("validate", str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
+def test_a_suite_file_is_validated_without_running_it(tmp_path: Path, cli) -> None:
+    result = cli("validate", str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "valid suite demo (4 scenarios, variants: control, no_calculator, weather_bot)" in (
         result.stdout
@@ -135,9 +124,9 @@ def test_a_suite_file_is_validated_without_running_it(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # nothing run, nothing written
 
 
-def test_a_bad_suite_exits_2_with_its_line_and_no_traceback(tmp_path: Path) -> None:
+def test_a_bad_suite_exits_2_with_its_line_and_no_traceback(tmp_path: Path, cli) -> None:
     bad = REPO / "tests" / "suite" / "bad_suites" / "duplicate_key.yaml"
-    result = _run("validate", str(bad), str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
+    result = cli("validate", str(bad), str(REPO / "suites" / "demo.yaml"), cwd=tmp_path)
     assert result.returncode == 2
     assert "duplicate_key.yaml:6" in result.stderr
     assert "duplicate key 'input' (first on line 5)" in result.stderr
@@ -145,7 +134,7 @@ def test_a_bad_suite_exits_2_with_its_line_and_no_traceback(tmp_path: Path) -> N
     assert "1 of 2 files valid" in result.stderr
 
 
-def test_a_suite_may_import_modules_next_to_it_as_run_does(tmp_path: Path) -> None:
+def test_a_suite_may_import_modules_next_to_it_as_run_does(tmp_path: Path, cli) -> None:
     suite_dir, elsewhere = tmp_path / "suite", tmp_path / "elsewhere"
     suite_dir.mkdir()
     elsewhere.mkdir()
@@ -157,9 +146,9 @@ def test_a_suite_may_import_modules_next_to_it_as_run_does(tmp_path: Path) -> No
         "    agent: {kind: builtin, tools: [tg_validate_tools:add]}\n"
     )
     suite = str(suite_dir / "suite.yaml")
-    dry = _run("run", suite, "--dry-run", cwd=elsewhere)
+    dry = cli("run", suite, "--dry-run", cwd=elsewhere)
     assert dry.returncode == 0, dry.stderr
-    result = _run("validate", suite, cwd=elsewhere)
+    result = cli("validate", suite, cwd=elsewhere)
     assert result.returncode == 0, result.stderr
     assert "valid suite local (1 scenarios, variants: none)" in result.stdout
 
@@ -172,10 +161,10 @@ def test_a_suite_may_import_modules_next_to_it_as_run_does(tmp_path: Path) -> No
     ],
 )
 def test_a_pathological_suite_exits_2_without_a_traceback(
-    tmp_path: Path, text: str, expected: str
+    tmp_path: Path, text: str, expected: str, cli
 ) -> None:
     (tmp_path / "bad.yaml").write_text(text)
-    result = _run("validate", "bad.yaml", cwd=tmp_path)
+    result = cli("validate", "bad.yaml", cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert expected in result.stderr
     assert "Traceback" not in result.stderr + result.stdout

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from trajguard import __version__
-from trajguard.cli import ab, baseline, compare, nightly, plan, run, show, validate
+from trajguard.cli import ab, baseline, compare, docs, nightly, plan, run, show, validate
 from trajguard.errors import BatchInterrupted, TrajguardError
 
-_COMMANDS = (run, compare, nightly, ab, plan, show, baseline, validate)
+_COMMANDS = (run, compare, nightly, ab, plan, show, baseline, validate, docs)
 
 
 def build_parser() -> argparse.ArgumentParser:

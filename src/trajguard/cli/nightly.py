@@ -28,7 +28,7 @@ def register(commands: Any) -> None:
         "regression",
         description="The nightly job: run the suite's base variant, compare it with "
         "baselines/<suite>/, write reports/<date>/report.md (and the run set beside it). "
-        "Exit codes as compare. The method: docs/statistics.md.",
+        "Exit codes as compare. The method: `trajguard docs statistics` (docs/statistics.md).",
     )
     add_batch_arguments(parser)
     parser.add_argument(

@@ -2,7 +2,7 @@
 
 The gating metrics of a whole report form one family (Holm at ``alpha``), the diagnostic ones
 another (Benjamini-Hochberg at ``q``); improvements are a family of their own, so the exit code's
-false-alarm rate is that of the regression family alone. Verdicts (docs/statistics.md):
+false-alarm rate is that of the regression family alone. Verdicts (docs/statistics.md §2):
 
 * regressed: harmful p (adjusted) at or below the level and the estimate outside the tolerance;
   inside it, changed within tolerance.

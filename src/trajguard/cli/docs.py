@@ -1,0 +1,33 @@
+"""``trajguard docs [NAME]``: print a document shipped with trajguard (its method, its design)."""
+
+from __future__ import annotations
+
+import argparse
+from importlib import resources
+from typing import Any
+
+DOCS = {
+    "statistics": "how trajguard decides that behaviour changed: tests, verdicts, calibration",
+    "architecture": "the packages, their layers, the data flow, where each kind of change goes",
+}
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "docs",
+        help="print a document shipped with trajguard (statistics, architecture)",
+        description="Print docs/<NAME>.md as shipped with this installation. "
+        + "; ".join(f"{name}: {what}" for name, what in DOCS.items())
+        + ".",
+    )
+    parser.add_argument("name", nargs="?", choices=sorted(DOCS), help="which document")
+    parser.set_defaults(handler=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.name is None:
+        for name, what in DOCS.items():
+            print(f"trajguard docs {name:<13} {what}")
+        return 0
+    print(resources.files("trajguard").joinpath("docs", f"{args.name}.md").read_text("utf-8"))
+    return 0

@@ -128,8 +128,8 @@ def _plots(comparison: Comparison, *, all_plots: bool) -> dict[str, str]:
     import tempfile
     from pathlib import Path
 
-    from trajguard.report import write_plots
     from trajguard.pipeline import plotted_scenarios
+    from trajguard.report import write_plots
 
     with tempfile.TemporaryDirectory() as folder:
         return write_plots(

@@ -149,8 +149,9 @@ def evaluate_shift(
             identical=True,
             notes=(f"identical: every run has {label} {b[0]:g} in both batches",),
         )
-    # The textbook method uses the t approximation from 10 runs; measured on A/A nights with tie-heavy
-    # step counts (N=20) it gave p <= .001 three times too often, which BH's first steps see.
+    # The textbook method uses the t approximation from 10 runs; measured on A/A nights with
+    # tie-heavy step counts (N=20) it gave p <= .001 three times too often, which BH's first
+    # steps see.
     # The permutation distribution of the same statistic is exact at every N.
     tested = _location(b, c, True, rng, resampling, _NEVER)
     ci, tost = rank_equivalence(c, b, margin, alpha)

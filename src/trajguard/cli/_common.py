@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import shlex
 import sys
 from contextlib import AbstractContextManager
@@ -92,8 +93,9 @@ def quiet_litellm() -> None:
     """Turn off litellm's "Give Feedback / Get Help" banner, printed on every provider error and
     retry (errors are recorded in the rows). This is the command line's own process, so the
     setting is ours to choose; the library itself never touches litellm's globals."""
-    import litellm  # trajguard.capture.llm, imported by the batch, sets the price-map variable
+    import trajguard.capture.llm  # noqa: F401 - sets litellm's offline price map before its import
 
+    litellm: Any = importlib.import_module("litellm")
     litellm.suppress_debug_info = True
 
 

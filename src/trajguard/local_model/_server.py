@@ -17,36 +17,34 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from collections.abc import Iterator
 from pathlib import Path
-from queue import SimpleQueue
 from typing import TypeVar
 
 from trajguard.errors import ModelUnavailable
 from trajguard.local_model._constants import (
     INSTALL_HINT,
-    LOG_DIR_ENV,
     LOG_DIR_PREFIX,
     LOG_TAIL_CHARS,
-    PR_SET_PDEATHSIG,
     SERVED_MODEL_NAME,
 )
 from trajguard.local_model._gguf import find_gguf
+from trajguard.local_model._process import (
+    SpawnerThread,
+    answers,
+    child_env,
+    die_with_parent_hook,
+    free_port,
+    terminate,
+)
 
 __all__ = [
     "LocalModelServer",
@@ -59,70 +57,7 @@ __all__ = [
 _T = TypeVar("_T")
 
 
-def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
-def _die_with_parent_hook() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the child receive SIGTERM when its parent dies (Linux only).
-
-    The libc function is resolved here, in the parent, so the child only makes the syscall.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    libc_name = ctypes.util.find_library("c")
-    try:
-        prctl = ctypes.CDLL(libc_name, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent_pid = os.getpid()
-
-    def hook() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        # The parent may have died between fork() and prctl(): then no signal will ever come.
-        if os.getppid() != parent_pid:
-            os._exit(1)
-
-    return hook
-
-
-class _SpawnerThread:
-    """A daemon thread that lives as long as the process and forks the server.
-
-    ``PR_SET_PDEATHSIG`` fires when the *thread* that forked the child exits, not the process.
-    A server forked from a worker of ``asyncio.to_thread`` would be killed when
-    ``asyncio.run()`` shuts its executor down; forking from this thread ties the server's
-    life to the process instead.
-    """
-
-    def __init__(self) -> None:
-        self._jobs: SimpleQueue[tuple[Callable[[], object], Future[object]]] = SimpleQueue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def run(self, job: Callable[[], _T]) -> _T:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._loop, name="trajguard-local-model", daemon=True
-                )
-                self._thread.start()
-        future: Future[object] = Future()
-        self._jobs.put((job, future))
-        return future.result()  # type: ignore[return-value]
-
-    def _loop(self) -> None:
-        while True:
-            job, future = self._jobs.get()
-            try:
-                future.set_result(job())
-            except BaseException as exc:  # handed to the caller, not swallowed
-                future.set_exception(exc)
-
-
-_spawner = _SpawnerThread()
+_spawner = SpawnerThread()
 
 
 class LocalModelServer:
@@ -232,7 +167,7 @@ class LocalModelServer:
             if self.running:
                 return self
             self.stop()  # a dead process from an earlier start: clear it and its log
-            port = _free_port(self.host)
+            port = free_port(self.host)
             argv = self.command(port)
             self._log_dir = Path(tempfile.mkdtemp(prefix=LOG_DIR_PREFIX))
             self._port = port
@@ -251,14 +186,14 @@ class LocalModelServer:
         with self.log_path.open("wb") as log:
             return subprocess.Popen(  # noqa: S603 - fixed argv, no shell
                 argv,
-                env=_child_env(log_dir=self.log_path.parent),
+                env=child_env(log_dir=self.log_path.parent),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 # Own session: the terminal's Ctrl-C reaches trajguard, which then stops the
                 # server itself, instead of killing it under in-flight requests.
                 start_new_session=True,
-                preexec_fn=_die_with_parent_hook(),
+                preexec_fn=die_with_parent_hook(),
             )
 
     def _wait_ready(self) -> None:
@@ -273,7 +208,7 @@ class LocalModelServer:
                     f"\n{self._log_tail()}",
                     hint="see the server log above; reinstall with " + INSTALL_HINT,
                 )
-            if _answers(url):
+            if answers(url):
                 return
             if time.monotonic() > deadline:
                 raise ModelUnavailable(
@@ -300,7 +235,7 @@ class LocalModelServer:
             process, self._process = self._process, None
             # A forked child (multiprocessing) inherits this object, not the server.
             if process is not None and os.getpid() == self._owner_pid:
-                _terminate(process, grace_s=grace_s)
+                terminate(process, grace_s=grace_s)
             atexit.unregister(self.stop)
             if self._log_dir is not None:
                 shutil.rmtree(self._log_dir, ignore_errors=True)
@@ -312,35 +247,6 @@ class LocalModelServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-
-
-def _child_env(*, log_dir: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env[LOG_DIR_ENV] = str(log_dir)
-    # The child runs ``-m trajguard.local_model``: make that importable even when trajguard
-    # was put on sys.path by hand rather than installed.
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-    return env
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2.0) as response:  # noqa: S310 - http only
-            return bool(response.status == 200)
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return False
-
-
-def _terminate(process: subprocess.Popen[bytes], *, grace_s: float) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 _server: LocalModelServer | None = None

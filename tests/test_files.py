@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from trajguard import _files
 from trajguard._files import default_mode
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from trajguard.core.normalize import normalize
 from trajguard.errors import GoldenError
 from trajguard.golden import check_golden, golden_text

@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
 from trajguard.errors import MissingExtra, ModelUnavailable
 from trajguard.local_model import (
     MODEL_STRING,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from trajguard.atif import load_trajectory
 from trajguard.normative import Violation, check_normative
 

@@ -114,7 +114,7 @@ def write_golden(path: Path, normalized: Mapping[str, Any]) -> None:
         raise GoldenError(f"cannot write golden file: {exc}", file=path) from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GoldenResult:
     """The outcome of checking (or updating) one golden file."""
 
@@ -177,19 +177,19 @@ def check_golden(
     if data is None:
         if update:
             write_golden(path, current)
-            return GoldenResult("created", path)
-        return GoldenResult("missing", path)
+            return GoldenResult(status="created", path=path)
+        return GoldenResult(status="missing", path=path)
     try:
         expected, expected_shape = _expected(_parse(data, path), path)
     except _InvalidGolden as error:
         if not update:
             raise
         write_golden(path, current)
-        return GoldenResult("updated", path, replaced_error=error.message)
+        return GoldenResult(status="updated", path=path, replaced_error=error.message)
     recorded, running = expected.get("schema_version"), current.get("schema_version")
     if recorded != running and not update:
         return GoldenResult(
-            "schema_mismatch", path, recorded_version=recorded, running_version=running
+            status="schema_mismatch", path=path, recorded_version=recorded, running_version=running
         )
     deltas = tuple(
         diff(
@@ -201,14 +201,14 @@ def check_golden(
     )
     if update:
         if not deltas and recorded == running:
-            return GoldenResult("match", path)
+            return GoldenResult(status="match", path=path)
         write_golden(path, current)
-        return GoldenResult("updated", path, deltas=deltas)
+        return GoldenResult(status="updated", path=path, deltas=deltas)
     if not deltas:
-        return GoldenResult("match", path)
+        return GoldenResult(status="match", path=path)
     return GoldenResult(
-        "mismatch",
-        path,
+        status="mismatch",
+        path=path,
         deltas=deltas,
         text_diff=render_diff(expected, current, golden_name=f"golden/{path.name}"),
     )

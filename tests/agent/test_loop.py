@@ -7,6 +7,7 @@ import copy
 import json
 
 import pytest
+
 from trajguard.agent import AgentConfig, ReferenceAgent, derive_seed
 from trajguard.agent.actions import action_schema, final_text, parse_action
 from trajguard.agent.tools import tool

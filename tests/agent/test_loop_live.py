@@ -8,6 +8,7 @@ trajectory is valid ATIF (N1 to N9).
 from __future__ import annotations
 
 import pytest
+
 from trajguard.agent import AgentConfig, ReferenceAgent
 from trajguard.normative import check_normative
 

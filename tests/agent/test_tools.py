@@ -6,9 +6,9 @@ import asyncio
 import threading
 from typing import Annotated, Literal
 
+import pytest
 from pydantic import BaseModel, Field
 
-import pytest
 from trajguard.agent.tools import Tool, ToolArgumentError, format_result, tool
 
 

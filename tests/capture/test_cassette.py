@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from trajguard.capture.cassette import (
     REDACTED,
     UNSTORED_PARAMS,

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
 from trajguard.capture import llm
 from trajguard.capture.llm import LiteLLMModel, backoff_delay
 from trajguard.capture.types import ChatModel, LLMResponse, ToolCallRequest

@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from trajguard.atif import ATIF_VERSION, ToolCall, load_trajectory, trajectory_to_dict
 from trajguard.capture.recorder import TrajectoryRecorder, recording, utc_timestamp
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage

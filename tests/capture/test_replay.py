@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from trajguard.capture.cassette import (
     REDACTED,
     Cassette,

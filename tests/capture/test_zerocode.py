@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
 from trajguard.atif import Trajectory, trajectory_to_dict
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.zerocode import capture_litellm

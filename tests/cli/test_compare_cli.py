@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-
 import pytest
+
 from trajguard import store
 
 

@@ -11,8 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pandas as pd
-
 import pytest
+
 import trajguard
 from trajguard import check_normative, load_trajectory, shape, store
 from trajguard.suite import load_suite

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from trajguard import pipeline, store
 from trajguard.run import BatchOptions
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from trajguard import store
 from trajguard.cli import main
 from trajguard.compare import Decision, LookRecord, SequentialOutcome, Stop

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from trajguard import store
 from trajguard.cli import main
 from trajguard.cli._progress import BatchProgress

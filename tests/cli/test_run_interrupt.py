@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from trajguard import store
 
 TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy import stats
 
-import pytest
 from trajguard.compare import Answer, CompareConfig, compare_ab
 from trajguard.errors import StoreError
 

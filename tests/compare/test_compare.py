@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import tost_proportions_2indep
 
-import pytest
 from trajguard.compare import CompareConfig, Comparison, Verdict, compare_runsets
 from trajguard.errors import StoreError
 from trajguard.outcome import classify

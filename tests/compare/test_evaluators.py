@@ -8,13 +8,13 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy import stats
 from statsmodels.stats.nonparametric import rank_compare_2indep
 from statsmodels.stats.weightstats import ttost_ind
 
-import pytest
 from trajguard import compare as mt
 from trajguard import compare as tm
 from trajguard import stats as st

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
+import pytest
 from scipy import stats
 
-import pytest
 from trajguard.compare import (
     CompareConfig,
     Decision,

@@ -6,6 +6,7 @@ import copy
 import random
 
 import pytest
+
 from trajguard.atif import load_trajectory
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import normalize

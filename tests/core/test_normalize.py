@@ -8,10 +8,10 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import pytest
 from trajguard.atif import load_trajectory
 from trajguard.core.normalize import (
     VOLATILE_KEYS,

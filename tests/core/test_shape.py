@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 
 import pytest
+
 from trajguard.atif import load_trajectory
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import Shape, content_hash, message_text, shape

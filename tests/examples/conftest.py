@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+
 from trajguard.agent import AgentConfig
 from trajguard.examples.demo_tools import calculator, get_weather, lookup_country
 

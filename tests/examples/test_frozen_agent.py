@@ -10,6 +10,7 @@ and no network. If an agent change is intended, re-record and review both diffs:
 from __future__ import annotations
 
 import pytest
+
 from trajguard.agent import ReferenceAgent
 
 

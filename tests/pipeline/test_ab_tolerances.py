@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from trajguard import pipeline
 from trajguard.compare import Verdict
 from trajguard.run import BatchOptions

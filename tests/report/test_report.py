@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy import stats
 
-import pytest
 from trajguard import compare as mt
 from trajguard.compare import CompareConfig, compare_ab, compare_runsets
 from trajguard.report import render_ab_report, render_report

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
 import pytest
+
 from trajguard import store
 from trajguard.agent import derive_seed as call_seed
 from trajguard.atif import load_trajectory

@@ -6,11 +6,11 @@ import itertools
 import warnings
 
 import numpy as np
+import pytest
 from rapidfuzz.distance import Levenshtein
 from scipy import stats
 from statsmodels.stats.nonparametric import rank_compare_2indep
 
-import pytest
 from trajguard import stats as tstats
 from trajguard.stats import _permutation
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from scipy import stats
 from statsmodels.stats.power import TTestIndPower
 
-import pytest
 from trajguard import stats as tstats
 from trajguard.compare import CompareConfig, plan_alphas, plan_assumed, plan_runset
 

@@ -7,11 +7,11 @@ import itertools
 import math
 
 import numpy as np
+import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep, tost_proportions_2indep
 
-import pytest
 from trajguard import stats as st
 
 # scipy maximises over the nuisance parameter with shgo, we use a 257-point grid refined by a

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import stats
 
-import pytest
 from trajguard import stats as sq
 from trajguard import stats as st
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 import pytest
+
 from trajguard import store
 from trajguard.errors import StoreError
 

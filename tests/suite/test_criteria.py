@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import TypeAdapter, ValidationError
 
-import pytest
 from trajguard.core.normalize import normalize
 from trajguard.core.shape import shape
 from trajguard.errors import SuiteError

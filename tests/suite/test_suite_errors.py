@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from trajguard.errors import SuiteError
 from trajguard.suite import load_suite
 

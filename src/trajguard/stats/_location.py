@@ -22,7 +22,7 @@ FloatArray = npt.NDArray[np.float64]
 _BIG = 1e12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LocationTest:
     """A closed-form location test of candidate against baseline.
 
@@ -50,7 +50,9 @@ def welch(b: FloatArray, c: FloatArray) -> LocationTest:
     diff = float(c.mean() - b.mean())
     df = (var_b + var_c) ** 2 / (var_b**2 / (len(b) - 1) + var_c**2 / (len(c) - 1))
     t = diff / se
-    return LocationTest(t, df, t_sf(t, df), t_cdf(t, df), diff, se)
+    return LocationTest(
+        statistic=t, df=df, greater=t_sf(t, df), less=t_cdf(t, df), estimate=diff, se=se
+    )
 
 
 def _placements(b: FloatArray, c: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -80,12 +82,19 @@ def brunner_munzel(b: FloatArray, c: FloatArray) -> LocationTest:
     if se == 0:
         # No spread in either arm's placements (e.g. complete separation): no t reference.
         return LocationTest(
-            math.copysign(_BIG, a - 0.5) if a != 0.5 else 0.0, 0.0, 1.0, 1.0, a, 0.0
+            statistic=math.copysign(_BIG, a - 0.5) if a != 0.5 else 0.0,
+            df=0.0,
+            greater=1.0,
+            less=1.0,
+            estimate=a,
+            se=0.0,
         )
     spread = n_b * var_b + n_c * var_c
     df = spread**2 / ((n_b * var_b) ** 2 / (n_b - 1) + (n_c * var_c) ** 2 / (n_c - 1))
     w = (a - 0.5) / se
-    return LocationTest(w, df, t_sf(w, df), t_cdf(w, df), a, se)
+    return LocationTest(
+        statistic=w, df=df, greater=t_sf(w, df), less=t_cdf(w, df), estimate=a, se=se
+    )
 
 
 def prob_superiority(b: FloatArray, c: FloatArray) -> float:

@@ -38,7 +38,7 @@ _BIG = 1e12
 _CHUNK_ROWS = 4096
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PermutationResult:
     """A permutation test's outcome.
 

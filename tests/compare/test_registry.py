@@ -1,0 +1,76 @@
+"""The metric and tolerance tables: one entry per metric, read by every consumer."""
+
+from __future__ import annotations
+
+import pytest
+
+from trajguard.compare import (
+    DEFAULT_GATING,
+    METRIC_NAMES,
+    METRICS,
+    TOLERANCES,
+    CompareConfig,
+    Summary,
+    metric,
+    tolerance,
+)
+from trajguard.errors import TrajguardError
+
+
+def test_every_metric_is_described_once_and_completely() -> None:
+    assert len(set(METRIC_NAMES)) == len(METRICS) == 8
+    assert len({m.label for m in METRICS}) == len(METRICS)
+    assert {"pass_rate", "crash_rate"} == DEFAULT_GATING
+    for m in METRICS:
+        assert callable(m.evaluate)
+        assert m.tolerance is None or tolerance(m.tolerance).name == m.tolerance
+    # The order seeds the permutation tests: appending keeps every report reproducible.
+    assert METRIC_NAMES[:3] == ("pass_rate", "crash_rate", "step_count")
+
+
+@pytest.mark.parametrize(
+    ("name", "estimate", "ci", "cells"),
+    [
+        ("pass_rate", -0.25, (-0.4, -0.1), ("Δ -25 pts", "[-40, -10]")),
+        ("step_count", 0.62, (0.5, 0.7), ("A = 0.62", "[0.5, 0.7]")),
+        ("prompt_tokens", 1.2, None, ("×1.20", "—")),
+        ("tool_multiset", 0.3, None, ("V = 0.30", "—")),
+        ("tool_sequence", 0.1, None, ("Δd = 0.10", "—")),
+        ("latency", None, None, ("—", "—")),
+    ],
+)
+def test_effects_are_formatted_from_the_registry(name, estimate, ci, cells) -> None:
+    assert metric(name).format_effect(estimate, ci) == cells
+
+
+def test_sides_values_and_plan_cells() -> None:
+    assert metric("pass_rate").format_side(Summary(n=20, mean=0.35)) == "35% (n=20)"
+    assert metric("latency").format_side(Summary(n=5, geometric_mean=1.5)) == "gmean 1.5 (n=5)"
+    assert metric("step_count").format_side(Summary(n=4, median=6.0)) == "median 6 (n=4)"
+    assert metric("tool_sequence").format_side(Summary(n=0)) == "no runs"
+    assert metric("latency").heading == "latency (s)"
+    assert metric("pass_rate").format_detectable(0.35) == "35 pts"
+    assert metric("prompt_tokens").format_detectable(1.31) == "×1.31"
+    assert metric("step_count").format_plan_baseline(0.5) == "A = 0.50"
+    assert metric("crash_rate").format_difference(-0.05) == "-5 pts"
+    assert metric("pass_rate").no_worse(0.0) and not metric("crash_rate").no_worse(0.01)
+
+
+def test_tolerances_accept_their_aliases_and_check_their_ranges() -> None:
+    config = CompareConfig(tolerances={"tokens": 1.3, "step_count": 0.2})
+    assert config.tolerance("ratio") == config.tolerance("latency") == 1.3
+    assert config.tolerance("steps") == 0.2
+    assert (
+        config.tolerance("pass_rate")
+        == next(t for t in TOLERANCES if t.name == "pass_rate").default
+    )
+    scoped = CompareConfig(scenario_tolerances={"s": {"pass_rate": 0.4}}).for_scenario("s")
+    assert scoped.tolerance("pass_rate") == 0.4
+    for bad, fragment in (
+        ({"pass_rate": 1.5}, "at most 1"),
+        ({"tokens": 0.9}, "a ratio above 1"),
+        ({"tools": 0.7}, "at most 0.5"),
+        ({"speed": 2.0}, "unknown tolerance 'speed'"),
+    ):
+        with pytest.raises(TrajguardError, match=fragment):
+            CompareConfig(tolerances=bad)

@@ -27,10 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_compare import make_runs, scenario_params
 
-from trajguard import compare as mt
-from trajguard import compare as tm
-from trajguard import stats
-from trajguard import stats as sq
+from trajguard import compare
 from trajguard import stats as st
 from trajguard.compare import CompareConfig, compare_runsets
 
@@ -81,13 +78,13 @@ def aa_nights(nights: int, scenarios: int, runs: int, seed: int, diagnostic: boo
 
 def per_test_type_one(sims: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    res = mt.Resampling()
+    res = compare.Resampling()
     print(
         f"Type I error of each test path on its own (one-sided harm, alpha .05, {sims} A/A "
         "pairs; Monte Carlo SE ~.005)"
     )
     for p in (0.5, 0.8, 0.95):
-        exact = stats.power_rates(p, p, 20, 20, alpha=0.05)
+        exact = st.power_rates(p, p, 20, 20, alpha=0.05)
         print(f"  pass rate, Boschloo, N=20, p={p}: exact size {exact:.4f}")
 
     def steps(n: int) -> np.ndarray:
@@ -106,13 +103,13 @@ def per_test_type_one(sims: int, seed: int) -> None:
         return [{t: s.count(t) for t in set(s)} for s in rows]
 
     paths = {
-        "steps, N=5 (exact BM permutation)": lambda r: mt.evaluate_shift(
+        "steps, N=5 (exact BM permutation)": lambda r: compare.evaluate_shift(
             steps(5), steps(5), margin=0.1, alpha=0.05, rng=r, resampling=res, label="s"
         ),
-        "steps, N=20 (BM permutation, ties)": lambda r: mt.evaluate_shift(
+        "steps, N=20 (BM permutation, ties)": lambda r: compare.evaluate_shift(
             steps(20), steps(20), margin=0.1, alpha=0.05, rng=r, resampling=res, label="s"
         ),
-        "tokens, N=10 (Welch permutation)": lambda r: mt.evaluate_ratio(
+        "tokens, N=10 (Welch permutation)": lambda r: compare.evaluate_ratio(
             tokens(10),
             tokens(10),
             ratio_margin=1.15,
@@ -122,7 +119,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
             resampling=res,
             label="t",
         ),
-        "tokens, N=30 (Welch t on logs)": lambda r: mt.evaluate_ratio(
+        "tokens, N=30 (Welch t on logs)": lambda r: compare.evaluate_ratio(
             tokens(30),
             tokens(30),
             ratio_margin=1.15,
@@ -132,10 +129,10 @@ def per_test_type_one(sims: int, seed: int) -> None:
             resampling=res,
             label="t",
         ),
-        "tool multiset, N=20 (G permutation)": lambda r: tm.evaluate_tools(
+        "tool multiset, N=20 (G permutation)": lambda r: compare.evaluate_tools(
             counts(seqs(20)), counts(seqs(20)), margin=0.1, alpha=0.05, rng=r, resampling=res
         ),
-        "tool order, N=20 (distance permutation)": lambda r: tm.evaluate_sequences(
+        "tool order, N=20 (distance permutation)": lambda r: compare.evaluate_sequences(
             seqs(20), seqs(20), rng=r, resampling=res
         ),
     }
@@ -149,10 +146,12 @@ def per_test_type_one(sims: int, seed: int) -> None:
     for i in range(sims):
         b, c = counts(seqs(20)), counts(seqs(20, calls=5.0))
         r = np.random.default_rng([seed, sims + i])
-        new += tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=r, resampling=res).harm <= 0.05
+        new += (
+            compare.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=r, resampling=res).harm <= 0.05
+        )
         names = sorted({t for row in (*b, *c) for t in row})
         table = np.array([[row.get(t, 0) for t in names] for row in (*b, *c)], float)
-        alone = stats.permutation_test(stats.g_statistic(table), 20, 20, rng=r)
+        alone = st.permutation_test(st.g_statistic(table), 20, 20, rng=r)
         old += alone.greater <= 0.05
     print(
         "  tool multiset, N=20, calls per run 1+Poisson(2) -> 1+Poisson(5), same mix: power "
@@ -175,7 +174,7 @@ def power_table(sims: int, seed: int) -> None:
             x_b, x_c = rng.binomial(n, p_b, sims), rng.binomial(n, p_c, sims)
             table = st.boschloo_pvalues(n, n, "greater")
             simulated = float(np.mean(table[x_b, x_c] <= 0.05))
-            exact = stats.power_rates(p_b, p_c, n, n, alpha=0.05)
+            exact = st.power_rates(p_b, p_c, n, n, alpha=0.05)
             worst = max(worst, abs(simulated - 0.8), abs(exact - 0.8))
             cells.append(f"{simulated:.3f}/{exact:.3f}".ljust(13))
         print(f"  {n:>5} | " + " | ".join(cells))
@@ -211,26 +210,26 @@ def _sequential_once(
         p = st.boschloo_pvalue(x_b, n_b, x_c, n_c, "greater")
         later = list(schedule[look + 1 :])
         can = (
-            sq.rate_can_still_regress(
+            st.rate_can_still_regress(
                 x_b, n_b, x_c, n_c, later_n_c=later, later_thresholds=th[look + 1 :]
             )
             if later
             else True
         )
-        action = sq.sequential_decision(
+        action = st.sequential_decision(
             look, p, thresholds=th, candidate_no_worse=x_c * n_b >= x_b * n_c, can_still_regress=can
         )
-        if action is not sq.Action.CONTINUE:
-            return action is sq.Action.STOP_REGRESSED, n_c
+        if action is not st.Action.CONTINUE:
+            return action is st.Action.STOP_REGRESSED, n_c
     return False, schedule[-1]
 
 
 def sequential(sims: int, seed: int) -> None:
     n_b, schedule, alpha = 30, (10, 20, 30), 0.05
     fixed_size = max(
-        stats.power_rates(p, p, n_b, 30, alpha=alpha) for p in np.linspace(0.0025, 0.9975, 399)
+        st.power_rates(p, p, n_b, 30, alpha=alpha) for p in np.linspace(0.0025, 0.9975, 399)
     )
-    fixed_power = stats.power_rates(0.9, 0.6, n_b, 30, alpha=alpha)
+    fixed_power = st.power_rates(0.9, 0.6, n_b, 30, alpha=alpha)
     print(
         f"Sequential, one scenario: baseline {n_b} runs at 90%, candidate <= 30 in batches of "
         f"10, Boschloo one-sided alpha {alpha}, futility + curtailment (exact enumeration)"
@@ -240,12 +239,12 @@ def sequential(sims: int, seed: int) -> None:
         f"{fixed_size:.4f}"
     )
     grid = np.linspace(0.0025, 0.9975, 399)
-    methods = {m: sq.obf_thresholds(alpha, 3, method=m) for m in ("bonferroni", "canonical")}
-    methods["calibrated (default)"] = sq.rate_thresholds(alpha, n_b, schedule)
+    methods = {m: st.obf_thresholds(alpha, 3, method=m) for m in ("bonferroni", "canonical")}
+    methods["calibrated (default)"] = st.rate_thresholds(alpha, n_b, schedule)
     for name, th in methods.items():
-        quiet, quiet_runs = sq.rate_stopping(n_b, schedule, th, [0.9])
-        hit, hit_runs = sq.rate_stopping(n_b, schedule, th, [0.9], [0.6])
-        size = sq.rate_stopping(n_b, schedule, th, grid, futility=False)[0].max()
+        quiet, quiet_runs = st.rate_stopping(n_b, schedule, th, [0.9])
+        hit, hit_runs = st.rate_stopping(n_b, schedule, th, [0.9], [0.6])
+        size = st.rate_stopping(n_b, schedule, th, grid, futility=False)[0].max()
         print(f"  {name:<21} thresholds {[round(t, 4) for t in th]}")
         print(
             f"    quiet: stops regressed {quiet[0]:.4f}, average runs {quiet_runs[0]:.1f} "
@@ -271,7 +270,7 @@ def sequential_nights(nights: int, seed: int, scenarios: int = 20) -> None:
     """Whole nights: pass and crash rates of every scenario, Bonferroni across the night."""
     n_b, schedule, alpha = 30, (10, 20, 30), 0.05
     m = 2 * scenarios
-    th = sq.rate_thresholds(alpha / m, n_b, schedule)
+    th = st.rate_thresholds(alpha / m, n_b, schedule)
     rng = np.random.default_rng(seed)
     print(
         f"Sequential nights: {scenarios} scenarios x (pass, crash), baseline {n_b}, candidate "
@@ -305,7 +304,7 @@ def sequential_nights(nights: int, seed: int, scenarios: int = 20) -> None:
                         if done[i]:
                             continue
                         p = st.boschloo_pvalue(int(xb), n_b, int(xc), n_c, side)
-                        can = later and sq.rate_can_still_regress(
+                        can = later and st.rate_can_still_regress(
                             int(xb),
                             n_b,
                             int(xc),
@@ -314,18 +313,18 @@ def sequential_nights(nights: int, seed: int, scenarios: int = 20) -> None:
                             later_thresholds=th[look + 1 :],
                             higher_is_better=(i == 0),
                         )
-                        action = sq.sequential_decision(
+                        action = st.sequential_decision(
                             look,
                             p,
                             thresholds=th,
                             candidate_no_worse=bool(better),
                             can_still_regress=bool(can),
                         )
-                        if action is sq.Action.STOP_REGRESSED:
+                        if action is st.Action.STOP_REGRESSED:
                             night_alarm = True
                             detected += s == 0 and i == 0
                             done = [True, True]
-                        elif action is sq.Action.STOP_NO_REGRESSION:
+                        elif action is st.Action.STOP_NO_REGRESSION:
                             done[i] = True
                     if all(done):
                         used += n_c

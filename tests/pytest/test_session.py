@@ -113,3 +113,10 @@ def test_xdist_two_tests_sharing_a_golden_fail_the_run(project):
     out = result.stdout.str()
     # On one worker the second test fails at once; on two, the controller fails the run.
     assert "golden/test_agent/test_x.json" in out.replace(str(project.path) + "/", "")
+
+
+def test_goldens_and_cassettes_in_one_directory_are_refused(project):
+    write(project, golden_test("test_one"))
+    result = project.runpytest("--golden-dir", "cassettes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*goldens and cassettes would share the directory 'cassettes'*"])

@@ -59,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
     console = Console(width=max(Console().width, 140))
     view = pipeline.show(args.target, top=args.top)
     if not isinstance(view, pipeline.RunSetView):
-        console.print(escape(str(view)))
+        console.print(view)  # a Shape, pretty-printed (markup applies only to strings)
         return 0
     manifest = view.runset.manifest
     console.print(

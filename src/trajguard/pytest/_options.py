@@ -208,13 +208,21 @@ def read_settings(config: pytest.Config) -> Settings:
         _check_pattern(pattern)
     option = config.getoption("trajguard_golden_dir")
     golden_dir = str(option if option is not None else config.getini("trajguard_golden_dir"))
+    cassette_dir = str(config.getini("trajguard_cassette_dir"))
+    if golden_dir == cassette_dir:
+        raise pytest.UsageError(
+            f"trajguard: goldens and cassettes would share the directory {golden_dir!r} (a "
+            "test's golden and its cassette have the same file name); give them different "
+            "directories (--golden-dir, or the ini options trajguard_golden_dir and "
+            "trajguard_cassette_dir)"
+        )
     return Settings(
         golden_update=bool(config.getoption("trajguard_golden_update")),
         golden_dir=golden_dir,
         golden_dir_given=_golden_dir_given(config),
         report_unused=bool(config.getoption("trajguard_golden_unused")),
         record_mode=mode,
-        cassette_dir=str(config.getini("trajguard_cassette_dir")),
+        cassette_dir=cassette_dir,
         redact=patterns,
         carried=_carried_options(config, golden_dir),
     )

@@ -1,47 +1,35 @@
-"""ATIF (Agent Trajectory Interchange Format) v1.0 to v1.7 as pydantic models.
+"""Reading and writing ATIF documents: JSON in, models out, and back.
 
-Reading accepts every v1.x release up to v1.7; writing always produces ``ATIF-v1.7``. Fields the
-schema does not know are kept (``extra="allow"``) and listed by :func:`unknown_fields`, so loading
-never drops anything silently. The structural schema lives here; the normative rules N1 to N9
-that it cannot express live in :mod:`trajguard.normative`.
+Reading accepts every release from v1.0 to v1.8 and checks the structure; writing always produces
+the current version (:data:`~trajguard.atif.ATIF_VERSION`). Fields the schema does not define are
+kept, listed by :func:`unknown_fields`, and announced by one :class:`UnknownFieldsWarning` per
+loaded document: Harbor refuses them ("custom data goes in ``extra``"), so they are worth
+knowing about, but dropping them silently would lose the producer's data.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ValidationError
 
+from trajguard.atif._models import ATIF_VERSION, SUPPORTED_VERSIONS, Trajectory
 from trajguard.errors import InvalidTrajectory, UnsupportedSchemaVersion
 
 __all__ = [
-    "ATIF_VERSION",
     "MAX_NESTING",
-    "SUPPORTED_VERSIONS",
-    "Agent",
-    "ContentPart",
-    "FinalMetrics",
-    "ImagePart",
-    "Metrics",
-    "Observation",
-    "ObservationResult",
-    "Step",
-    "SubagentRef",
-    "TextPart",
-    "ToolCall",
-    "Trajectory",
+    "UnknownFieldsWarning",
     "dump_trajectory",
     "load_trajectory",
     "trajectory_to_dict",
     "unknown_fields",
 ]
 
-ATIF_VERSION = "ATIF-v1.7"
-SUPPORTED_VERSIONS = tuple(f"ATIF-v1.{minor}" for minor in range(8))
 MAX_NESTING = 200
 """Deepest JSON nesting (objects and arrays) a trajectory may have.
 
@@ -49,151 +37,15 @@ pydantic stops serialising at about 255 levels, so a deeper document would load 
 normalize and shape; it is rejected when loaded instead, with the JSON path where it gets too deep.
 """
 _PATH_SHOWN = 12  # segments of a too-deep path shown before "...": the rest repeats
+_UNKNOWN_SHOWN = 3  # unknown-field paths named in the warning; validate lists them all
 _VERSION_RE = re.compile(r"^ATIF-v(\d+)\.(\d+)$")
+# pydantic names the branch of a union it tried ("str", "list[tagged-union[...]]",
+# "function-after[...]"); those labels are not keys of the document.
+_UNION_LABEL = re.compile(r"^(str|int|float|bool|none|[a-z-]+\[.*\])$")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-
-class TextPart(_Model):
-    """A text content part (v1.6+)."""
-
-    type: Literal["text"]
-    text: str
-
-
-class ImageSource(_Model):
-    """Where an image content part's bytes live."""
-
-    media_type: str
-    path: str
-
-
-class ImagePart(_Model):
-    """An image content part (v1.6+)."""
-
-    type: Literal["image"]
-    source: ImageSource
-
-
-ContentPart = Annotated[TextPart | ImagePart, Field(discriminator="type")]
-Content = str | list[ContentPart]
-
-
-class ToolCall(_Model):
-    """One tool call of an agent step."""
-
-    tool_call_id: str
-    """Joins the observation result that answers this call (rule N2)."""
-    function_name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    """The call's arguments as a JSON object (may be empty)."""
-    extra: dict[str, Any] | None = None
-
-
-class SubagentRef(_Model):
-    """A pointer from an observation to a subagent trajectory."""
-
-    trajectory_id: str | None = None
-    """Resolves to an embedded trajectory of an ancestor (rule N9)."""
-    trajectory_path: str | None = None
-    session_id: str | None = None
-    extra: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _needs_a_target(self) -> SubagentRef:
-        if self.trajectory_id is None and self.trajectory_path is None:
-            raise ValueError("a subagent_trajectory_ref needs trajectory_id or trajectory_path")
-        return self
-
-
-class ObservationResult(_Model):
-    """The result of one tool call (or a subagent run)."""
-
-    source_call_id: str | None = None
-    """The tool_call_id this result answers, in the same step (rule N2)."""
-    content: Content | None = None
-    subagent_trajectory_ref: list[SubagentRef] | None = None
-    extra: dict[str, Any] | None = None
-
-
-class Observation(_Model):
-    """The results of a step's tool calls."""
-
-    results: list[ObservationResult] = Field(default_factory=list)
-
-
-class Metrics(_Model):
-    """Token usage and cost of one agent step."""
-
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cached_tokens: int | None = None
-    cost_usd: float | None = None
-    """Volatile: live pricing moves; normalisation removes it."""
-    prompt_token_ids: list[int] | None = None
-    completion_token_ids: list[int] | None = None
-    logprobs: list[Any] | None = None
-    extra: dict[str, Any] | None = None
-
-
-class FinalMetrics(_Model):
-    """Aggregates over the whole run."""
-
-    total_prompt_tokens: int | None = None
-    total_completion_tokens: int | None = None
-    total_cached_tokens: int | None = None
-    total_cost_usd: float | None = None
-    total_steps: int | None = None
-    extra: dict[str, Any] | None = None
-
-
-class Step(_Model):
-    """One step of a trajectory: a system prompt, a user turn, or an agent turn."""
-
-    step_id: int
-    """Sequential from 1 with no gaps (rule N1); some producers write it as a string."""
-    timestamp: str | None = None
-    """ISO 8601 (rule N6). Volatile."""
-    source: Literal["system", "user", "agent"]
-    model_name: str | None = None
-    reasoning_effort: str | float | None = None
-    message: Content | None = None
-    """Required by rule N7 (may be the empty string); checked by the validator."""
-    reasoning_content: str | None = None
-    tool_calls: list[ToolCall] | None = None
-    observation: Observation | None = None
-    metrics: Metrics | None = None
-    llm_call_count: int | None = None
-    """1 for a normal agent step, >1 aggregated, 0 for a deterministic dispatch (rule N5)."""
-    is_copied_context: bool | None = None
-    extra: dict[str, Any] | None = None
-
-
-class Agent(_Model):
-    """The agent that produced the run."""
-
-    name: str
-    version: str
-    model_name: str | None = None
-    tool_definitions: list[dict[str, Any]] | None = None
-    extra: dict[str, Any] | None = None
-
-
-class Trajectory(_Model):
-    """One agent run: the root of an ATIF document, or an embedded subagent run."""
-
-    schema_version: str = ATIF_VERSION
-    session_id: str | None = None
-    trajectory_id: str | None = None
-    agent: Agent
-    steps: list[Step]
-    notes: str | None = None
-    final_metrics: FinalMetrics | None = None
-    continued_trajectory_ref: str | None = None
-    extra: dict[str, Any] | None = None
-    subagent_trajectories: list[Trajectory] | None = None
+class UnknownFieldsWarning(UserWarning):
+    """A loaded trajectory has fields ATIF does not define (kept as they are)."""
 
 
 def _json_path(loc: tuple[int | str, ...]) -> str:
@@ -202,9 +54,9 @@ def _json_path(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             path += f"[{part}]"
-        elif part in {"str", "list[tagged-union[TextPart,ImagePart]]", "function-after"}:
-            # pydantic's union-branch labels are not part of the document; inside a tagged
-            # union the loc also names the discriminator value ("text"), skipped below
+        elif _UNION_LABEL.match(part):
+            # inside a tagged union the next loc part is the discriminator value ("text"),
+            # not a document key either
             tag_next = "tagged-union[" in part
         elif tag_next:
             tag_next = False
@@ -220,7 +72,8 @@ def _check_version(data: Mapping[str, Any], file: str | None) -> None:
             "not an ATIF trajectory: the root object has no schema_version",
             file=file,
             path="$.schema_version",
-            hint='an ATIF file starts with {"schema_version": "ATIF-v1.7", "agent": ..., ...}',
+            hint=f'an ATIF file starts with {{"schema_version": "{ATIF_VERSION}", '
+            '"agent": ..., ...}',
         )
     match = _VERSION_RE.match(version) if isinstance(version, str) else None
     if match is None or version not in SUPPORTED_VERSIONS:
@@ -304,22 +157,8 @@ def _too_deep(file: str | None, path: str) -> InvalidTrajectory:
     )
 
 
-def load_trajectory(
-    source: str | Path | bytes | Mapping[str, Any] | Trajectory,
-) -> Trajectory:
-    """Load an ATIF v1.0 to v1.7 trajectory from a path, a JSON string, bytes or a dict.
-
-    A ``str`` that starts with ``{`` or ``[`` is JSON text; pass a :class:`~pathlib.Path` to
-    read a file whose name starts that way. Unknown fields are kept on the models;
-    :func:`unknown_fields` lists them.
-
-    Raises:
-        InvalidTrajectory: not JSON, not ATIF, nested deeper than :data:`MAX_NESTING`, or a
-            structural error; the message names the file and the JSON path of each problem.
-        UnsupportedSchemaVersion: a schema_version outside v1.0 to v1.7.
-    """
-    if isinstance(source, Trajectory):
-        return source
+def read_document(source: str | Path | bytes | Mapping[str, Any]) -> tuple[Trajectory, str | None]:
+    """The trajectory and the file it came from, without warning about unknown fields."""
     file: str | None = None
     data: Any
     if isinstance(source, Mapping):
@@ -336,17 +175,59 @@ def load_trajectory(
     _check_version(data, file)
     _check_nesting(data, file)
     try:
-        return Trajectory.model_validate(data)
+        return Trajectory.model_validate(data), file
     except ValidationError as exc:
         raise _structural_error(exc, file) from None
 
 
+def load_trajectory(
+    source: str | Path | bytes | Mapping[str, Any] | Trajectory,
+) -> Trajectory:
+    """Load an ATIF v1.0 to v1.8 trajectory from a path, a JSON string, bytes or a dict.
+
+    A ``str`` that starts with ``{`` or ``[`` is JSON text; pass a :class:`~pathlib.Path` to
+    read a file whose name starts that way. Fields ATIF does not define are kept on the models;
+    one :class:`UnknownFieldsWarning` names them (:func:`unknown_fields` lists them all).
+
+    Raises:
+        InvalidTrajectory: not JSON, not ATIF, nested deeper than :data:`MAX_NESTING`, or a
+            structural error; the message names the file and the JSON path of each problem.
+        UnsupportedSchemaVersion: a schema_version outside v1.0 to v1.8.
+    """
+    if isinstance(source, Trajectory):
+        return source
+    trajectory, file = read_document(source)
+    unknown = unknown_fields(trajectory)
+    if unknown:
+        shown = ", ".join(unknown[:_UNKNOWN_SHOWN])
+        more = f" and {len(unknown) - _UNKNOWN_SHOWN} more" if len(unknown) > _UNKNOWN_SHOWN else ""
+        warnings.warn(
+            UnknownFieldsWarning(
+                f"{file or 'trajectory'}: {len(unknown)} field(s) not in ATIF, kept as they are: "
+                f"{shown}{more} (ATIF puts custom data in `extra`; `trajguard validate` "
+                "lists every one)"
+            ),
+            stacklevel=2,
+        )
+    return trajectory
+
+
 def _structural_error(exc: ValidationError, file: str | None) -> InvalidTrajectory:
-    problems = []
+    found = []
     for err in exc.errors(include_url=False):
         got = err.get("input")
         shown = "" if isinstance(got, dict | list) else f" (got {got!r:.60})"
-        problems.append((_json_path(err["loc"]), f"{err['msg']}{shown}"))
+        loc = err["loc"]
+        branch = bool(loc) and isinstance(loc[-1], str) and bool(_UNION_LABEL.match(loc[-1]))
+        found.append((_json_path(loc), branch, f"{err['msg']}{shown}"))
+    paths = [path for path, _, _ in found]
+    # A value that fits no branch of a union fails each one; when one branch got further into
+    # the value (a content part list), its errors say what is wrong and the others do not.
+    problems = [
+        (path, message)
+        for path, branch, message in found
+        if not (branch and any(_below(other, path) for other in paths))
+    ]
     first_path, first_message = problems[0]
     details = [f"also {path}: {message}" for path, message in problems[1:8]]
     if len(problems) > 8:
@@ -356,12 +237,16 @@ def _structural_error(exc: ValidationError, file: str | None) -> InvalidTrajecto
         file=file,
         path=first_path,
         details=details,
-        hint="fix the field(s) above; the format is described in ATIF's RFC (v1.7)",
+        hint=f"fix the field(s) above; the format is described in ATIF's RFC ({ATIF_VERSION})",
     )
 
 
+def _below(path: str, ancestor: str) -> bool:
+    return path.startswith(ancestor) and path[len(ancestor) : len(ancestor) + 1] in (".", "[")
+
+
 def trajectory_to_dict(trajectory: Trajectory) -> dict[str, Any]:
-    """The trajectory as a JSON-ready dict, written as ATIF v1.7.
+    """The trajectory as a JSON-ready dict, written as the current ATIF version.
 
     Fields the producer set (including unknown ones) are kept; unset optional fields are left out.
     """
@@ -377,7 +262,7 @@ def _stamp_version(data: dict[str, Any]) -> None:
 
 
 def dump_trajectory(trajectory: Trajectory, *, indent: int | None = 2) -> str:
-    """The trajectory as ATIF v1.7 JSON text."""
+    """The trajectory as JSON text in the current ATIF version."""
     return json.dumps(trajectory_to_dict(trajectory), indent=indent, ensure_ascii=False)
 
 

@@ -189,6 +189,8 @@ def test_shape_is_a_shape(make_trajectory) -> None:
         ),
         (None, ""),
         ([], ""),
+        # a media part may carry "text": null (the spec only asks a text part for text)
+        ([{"type": "audio", "text": None, "source": {}}, {"type": "text", "text": "c"}], "c"),
     ],
 )
 def test_message_text(message: object, text: str) -> None:

@@ -272,13 +272,15 @@ def unknown_fields(trajectory: Trajectory) -> list[str]:
 
 
 def _walk_unknown(value: Any, path: str) -> Iterator[str]:
+    # Runs on every load (for the warning): only models and lists can hold a model, so only
+    # they are entered; "extra" is producer-specific by design, and its keys are not unknown.
     if isinstance(value, BaseModel):
-        for key in value.model_extra or {}:
+        for key in value.__pydantic_extra__ or {}:
             yield f"{path}.{key}"
-        for name in type(value).model_fields:
-            if name == "extra":
-                continue  # producer-specific by design, not unknown
-            yield from _walk_unknown(getattr(value, name), f"{path}.{name}")
-    elif isinstance(value, list):
+        for name, item in value.__dict__.items():
+            if name != "extra" and isinstance(item, BaseModel | list):
+                yield from _walk_unknown(item, f"{path}.{name}")
+    else:
         for index, item in enumerate(value):
-            yield from _walk_unknown(item, f"{path}[{index}]")
+            if isinstance(item, BaseModel | list):
+                yield from _walk_unknown(item, f"{path}[{index}]")

@@ -76,7 +76,8 @@ def message_text(message: Any) -> str:
     if isinstance(message, str):
         return message
     if isinstance(message, list):
-        return "".join(part.get("text", "") for part in message if isinstance(part, Mapping))
+        texts = (part.get("text") for part in message if isinstance(part, Mapping))
+        return "".join(text for text in texts if isinstance(text, str))
     return ""
 
 

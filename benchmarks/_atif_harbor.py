@@ -290,15 +290,21 @@ def generate(
         if change is not None:
             write(f"mutated-{index:03d}.json", document, f"mutated: {kind}")
             manifest[-1]["detail"] = change
-    for index, text in enumerate(('{"schema_version": "ATIF-v1.8", "agent": ', "[]", "")):
-        (out / f"mutated-raw-{index}.json").write_text(text, encoding="utf-8")
-        manifest.append(
-            {
-                "file": f"mutated-raw-{index}.json",
-                "origin": "mutated: not an object",
-                "version": None,
-            }
-        )
+    valid = json.dumps(bases[0], ensure_ascii=False)
+    raw = [
+        ('{"schema_version": "ATIF-v1.8", "agent": ', "utf-8"),
+        ("[]", "utf-8"),
+        ("", "utf-8"),
+        ("\ufeff" + valid, "utf-8"),  # a byte-order mark
+        (valid[:-1] + ', "notes": "caf\u00e9"}', "latin-1"),  # not UTF-8
+    ]
+    for index, (text, encoding) in enumerate(raw):
+        (out / f"mutated-raw-{index}.json").write_bytes(text.encode(encoding, "replace"))
+        entry = {
+            "file": f"mutated-raw-{index}.json",
+            "origin": "mutated: not a JSON object in UTF-8",
+        }
+        manifest.append({**entry, "version": None})
     return manifest
 
 

@@ -331,6 +331,36 @@ def lax_values(doc: Doc, rng: random.Random, folder: Path) -> str | None:
     return how
 
 
+def edge_values(doc: Doc, rng: random.Random, folder: Path) -> str | None:
+    """Values at the edge of what JSON and pydantic's lax mode accept."""
+    step = rng.choice(steps(doc))
+    edits: dict[str, tuple[str, Any]] = {
+        "step_id true": ("step_id", True),
+        "empty tool_calls": ("tool_calls", []),
+        "empty message list": ("message", []),
+        "tokens 2**70": ("metrics", {"prompt_tokens": 2**70}),
+        "tokens 1000.0": ("metrics", {"prompt_tokens": 1000.0}),
+        "tokens 10.5": ("metrics", {"prompt_tokens": 10.5}),
+        "cost NaN": ("metrics", {"cost_usd": float("nan")}),
+        "timestamp with a space": ("timestamp", "2025-01-01 10:00:00"),
+        "timestamp 24:00": ("timestamp", "2025-01-01T24:00:00"),
+        "timestamp 2023-02-29": ("timestamp", "2023-02-29"),
+        "timestamp lower z": ("timestamp", "2025-01-01T10:00:00z"),
+        "image path empty": (
+            "message",
+            [{"type": "image", "source": {"media_type": "image/png", "path": ""}}],
+        ),
+        "image path a folder": (
+            "message",
+            [{"type": "image", "source": {"media_type": "image/png", "path": "."}}],
+        ),
+    }
+    name = rng.choice(sorted(edits))
+    field, value = edits[name]
+    step[field] = value
+    return f"{name} on a {step['source']} step"
+
+
 MUTATIONS: dict[str, Mutation] = {
     "unknown field": unknown_field,
     "required field dropped": drop_required,
@@ -345,4 +375,5 @@ MUTATIONS: dict[str, Mutation] = {
     "schema_version": versions,
     "totals": totals,
     "lax values": lax_values,
+    "edge values": edge_values,
 }

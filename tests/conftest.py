@@ -310,15 +310,16 @@ def build_minimal(*steps: dict[str, Any], **root: Any) -> dict[str, Any]:
 def perturb(traj: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A copy of ``traj`` as a second identical run would record it.
 
-    Every volatile field gets a new value: session ids, trajectory ids (renamed consistently in
-    every ref), step timestamps, extra.generation_id, cost_usd, total_cost_usd, tool-call ids
-    (renamed consistently in every source_call_id), object-repr addresses; subagent order is
-    shuffled at every level. Nothing else changes.
+    Every volatile field gets a new value: session ids (those of refs renamed consistently),
+    trajectory ids (renamed consistently in every ref), step timestamps, extra.generation_id,
+    cost_usd, total_cost_usd, tool-call ids (renamed consistently in every source_call_id),
+    object-repr addresses; subagent order is shuffled at every level. Nothing else changes.
     """
     out = copy.deepcopy(traj)
     used: set[str] = set()
     traj_ids: dict[str, str] = {}
     call_ids: dict[str, str] = {}
+    ref_sessions: dict[str, str] = {}
 
     def fresh(prefix: str) -> str:
         while True:
@@ -370,8 +371,8 @@ def perturb(traj: dict[str, Any], rng: random.Random) -> dict[str, Any]:
                 for ref in result.get("subagent_trajectory_ref") or []:
                     if ref.get("trajectory_id") is not None:
                         ref["trajectory_id"] = renamed(traj_ids, ref["trajectory_id"], "traj-")
-                    if "session_id" in ref:
-                        ref["session_id"] = fresh("sess-")
+                    if "session_id" in ref:  # a join key: renamed consistently
+                        ref["session_id"] = renamed(ref_sessions, ref["session_id"], "sess-")
         final = node.get("final_metrics")
         if isinstance(final, dict) and "total_cost_usd" in final:
             final["total_cost_usd"] = rng.random() * 10

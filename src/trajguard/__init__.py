@@ -17,8 +17,10 @@ _EXPORTS = {
     "dump_trajectory": "trajguard.atif",
     "trajectory_to_dict": "trajguard.atif",
     "unknown_fields": "trajguard.atif",
-    "check_normative": "trajguard.normative",
-    "Violation": "trajguard.normative",
+    "check_normative": "trajguard.atif",
+    "Violation": "trajguard.atif",
+    "validate": "trajguard.atif",
+    "ValidationReport": "trajguard.atif",
     "normalize": "trajguard.core.normalize",
     "canonical_json": "trajguard.core.normalize",
     "DropKey": "trajguard.core.normalize",
@@ -38,6 +40,7 @@ __all__ = [
     "Shape",
     "Trajectory",
     "TrajguardError",
+    "ValidationReport",
     "Violation",
     "__version__",
     "canonical_json",
@@ -50,21 +53,25 @@ __all__ = [
     "shape",
     "trajectory_to_dict",
     "unknown_fields",
+    "validate",
 ]
 
 if TYPE_CHECKING:
     from trajguard.atif import (
         Trajectory,
+        ValidationReport,
+        Violation,
+        check_normative,
         dump_trajectory,
         load_trajectory,
         trajectory_to_dict,
         unknown_fields,
+        validate,
     )
     from trajguard.core.diff import Delta, diff, render_diff
     from trajguard.core.normalize import DropKey, Replace, canonical_json, normalize
     from trajguard.core.shape import Shape, shape
     from trajguard.errors import TrajguardError
-    from trajguard.normative import Violation, check_normative
 
 
 def __getattr__(name: str) -> Any:

@@ -95,7 +95,7 @@ class InvalidTrajectory(TrajguardError):
 
 
 class UnsupportedSchemaVersion(InvalidTrajectory):
-    """An ATIF ``schema_version`` outside the supported range (v1.0 to v1.7)."""
+    """An ATIF ``schema_version`` outside the supported range (v1.0 to v1.8)."""
 
 
 class GoldenError(TrajguardError):

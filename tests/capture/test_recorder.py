@@ -292,7 +292,8 @@ def test_agent_metadata_is_recorded():
     assert trajectory.session_id == "s-1"
     assert trajectory.steps == []
     assert trajectory.final_metrics.total_steps == 0
-    assert check_normative(trajectory) == []
+    # ATIF needs at least one step (N10, as Harbor's validator): nothing is invented to fill it
+    assert [v.rule for v in check_normative(trajectory)] == ["N10"]
 
 
 def test_two_recordings_of_the_same_responses_normalise_equal():

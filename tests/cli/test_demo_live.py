@@ -97,7 +97,7 @@ def test_demo_rows_agree_with_their_trajectories(demo_runset: Path) -> None:
         data = json.loads(row["trajectory"])
         trajectory = load_trajectory(data)
         assert check_normative(trajectory) == [], row["run_id"]
-        assert trajectory.schema_version == row["atif_schema_version"] == "ATIF-v1.7"
+        assert trajectory.schema_version == row["atif_schema_version"] == "ATIF-v1.8"
         run_shape = shape(data)
         sequence = list(row["tool_sequence"])
         assert all(isinstance(name, str) for name in sequence)

@@ -21,6 +21,7 @@ from trajguard.core.normalize import (
     canonical_json,
     normalize,
 )
+from trajguard.core.shape import shape
 from trajguard.normative import check_normative
 
 
@@ -89,9 +90,11 @@ def _values(value: Any, key: str) -> Iterator[Any]:
 def test_no_volatile_key_survives_anywhere_except_subagent_names(make_trajectory) -> None:
     out = normalize(make_trajectory())
     found = {key for _, key in _keys(out) if key in VOLATILE_KEYS}
-    # the only trajectory_ids left are the positional names normalize gives subagents and refs
-    assert found == {"trajectory_id"}
+    # the only trajectory_ids left are the positional names normalize gives subagents and refs,
+    # the only session_ids the names of the refs' session ids
+    assert found == {"trajectory_id", "session_id"}
     assert set(_values(out, "trajectory_id")) == {"sub_1", "sub_2", "sub_2.1"}
+    assert list(_values(out, "session_id")) == ["session_1"]
     assert not [key for _, key in _keys(out) if key.startswith("\0")]  # no bookkeeping keys
 
 
@@ -147,10 +150,60 @@ def test_subagent_volatile_fields_removed(make_trajectory) -> None:
     assert checker_a["final_metrics"] == {"total_prompt_tokens": 70, "total_completion_tokens": 9}
 
 
-def test_ref_session_id_removed(make_trajectory) -> None:
+def test_ref_session_id_is_renamed_not_removed(make_trajectory) -> None:
+    # before v1.7 a ref's session_id was its join key: renamed like a call id, never dropped
     out = normalize(make_trajectory())
     ref = out["steps"][3]["observation"]["results"][0]["subagent_trajectory_ref"]
-    assert ref == [{"trajectory_id": "sub_2"}]
+    assert ref == [{"trajectory_id": "sub_2", "session_id": "session_1"}]
+
+
+def _file_ref_run(*sessions: str) -> dict[str, Any]:
+    """A v1.5 run whose subagents live in files, joined by session id (as terminus-2 writes)."""
+    results = [
+        {
+            "content": f"summary {index}",
+            "subagent_trajectory_ref": [
+                {"session_id": session, "trajectory_path": f"sub-{index}.json"}
+            ],
+        }
+        for index, session in enumerate(sessions)
+    ]
+    return {
+        "schema_version": "ATIF-v1.5",
+        "session_id": "run-af31",
+        "agent": {"name": "a", "version": "1"},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "go"},
+            {"step_id": 2, "source": "agent", "message": "", "observation": {"results": results}},
+        ],
+    }
+
+
+def _ref_sessions(out: dict[str, Any]) -> list[str]:
+    return [
+        ref["session_id"]
+        for result in out["steps"][1]["observation"]["results"]
+        for ref in result["subagent_trajectory_ref"]
+    ]
+
+
+def test_ref_session_ids_are_named_by_first_appearance() -> None:
+    out = normalize(_file_ref_run("run-af31-summ-1", "run-af31-q-1", "run-af31-summ-1"))
+    assert _ref_sessions(out) == ["session_1", "session_2", "session_1"]
+    assert "session_id" not in out  # the trajectory's own session id is still volatile
+    again = normalize(_file_ref_run("x-9", "x-2", "x-9"))
+    assert canonical_json(again) == canonical_json(out)
+    differs = normalize(_file_ref_run("x-9", "x-2", "x-2"))  # a different join: a different run
+    assert _ref_sessions(differs) == ["session_1", "session_2", "session_2"]
+
+
+def test_dropping_session_id_drops_it_from_refs_too() -> None:
+    out = normalize(_file_ref_run("s-1", "s-2"), scrubbers=[DropKey("session_id")])
+    assert [r["subagent_trajectory_ref"] for r in out["steps"][1]["observation"]["results"]] == [
+        [{"trajectory_path": "sub-0.json"}],
+        [{"trajectory_path": "sub-1.json"}],
+    ]
+    assert not [key for _, key in _keys(out) if key.startswith("\0")]
 
 
 def test_volatile_names_inside_payloads_are_kept(make_minimal_trajectory) -> None:
@@ -460,7 +513,7 @@ def test_sort_subagents_false_keeps_recorded_order(make_trajectory) -> None:
     ]
     # names follow position, and refs follow the names
     assert out["steps"][3]["observation"]["results"][0]["subagent_trajectory_ref"] == [
-        {"trajectory_id": "sub_1"}
+        {"trajectory_id": "sub_1", "session_id": "session_1"}
     ]
     assert out["steps"][3]["observation"]["results"][1]["subagent_trajectory_ref"] == [
         {"trajectory_id": "sub_2"}
@@ -743,3 +796,37 @@ def test_canonical_json_sorts_keys_and_is_compact() -> None:
         '{"a":[1,{"c":null,"d":"é"}],"b":1}'
     )
     assert canonical_json({"b": 1, "a": 2}, indent=2) == '{\n  "a": 2,\n  "b": 1\n}'
+
+
+# ---------------------------------------------------------------- a dict reads as the model does
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("reasoning_effort", 2),  # str | float: an integer is a number either way
+        ("step_id", "2"),  # some producers write step ids as strings
+        ("llm_call_count", "1"),
+        ("is_copied_context", "false"),
+    ],
+)
+def test_a_dict_normalises_as_the_loaded_trajectory(
+    field: str, value: object, make_minimal_trajectory
+) -> None:
+    data = make_minimal_trajectory()
+    data["steps"][1][field] = value
+    from_dict, from_model = normalize(data), normalize(load_trajectory(data))
+    assert canonical_json(from_dict) == canonical_json(from_model)
+    assert shape(data).content_hash == shape(load_trajectory(data)).content_hash
+
+
+def test_integer_logprobs_hash_as_the_loaded_trajectory(make_minimal_trajectory) -> None:
+    data = make_minimal_trajectory()
+    data["steps"][1]["metrics"] = {"prompt_tokens": 3, "logprobs": [0, -1]}
+    assert canonical_json(normalize(data)) == canonical_json(normalize(load_trajectory(data)))
+    assert normalize(data)["steps"][1]["metrics"]["logprobs"] == [0.0, -1.0]
+
+
+def test_a_dict_the_model_refuses_is_normalised_as_given() -> None:
+    partial = {"steps": [{"source": "agent", "message": "x", "timestamp": "t"}]}
+    assert normalize(partial) == {"steps": [{"source": "agent", "message": "x"}]}

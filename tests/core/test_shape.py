@@ -189,7 +189,47 @@ def test_shape_is_a_shape(make_trajectory) -> None:
         ),
         (None, ""),
         ([], ""),
+        # a media part may carry "text": null (the spec only asks a text part for text)
+        ([{"type": "audio", "text": None, "source": {}}, {"type": "text", "text": "c"}], "c"),
     ],
 )
 def test_message_text(message: object, text: str) -> None:
     assert message_text(message) == text
+
+
+# ---------------------------------------------------------------- copied context
+
+
+def _step(number: int, source: str, *, copied: bool = False, **fields: object) -> dict:
+    step = {"step_id": number, "source": source, "message": f"m{number}", **fields}
+    if copied:
+        step["is_copied_context"] = True
+    return step
+
+
+def test_a_continuation_counts_only_its_own_model_calls() -> None:
+    # is_copied_context: "copied from a previous trajectory for context (e.g., during
+    # continuation after summarization)": the copied agent step's call was made in that one
+    copied = [_step(1, "system", copied=True), _step(2, "user", copied=True)]
+    copied.append(_step(3, "agent", copied=True, model_name="m"))
+    real = [_step(4, "user")] + [_step(n, "agent", llm_call_count=1) for n in range(5, 9)]
+    data = {
+        "schema_version": "ATIF-v1.6",
+        "agent": {"name": "a", "version": "1"},
+        "steps": copied + real,
+    }
+    s = shape(data)
+    assert s.llm_calls == 4
+    assert s.steps[:3] == (("system", 0), ("user", 0), ("agent", 0))
+    assert shape(load_trajectory(data)) == s
+
+
+def test_a_summarisation_file_with_one_call_counts_one() -> None:
+    # a summarisation subagent's file: the history it summarises is copied, then one call
+    history = [_step(n, "agent" if n % 2 else "user", copied=True) for n in range(1, 7)]
+    data = {
+        "schema_version": "ATIF-v1.5",
+        "agent": {"name": "summarizer", "version": "1"},
+        "steps": [*history, _step(7, "user"), _step(8, "agent")],
+    }
+    assert shape(data).llm_calls == 1

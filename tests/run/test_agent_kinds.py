@@ -220,7 +220,7 @@ async def test_builtin_agent_in_json_mode(project: Project) -> None:
         assert row["final_output"] == "17 * 23 = 391"
         assert list(row["failed_criteria"]) == []
         assert not row["crashed"]
-        assert row["atif_schema_version"] == "ATIF-v1.7"
+        assert row["atif_schema_version"] == "ATIF-v1.8"
         valid_trajectory(row)
     weather = runs[runs["scenario"] == "weather"]
     assert not weather["passed"].any()

@@ -1,4 +1,4 @@
-"""Build an ATIF v1.7 trajectory from a run, one call at a time.
+"""Build an ATIF trajectory (the current version, v1.8) from a run, one call at a time.
 
 A :class:`TrajectoryRecorder` is fed the system prompt, the user turn, one
 :class:`~trajguard.capture.types.LLMResponse` per model call and the tool results, and
@@ -61,7 +61,7 @@ def _set(**fields: Any) -> dict[str, Any]:
 
 
 class TrajectoryRecorder:
-    """Records one run as an ATIF v1.7 trajectory.
+    """Records one run as an ATIF trajectory of the current version.
 
     Usable as a context manager, sync or async: leaving the block finishes the trajectory, with
     ``extra.crashed = true`` when the block raised (the exception propagates).

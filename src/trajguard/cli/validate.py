@@ -1,4 +1,5 @@
-"""``trajguard validate FILE...``: check ATIF files (schema, rules N1 to N9) and suite files."""
+"""``trajguard validate FILE...``: check ATIF files (as Harbor does, plus rules N1 to N11) and
+suite files."""
 
 from __future__ import annotations
 
@@ -7,22 +8,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trajguard.atif import load_trajectory, unknown_fields
+from trajguard.atif import ATIF_VERSION, SUPPORTED_VERSIONS, ValidationReport, validate
 from trajguard.errors import TrajguardError
-from trajguard.normative import check_normative
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
         "validate",
-        help="check ATIF trajectory files (schema, rules N1-N9) and suite files",
+        help="check ATIF trajectory files (as Harbor's validator, plus rules N1-N11) and suites",
         description=(
-            "Check ATIF v1.0-v1.7 files, and suite files (.yaml / .yml) without running them. "
-            "Exits 2 when any file is invalid."
+            f"Check ATIF {SUPPORTED_VERSIONS[0]} to {ATIF_VERSION} files the way Harbor's "
+            "validator does (structure, fields outside the schema, the rules the spec states "
+            "with MUST), and suite files (.yaml / .yml) without running them. Rules the spec "
+            "states without a MUST are warnings. Exits 2 when any file is invalid."
         ),
     )
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="ATIF JSON files or suite YAML files"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="treat warnings as errors (exit 2 on a warning)"
     )
     parser.set_defaults(handler=run)
 
@@ -45,32 +50,30 @@ def _validate_suite(path: Path) -> bool:
     return True
 
 
+def _print_report(name: str, report: ValidationReport) -> None:
+    if report.load_error is not None:
+        print(f"{report.load_error}", file=sys.stderr)
+        return
+    for finding in (*report.errors, *report.warnings):
+        print(f"{name}: {finding.path}: {finding.severity} {finding.rule}: {finding.message}")
+    if report.valid:
+        warned = f", {len(report.warnings)} warnings" if report.warnings else ""
+        print(
+            f"{name}: valid {report.schema_version} "
+            f"({report.steps} steps, {report.subagents} subagents{warned})"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     invalid = 0
     for file in args.files:
         if file.endswith((".yaml", ".yml")):
             invalid += not _validate_suite(Path(file))
             continue
-        try:
-            # a Path, never a str: a file named "[ok].json" would be taken for JSON text
-            trajectory = load_trajectory(Path(file))
-        except TrajguardError as error:
-            invalid += 1
-            print(f"{error}", file=sys.stderr)
-            continue
-        violations = check_normative(trajectory)
-        for path in unknown_fields(trajectory):
-            print(f"{file}: {path}: note: field not in ATIF, kept as is")
-        if violations:
-            invalid += 1
-            for violation in violations:
-                print(f"{file}: {violation.path}: {violation.rule} {violation.message}")
-        else:
-            subagents = len(trajectory.subagent_trajectories or ())
-            print(
-                f"{file}: valid {trajectory.schema_version} "
-                f"({len(trajectory.steps)} steps, {subagents} subagents)"
-            )
+        # a Path, never a str: a file named "[ok].json" would be taken for JSON text
+        report = validate(Path(file), strict=args.strict)
+        _print_report(file, report)
+        invalid += not report.valid
     total = len(args.files)
     print(f"{total - invalid} of {total} files valid", file=sys.stderr if invalid else sys.stdout)
     return 2 if invalid else 0

@@ -3,10 +3,16 @@
 The result is a plain JSON-ready dict (a :class:`Normalized`), safe to compare and to commit as a
 golden file. Normalising is idempotent. What it does, and why:
 
+* reads a dict through the ATIF model first, so a trajectory normalises the same whether it was
+  loaded or not (``"step_id": "2"`` becomes ``2``, an integer ``reasoning_effort`` a number
+  either way); a dict the model refuses is normalised as it is;
 * removes ``session_id``, ``trajectory_id``, ``timestamp``, ``extra.generation_id``, ``cost_usd``
   and ``total_cost_usd`` from every ATIF object of the tree (root, agent, steps, tool calls,
   observation results, refs, metrics and their ``extra`` dicts) but not from tool arguments or
   other payloads, where a key called ``timestamp`` is the agent's data;
+* renames the ``session_id`` of subagent refs to ``session_1, session_2, …`` in order of first
+  appearance (the same id gets the same name): before v1.7 it was the ref's join key, so it is
+  renamed like a call id rather than dropped;
 * masks object-repr addresses (``<function f at 0x7f3c…>`` → ``<function f at 0xADDR>``) in every
   string, but leaves ordinary hex in a model's text alone;
 * renumbers tool-call ids to ``call_1, call_2, …`` per trajectory, rewriting the observations that
@@ -27,6 +33,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from trajguard.atif import Trajectory
 
@@ -140,17 +149,36 @@ def normalize(
         sort_subagents: sort embedded subagent trajectories by content.
         scrubbers: extra rules: :class:`DropKey` and :class:`Replace`.
     """
+    data: Mapping[str, Any]
     if isinstance(trajectory, Trajectory):
-        data: Mapping[str, Any] = {
-            **trajectory.model_dump(mode="json", exclude_unset=True),
-            "schema_version": trajectory.schema_version,
-        }
+        data = _model_dict(trajectory)
+    elif isinstance(trajectory, Normalized):
+        data = trajectory  # came out of the model (or was refused by it) already
     else:
-        data = trajectory
+        data = _through_model(trajectory)
     rules = _rules(scrubbers, sort_subagents)
     tree = _trajectory(data, rules)
     _rename_subagents(tree, prefix="sub_", scopes=())
+    _rename_sessions(tree, {}, keep="session_id" not in rules.user_drop)
     return Normalized(tree)
+
+
+def _model_dict(trajectory: Trajectory) -> dict[str, Any]:
+    return {
+        **trajectory.model_dump(mode="json", exclude_unset=True),
+        "schema_version": trajectory.schema_version,
+    }
+
+
+def _through_model(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The dict as the ATIF model reads it (same coercions as loading), or as given."""
+    try:
+        out = _model_dict(Trajectory.model_validate(data))
+    except (ValidationError, PydanticSerializationError, RecursionError):
+        return data
+    if "schema_version" not in data:
+        del out["schema_version"]  # the model's default is not the document's
+    return out
 
 
 def _payload(value: Any, rules: _Rules) -> Any:
@@ -234,7 +262,8 @@ def _step(step: Mapping[str, Any], rules: _Rules, counter: Iterator[int]) -> dic
             refs = result.get("subagent_trajectory_ref")
             if refs is not None:
                 renamed["subagent_trajectory_ref"] = [
-                    {**_atif_object(ref, rules), **_ref_target(ref)} for ref in refs
+                    {**_atif_object(ref, rules), **_ref_target(ref), **_ref_session(ref)}
+                    for ref in refs
                 ]
             results.append(renamed)
         out["observation"] = {
@@ -247,6 +276,11 @@ def _step(step: Mapping[str, Any], rules: _Rules, counter: Iterator[int]) -> dic
 def _ref_target(ref: Mapping[str, Any]) -> dict[str, Any]:
     target = ref.get("trajectory_id")
     return {} if target is None else {"\0ref": target}
+
+
+def _ref_session(ref: Mapping[str, Any]) -> dict[str, Any]:
+    session = ref.get("session_id")
+    return {} if session is None else {"\0sess": session}
 
 
 def _first_ref_positions(steps: list[dict[str, Any]]) -> dict[str, int]:
@@ -294,7 +328,7 @@ def _without_ids(value: Any) -> Any:
         return {
             k: _without_ids(v)
             for k, v in value.items()
-            if k not in ("\0id", "\0ref", "trajectory_id")
+            if k not in ("\0id", "\0ref", "\0sess", "trajectory_id")
         }
     if isinstance(value, list):
         return [_without_ids(v) for v in value]
@@ -325,3 +359,15 @@ def _rename_subagents(
                     )
     for child in children:
         _rename_subagents(child, prefix=f"{child['trajectory_id']}.", scopes=visible)
+
+
+def _rename_sessions(node: dict[str, Any], names: dict[str, str], *, keep: bool) -> None:
+    """Name ref session ids by first appearance: root steps first, then subagents in order."""
+    for step in node["steps"]:
+        for result in (step.get("observation") or {}).get("results", ()):
+            for ref in result.get("subagent_trajectory_ref") or ():
+                session = ref.pop("\0sess", None)
+                if session is not None and keep:
+                    ref["session_id"] = names.setdefault(str(session), f"session_{len(names) + 1}")
+    for child in node.get("subagent_trajectories") or ():
+        _rename_sessions(child, names, keep=keep)

@@ -28,7 +28,8 @@ class Shape:
     Attributes:
         schema_version: the ATIF version the trajectory was written in.
         step_count: steps of the root trajectory.
-        steps: ``(source, llm_call_count)`` per root step, in order.
+        steps: ``(source, llm_call_count)`` per root step, in order; a step copied from an
+            earlier trajectory (``is_copied_context``) counts 0 calls: its call was made there.
         tool_calls: function names of every tool call, in order.
         tool_counts: calls per function name.
         subagent_count: embedded subagent trajectories, at any depth.
@@ -75,7 +76,8 @@ def message_text(message: Any) -> str:
     if isinstance(message, str):
         return message
     if isinstance(message, list):
-        return "".join(part.get("text", "") for part in message if isinstance(part, Mapping))
+        texts = (part.get("text") for part in message if isinstance(part, Mapping))
+        return "".join(text for text in texts if isinstance(text, str))
     return ""
 
 
@@ -106,6 +108,8 @@ def shape(trajectory: Trajectory | Mapping[str, Any]) -> Shape:
 
 
 def _llm_calls(step: Mapping[str, Any]) -> int:
+    if step.get("is_copied_context") is True:
+        return 0
     count = step.get("llm_call_count")
     if count is not None:
         return int(count)

@@ -1,4 +1,4 @@
-"""Loading, validating and writing ATIF v1.0 to v1.7 (trajguard.atif)."""
+"""Reading and writing ATIF v1.0 to v1.8 (trajguard.atif._io)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from trajguard.atif import (
     ImagePart,
     TextPart,
     Trajectory,
+    UnknownFieldsWarning,
     dump_trajectory,
     load_trajectory,
     trajectory_to_dict,
@@ -42,7 +43,7 @@ def _v10_style(version: str) -> dict:
 # ---------------------------------------------------------------- versions
 
 
-@pytest.mark.parametrize("minor", range(8))
+@pytest.mark.parametrize("minor", range(9))
 def test_every_v1_version_loads(minor: int) -> None:
     version = f"ATIF-v1.{minor}"
     traj = load_trajectory(_v10_style(version))
@@ -53,7 +54,7 @@ def test_every_v1_version_loads(minor: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "version", ["ATIF-v2.0", "ATIF-v1.8", "1.7", "ATIF-v1.7.1", "atif-v1.7", 17]
+    "version", ["ATIF-v2.0", "ATIF-v1.9", "1.7", "ATIF-v1.7.1", "atif-v1.7", 17]
 )
 def test_unsupported_schema_version(version: object, make_minimal_trajectory) -> None:
     data = make_minimal_trajectory(schema_version=version)
@@ -264,8 +265,10 @@ def test_bad_content_part_path_has_no_union_labels(make_minimal_trajectory) -> N
     with pytest.raises(InvalidTrajectory) as info:
         load_trajectory(data)
     text = str(info.value)
-    assert info.value.path == "$.steps[0].message"
-    assert "$.steps[0].message[1].text: Field required" in text
+    # the content-part branch of the union says what is wrong; "not a string" would not
+    assert info.value.path == "$.steps[0].message[1].text"
+    assert "$.steps[0].message[1].text: not valid ATIF: Field required" in text
+    assert "valid string" not in text
     assert "tagged-union" not in text
     assert ".text.text" not in text  # the discriminator value is not a document key
 
@@ -305,7 +308,13 @@ def test_unknown_fields_are_kept_and_reported(make_minimal_trajectory) -> None:
         x_root="kept",
         extra={"not_unknown": True},
     )
-    traj = load_trajectory(data)
+    with pytest.warns(UnknownFieldsWarning) as caught:
+        traj = load_trajectory(data)
+    assert len(caught) == 1  # one warning per document, not one per field
+    assert "5 field(s) not in ATIF" in str(caught[0].message)
+    assert "$.x_root, $.steps[0].x_step, $.steps[1].message[0].x_part and 2 more" in str(
+        caught[0].message
+    )
     assert unknown_fields(traj) == [
         "$.x_root",
         "$.steps[0].x_step",
@@ -330,7 +339,8 @@ def test_no_unknown_fields_in_a_clean_run(make_trajectory) -> None:
 def test_unknown_field_in_a_subagent_has_its_path(make_trajectory) -> None:
     data = make_trajectory()
     data["subagent_trajectories"][0]["subagent_trajectories"][0]["steps"][1]["x"] = 1
-    traj = load_trajectory(data)
+    with pytest.warns(UnknownFieldsWarning, match=r"subagent_trajectories\[0\]"):
+        traj = load_trajectory(data)
     assert unknown_fields(traj) == [
         "$.subagent_trajectories[0].subagent_trajectories[0].steps[1].x"
     ]
@@ -345,14 +355,14 @@ def test_unknown_field_in_a_subagent_has_its_path(make_trajectory) -> None:
 # ---------------------------------------------------------------- writing
 
 
-def test_writing_stamps_v17_on_root_and_subagents(make_trajectory) -> None:
+def test_writing_stamps_the_current_version_on_root_and_subagents(make_trajectory) -> None:
     data = make_trajectory()
     data["schema_version"] = "ATIF-v1.6"
     data["subagent_trajectories"][1]["schema_version"] = "ATIF-v1.5"
     traj = load_trajectory(data)
     assert traj.schema_version == "ATIF-v1.6"  # reading keeps what the file says
     out = json.loads(dump_trajectory(traj))
-    assert out["schema_version"] == ATIF_VERSION == "ATIF-v1.7"
+    assert out["schema_version"] == ATIF_VERSION == "ATIF-v1.8"
     versions = []
 
     def walk(node: dict) -> None:
@@ -361,7 +371,7 @@ def test_writing_stamps_v17_on_root_and_subagents(make_trajectory) -> None:
             walk(child)
 
     walk(out)
-    assert versions == ["ATIF-v1.7"] * 3
+    assert versions == ["ATIF-v1.8"] * 3
 
 
 def test_old_version_upgrades_on_write(tmp_path) -> None:
@@ -369,33 +379,39 @@ def test_old_version_upgrades_on_write(tmp_path) -> None:
     path = tmp_path / "up.json"
     path.write_text(dump_trajectory(traj))
     again = load_trajectory(path)
-    assert again.schema_version == "ATIF-v1.7"
+    assert again.schema_version == "ATIF-v1.8"
     assert trajectory_to_dict(again) == trajectory_to_dict(traj)
 
 
 def test_round_trip_load_dump_load_is_equal(make_trajectory, tmp_path) -> None:
     data = make_trajectory()
     data["x_root"] = {"nested": [1, 2]}
-    first = load_trajectory(data)
+    data["schema_version"] = data["subagent_trajectories"][1]["schema_version"] = ATIF_VERSION
+    with pytest.warns(UnknownFieldsWarning):
+        first = load_trajectory(data)
     text = dump_trajectory(first)
-    second = load_trajectory(text)
-    assert second == first
-    assert trajectory_to_dict(second) == trajectory_to_dict(first)
     path = tmp_path / "rt.json"
     path.write_text(text)
-    assert load_trajectory(path) == first
-    assert load_trajectory(text.encode()) == first
+    with pytest.warns(UnknownFieldsWarning, match="rt.json"):
+        assert load_trajectory(path) == first
+    with pytest.warns(UnknownFieldsWarning):
+        second = load_trajectory(text)
+    assert second == first
+    assert trajectory_to_dict(second) == trajectory_to_dict(first)
+    with pytest.warns(UnknownFieldsWarning):
+        assert load_trajectory(text.encode()) == first
 
 
 def test_dump_keeps_every_field_of_a_full_run(make_trajectory) -> None:
     data = make_trajectory()
     out = trajectory_to_dict(load_trajectory(data))
-    # every field the producer set survives; writing only adds the version to the subagents
-    # that did not carry one (checker-b and its verifier)
+    # every field the producer set survives; writing only stamps the current version on every
+    # trajectory (checker-b and its verifier carried none, the others v1.7)
     checker_b = data["subagent_trajectories"][0]
     assert "schema_version" not in checker_b
-    checker_b["schema_version"] = "ATIF-v1.7"
-    checker_b["subagent_trajectories"][0]["schema_version"] = "ATIF-v1.7"
+    checker_b["schema_version"] = "ATIF-v1.8"
+    checker_b["subagent_trajectories"][0]["schema_version"] = "ATIF-v1.8"
+    data["schema_version"] = data["subagent_trajectories"][1]["schema_version"] = "ATIF-v1.8"
     assert out == data
 
 
@@ -404,7 +420,7 @@ def test_dump_indent_and_unicode(make_minimal_trajectory) -> None:
     compact = dump_trajectory(traj, indent=None)
     assert "\n" not in compact
     assert "héllo ✓" in compact
-    assert dump_trajectory(traj).startswith('{\n  "schema_version": "ATIF-v1.7"')
+    assert dump_trajectory(traj).startswith('{\n  "schema_version": "ATIF-v1.8"')
 
 
 def test_trajectory_instance_passes_through(make_trajectory) -> None:

@@ -1,15 +1,21 @@
-"""The ATIF normative rules N1 to N9 (trajguard.normative)."""
+"""The ATIF rules across fields, N1 to N11, and their severities (trajguard.atif._rules).
+
+Fixtures are written from the spec's sentences; each rule's test says which one.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from trajguard.atif import load_trajectory
-from trajguard.normative import Violation, check_normative
+from trajguard.atif import Violation, check_normative, load_trajectory
 
 
 def _check(data: dict) -> list[tuple[str, str]]:
     return [(v.rule, v.path) for v in check_normative(load_trajectory(data))]
+
+
+def _severities(data: dict) -> list[tuple[str, str]]:
+    return [(v.rule, v.severity) for v in check_normative(load_trajectory(data))]
 
 
 def test_full_valid_run_with_nested_subagents_and_refs(make_trajectory) -> None:
@@ -20,9 +26,19 @@ def test_minimal_valid_run(make_minimal_trajectory) -> None:
     assert check_normative(load_trajectory(make_minimal_trajectory())) == []
 
 
-def test_violation_str_names_rule_and_path() -> None:
-    v = Violation("N1", "$.steps[0].step_id", "expected step_id 1")
-    assert str(v) == "N1 $.steps[0].step_id: expected step_id 1"
+def test_violation_str_names_severity_rule_and_path() -> None:
+    v = Violation(rule="N1", path="$.steps[0].step_id", message="expected step_id 1")
+    assert v.severity == "error"
+    assert str(v) == "error N1 $.steps[0].step_id: expected step_id 1"
+    warning = Violation(rule="N8", path="$.final_metrics", message="m", severity="warning")
+    assert str(warning) == "warning N8 $.final_metrics: m"
+
+
+def test_the_old_module_still_offers_the_rules() -> None:
+    import trajguard.normative
+
+    assert trajguard.normative.check_normative is check_normative
+    assert trajguard.normative.Violation is Violation
 
 
 # ---------------------------------------------------------------- N1
@@ -36,16 +52,29 @@ def test_n1_step_ids_must_be_sequential_from_one(make_minimal_trajectory) -> Non
     )
     data["steps"][2]["step_id"] = 4  # a gap
     violations = check_normative(load_trajectory(data))
-    assert [(v.rule, v.path) for v in violations] == [("N1", "$.steps[2].step_id")]
+    assert [(v.rule, v.path, v.severity) for v in violations] == [
+        ("N1", "$.steps[2].step_id", "error")
+    ]
     assert "expected step_id 3" in violations[0].message
     assert "found 4" in violations[0].message
 
 
-def test_n1_starting_at_zero_flags_every_step(make_minimal_trajectory) -> None:
+def test_n1_reports_only_the_first_break(make_minimal_trajectory) -> None:
+    # one gap shifts every later id: one line says where to renumber from, not one per step
+    data = make_minimal_trajectory(*({"source": "user", "message": str(i)} for i in range(6)))
+    for step in data["steps"][2:]:
+        step["step_id"] += 1
+    violations = check_normative(load_trajectory(data))
+    assert [(v.rule, v.path) for v in violations] == [("N1", "$.steps[2].step_id")]
+    assert "later step ids are not checked" in violations[0].message
+
+
+def test_n1_starting_at_zero_is_one_violation(make_minimal_trajectory) -> None:
+    # "Ordinal index of the turn (starting from 1)"
     data = make_minimal_trajectory()
     for index, step in enumerate(data["steps"]):
         step["step_id"] = index
-    assert _check(data) == [("N1", "$.steps[0].step_id"), ("N1", "$.steps[1].step_id")]
+    assert _check(data) == [("N1", "$.steps[0].step_id")]
 
 
 def test_n1_inside_a_subagent(make_trajectory) -> None:
@@ -174,9 +203,9 @@ def _compaction_run(copied: list[bool | None], marker: object = "replace") -> di
 
 def test_n4_steps_before_a_compaction_boundary_must_be_copied() -> None:
     violations = check_normative(load_trajectory(_compaction_run([True, None, False])))
-    assert [(v.rule, v.path) for v in violations] == [
-        ("N4", "$.steps[1].is_copied_context"),
-        ("N4", "$.steps[2].is_copied_context"),
+    assert [(v.rule, v.path, v.severity) for v in violations] == [
+        ("N4", "$.steps[1].is_copied_context", "warning"),  # trajguard's own marker: no MUST
+        ("N4", "$.steps[2].is_copied_context", "warning"),
     ]
     assert "step 4" in violations[0].message  # the boundary, 1-based
 
@@ -232,9 +261,10 @@ def test_n5_dispatch_step_forbids_metrics_and_reasoning(make_minimal_trajectory)
         },
     )
     violations = check_normative(load_trajectory(data))
-    assert [(v.rule, v.path) for v in violations] == [
-        ("N5", "$.steps[1].metrics"),
-        ("N5", "$.steps[1].reasoning_content"),
+    # "metrics and reasoning_content MUST be absent in that case"
+    assert [(v.rule, v.path, v.severity) for v in violations] == [
+        ("N5", "$.steps[1].metrics", "error"),
+        ("N5", "$.steps[1].reasoning_content", "error"),
     ]
 
 
@@ -292,8 +322,10 @@ def test_n8_totals_must_equal_the_step_sums(make_trajectory) -> None:
     data = make_trajectory()
     data["final_metrics"]["total_completion_tokens"] = 61
     violations = check_normative(load_trajectory(data))
-    assert [(v.rule, v.path) for v in violations] == [
-        ("N8", "$.final_metrics.total_completion_tokens")
+    # the spec describes the totals ("Sum of all completion tokens across all steps") without
+    # a MUST, and producers put subagent or whole-run totals there: a warning
+    assert [(v.rule, v.path, v.severity) for v in violations] == [
+        ("N8", "$.final_metrics.total_completion_tokens", "warning")
     ]
     assert "61" in violations[0].message
     assert "(60)" in violations[0].message
@@ -388,3 +420,139 @@ def test_all_violations_are_reported_together(make_minimal_trajectory) -> None:
         ("N6", "$.steps[0].timestamp"),
         ("N7", "$.steps[1].message"),
     ]
+
+
+def test_n8_total_steps_must_match_or_be_explained(make_minimal_trajectory) -> None:
+    # total_steps: "If not equivalent to the number of steps in the trajectory, must be
+    # documented in the root-level notes field"
+    data = make_minimal_trajectory(final_metrics={"total_steps": 5})
+    assert _severities(data) == [("N8", "warning")]
+    assert _check(data) == [("N8", "$.final_metrics.total_steps")]
+    data["notes"] = "total_steps counts the 3 steps of the summarisation subagents too"
+    assert _check(data) == []
+
+
+def test_n8_whole_run_totals_of_a_continuation_are_only_a_warning() -> None:
+    # a continuation file (is_copied_context history, then new calls) whose final_metrics are
+    # the whole run's, as a reference agent writes them: valid ATIF, with a warning
+    steps: list[dict] = [
+        {"step_id": 1, "source": "user", "message": "task", "is_copied_context": True},
+        {"step_id": 2, "source": "agent", "message": "old", "is_copied_context": True},
+        {"step_id": 3, "source": "user", "message": "handoff: here is the summary"},
+        {
+            "step_id": 4,
+            "source": "agent",
+            "message": "new",
+            "metrics": {"prompt_tokens": 10, "completion_tokens": 2},
+        },
+    ]
+    data = {
+        "schema_version": "ATIF-v1.6",
+        "agent": {"name": "a", "version": "1"},
+        "steps": steps,
+        "final_metrics": {"total_prompt_tokens": 250, "total_completion_tokens": 40},
+    }
+    assert _severities(data) == [("N8", "warning"), ("N8", "warning")]
+
+
+# ---------------------------------------------------------------- N9 and file references
+
+
+def test_n9_is_a_warning(make_trajectory) -> None:
+    # the spec tells consumers how to resolve an embedded ref; it puts no MUST on the producer
+    data = make_trajectory()
+    data["steps"][3]["observation"]["results"][1]["subagent_trajectory_ref"] = [
+        {"trajectory_id": "traj-missing"}
+    ]
+    assert _severities(data) == [("N9", "warning")]
+
+
+def test_n9_ref_with_id_and_path_resolves_through_the_file(make_minimal_trajectory) -> None:
+    # "When both trajectory_id and trajectory_path are set, consumers MAY choose either"
+    data = make_minimal_trajectory(
+        {
+            "source": "agent",
+            "message": "",
+            "observation": {
+                "results": [
+                    {
+                        "subagent_trajectory_ref": [
+                            {"trajectory_id": "sub-7", "trajectory_path": "sub-7.json"}
+                        ]
+                    }
+                ]
+            },
+        }
+    )
+    assert _check(data) == []
+
+
+# ---------------------------------------------------------------- N10 and N11
+
+
+def test_n10_a_trajectory_needs_a_step(make_minimal_trajectory, make_trajectory) -> None:
+    # steps: "Array of step objects representing the complete interaction history"; the
+    # reference models require at least one
+    data = make_minimal_trajectory()
+    data["steps"] = []
+    assert _check(data) == [("N10", "$.steps")]
+    assert _severities(data) == [("N10", "error")]
+    nested = make_trajectory()
+    nested["subagent_trajectories"][1]["steps"] = []
+    del nested["subagent_trajectories"][1]["final_metrics"]  # its totals no longer add up
+    assert _check(nested) == [("N10", "$.subagent_trajectories[1].steps")]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("model_name", "gpt-test"),
+        ("reasoning_effort", "high"),
+        ("reasoning_content", "hmm"),
+        ("tool_calls", [{"tool_call_id": "c", "function_name": "f", "arguments": {}}]),
+        ("metrics", {"prompt_tokens": 1}),
+    ],
+)
+@pytest.mark.parametrize("source", ["system", "user"])
+def test_n11_agent_only_fields(field: str, value: object, source: str, make_minimal_trajectory):
+    # model_name: "The specific LLM model used for this turn" ... these fields describe a model
+    # call, which only agent steps make
+    data = make_minimal_trajectory({"source": source, "message": "m", field: value})
+    violations = check_normative(load_trajectory(data))
+    assert [(v.rule, v.path, v.severity) for v in violations] == [
+        ("N11", f"$.steps[0].{field}", "error")
+    ]
+    assert repr(source) in violations[0].message
+    data["steps"][0]["source"] = "agent"
+    assert _check(data) == []
+
+
+# ---------------------------------------------------------------- severities
+
+
+def test_errors_are_the_rules_the_spec_states_with_must(make_trajectory) -> None:
+    data = make_trajectory()
+    step = data["steps"][2]
+    step["step_id"] = 9  # N1
+    step["observation"]["results"][0]["source_call_id"] = "nowhere"  # N2
+    data["subagent_trajectories"][1]["trajectory_id"] = "traj-child-bbb"  # N3
+    data["steps"][4]["llm_call_count"] = 0  # N5 (the step has metrics)
+    data["steps"][0]["timestamp"] = "soon"  # N6
+    del data["steps"][1]["message"]  # N7
+    data["steps"][1]["model_name"] = "m"  # N11
+    data["final_metrics"]["total_prompt_tokens"] = 1  # N8
+    data["steps"][3]["observation"]["results"][1]["subagent_trajectory_ref"] = [
+        {"trajectory_id": "gone"}  # N9
+    ]
+    found = {(v.rule, v.severity) for v in check_normative(load_trajectory(data))}
+    assert found == {
+        ("N1", "error"),
+        ("N2", "error"),
+        ("N3", "error"),
+        ("N5", "error"),
+        ("N6", "error"),
+        ("N7", "error"),
+        ("N11", "error"),
+        ("N8", "warning"),
+        ("N9", "warning"),
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,17 +72,26 @@ def _runset(
     return path
 
 
-@pytest.fixture
-def runsets(tmp_path: Path) -> Path:
-    _runset(tmp_path / "base", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=1)
-    _runset(tmp_path / "same", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=2)
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The three run sets, written once per module (each test works on its own copy)."""
+    root = tmp_path_factory.mktemp("runsets")
+    _runset(root / "base", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=1)
+    _runset(root / "same", pass_rates={"multiply": 0.9, "capital": 0.8}, runs=30, seed=2)
     _runset(
-        tmp_path / "worse",
+        root / "worse",
         pass_rates={"multiply": 0.2, "capital": 0.8},
         runs=30,
         seed=3,
         sequences={"multiply": ["get_weather|<script>", "get_weather|<script>"]},
     )
+    return root
+
+
+@pytest.fixture
+def runsets(built: Path, tmp_path: Path) -> Path:
+    for name in ("base", "same", "worse"):
+        shutil.copytree(built / name, tmp_path / name)
     return tmp_path
 
 

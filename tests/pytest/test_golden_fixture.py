@@ -53,7 +53,7 @@ def test_agent(golden_trajectory):
 def _quiet_inner_sessions(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     # The inner pytest sessions have no ini of ours; pytest-asyncio would warn about that.
     # (Set after pytester's own set-up, which clears PYTEST_ADDOPTS.)
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio -p no:hypothesispytest -p no:cacheprovider")
 
 
 @pytest.fixture

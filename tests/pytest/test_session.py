@@ -27,7 +27,7 @@ def golden_test(name: str, golden_name: str | None = None) -> str:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio -p no:cacheprovider")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio -p no:cacheprovider -p no:hypothesispytest")
     return pytester
 
 

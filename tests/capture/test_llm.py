@@ -585,7 +585,7 @@ async def test_live_openai_json_schema_form_is_rejected_without_retry(
 async def test_live_crashed_server_is_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
     from trajguard import local_model
 
-    monkeypatch.setattr("trajguard.local_model._server._server", None)  # a private singleton here
+    monkeypatch.setattr("trajguard.local_model._pool._servers", {})  # a private singleton here
     try:
         model = LiteLLMModel("local/smollm2", backoff_s=0.0)
         await model.complete(HELLO, max_tokens=5, seed=1)

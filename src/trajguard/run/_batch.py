@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from trajguard import store
 from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted
+from trajguard.local_model import local_slots, model_slot
 from trajguard.outcome import is_crash_row, passed_row
 from trajguard.run._models import make_models, preflight
 from trajguard.run._one import one_run
@@ -100,27 +101,31 @@ async def run_batch(
         manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
     if observer is not None:
         observer.start(len(plan), len(plan) - len(todo), len(interrupted))
+    concurrency = options.concurrency or suite.defaults.concurrency
+    slots = local_slots(concurrency)
     models = make_models(todo, make_model)
-    await preflight(models, todo)  # before anything is written: a failed start leaves nothing
+    await preflight(models, todo, slots=slots)  # before any write: a failed start leaves nothing
     if not resume:
         store.write_manifest(runset, manifest)
     queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)
-    concurrency = options.concurrency or suite.defaults.concurrency
     rows: list[Mapping[str, Any]] = []
 
-    async def worker() -> None:
-        while not queue.empty():
-            spec, arm = queue.get_nowait()
-            store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
-            row = await one_run(spec, arm, models[arm.model], manifest)
-            store.write_run(runset, row)
-            rows.append(row)
-            if observer is not None:
-                observer.update(row)
+    async def worker(slot: int) -> None:
+        # Each worker keeps to one embedded-model server: its runs' calls find their prefix.
+        with model_slot(slot):
+            while not queue.empty():
+                spec, arm = queue.get_nowait()
+                store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
+                row = await one_run(spec, arm, models[arm.model], manifest)
+                store.write_run(runset, row)
+                rows.append(row)
+                if observer is not None:
+                    observer.update(row)
 
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+    workers = min(concurrency, max(len(todo), 1))
+    await asyncio.gather(*(worker(index % slots) for index in range(workers)))
     store.compact(runset)
     manifest.update(
         finished_at=datetime.now(UTC).isoformat(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from trajguard.capture.types import ChatModel
@@ -36,8 +37,11 @@ def _uses_model(arm: ResolvedScenario) -> bool:
     return not isinstance(arm.agent, CommandAgent) or arm.agent.uses_model
 
 
-async def preflight(models: dict[str, ChatModel], plan: Plan) -> None:
-    """Ping each model an agent of the plan will call, so an unreachable one stops the batch."""
+async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1) -> None:
+    """Ping each model an agent of the plan will call, so an unreachable one stops the batch;
+    start the embedded model's server of every slot (one per concurrent run) in parallel."""
+    from trajguard.local_model import get_local_server
+
     used = {arm.model for _, arm in plan if _uses_model(arm)}
     for name, model in models.items():
         if name not in used:
@@ -48,6 +52,10 @@ async def preflight(models: dict[str, ChatModel], plan: Plan) -> None:
             raise
         except InfrastructureError as exc:
             raise ModelUnavailable(f"model {name} failed its first call: {exc}") from None
+        if getattr(model, "is_local", False):
+            await asyncio.gather(
+                *(asyncio.to_thread(get_local_server, slot) for slot in range(1, slots))
+            )
 
 
 def endpoint(arm: ResolvedScenario, model: ChatModel) -> str | None:

@@ -61,7 +61,7 @@ def _wait_gone(pid: int, timeout_s: float = 10.0) -> bool:
 @pytest.fixture
 def fresh_singleton(monkeypatch: pytest.MonkeyPatch):
     """Isolate the process-wide server: start from none, stop whatever the test started."""
-    monkeypatch.setattr("trajguard.local_model._server._server", None)
+    monkeypatch.setattr("trajguard.local_model._pool._servers", {})
     yield
     stop_local_server()
 
@@ -162,7 +162,11 @@ def test_command_is_loopback_with_function_calling(tmp_path: Path) -> None:
         "--host": "127.0.0.1",
         "--port": "4242",
         "--n_ctx": "4096",
-        "--n_threads": "2",
+        # One thread per server (parallel runs get parallel servers), prompt evaluation too,
+        # and only the last token's logits: what sampling needs.
+        "--n_threads": "1",
+        "--n_threads_batch": "1",
+        "--logits_all": "False",
         "--seed": "7",
         "--verbose": "False",
     }

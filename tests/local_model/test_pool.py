@@ -8,6 +8,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
 from trajguard.local_model import (
     current_slot,
     get_local_server,
@@ -35,7 +36,7 @@ def _chat(base_url: str, messages: list[dict[str, str]], seed: int) -> dict:
         data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=120) as reply:  # noqa: S310 - loopback
+    with urllib.request.urlopen(request, timeout=120) as reply:
         return json.loads(reply.read())
 
 
@@ -72,9 +73,7 @@ def test_slots_get_their_own_servers(private_servers) -> None:
     assert local_slots(1) == 1 and local_slots(1000) >= 1
 
 
-def test_a_batch_gives_each_concurrent_run_its_own_server(
-    private_servers, tmp_path: Path
-) -> None:
+def test_a_batch_gives_each_concurrent_run_its_own_server(private_servers, tmp_path: Path) -> None:
     from trajguard.run import BatchOptions, run_batch
     from trajguard.suite import load_suite
 
@@ -85,9 +84,7 @@ def test_a_batch_gives_each_concurrent_run_its_own_server(
         "name: slots\ndefaults: {runs: 2, concurrency: 2, max_tokens: 16, max_steps: 2}\n"
         "scenarios:\n  - id: hello\n    agent: {kind: builtin}\n    input: Say hello.\n"
     )
-    result = asyncio.run(
-        run_batch(load_suite(suite_file), tmp_path / "rs", BatchOptions(seed=3))
-    )
+    result = asyncio.run(run_batch(load_suite(suite_file), tmp_path / "rs", BatchOptions(seed=3)))
     assert sum(result.counts.values()) == 2
     servers = [running_local_server(slot) for slot in (0, 1)]
     assert all(s is not None for s in servers)

@@ -42,6 +42,8 @@ class ServerSettings:
     n_threads_batch: int | None = None
     logits_all: bool = False
     n_ctx: int = 4096
+    max_slots: int | None = None
+    """At most this many servers (default: one per core)."""
 
 
 _settings = ServerSettings()
@@ -60,7 +62,8 @@ def configure_local_servers(**changes: object) -> ServerSettings:
 
 def local_slots(concurrency: int) -> int:
     """How many servers ``concurrency`` parallel runs get: one each, at most one per core."""
-    return max(1, min(concurrency, os.cpu_count() or 1))
+    cap = _settings.max_slots if _settings.max_slots is not None else os.cpu_count() or 1
+    return max(1, min(concurrency, cap))
 
 
 def current_slot() -> int:

@@ -12,7 +12,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
 from queue import SimpleQueue
@@ -95,8 +95,8 @@ class SpawnerThread:
                 future.set_exception(exc)
 
 
-def child_env(*, log_dir: Path) -> dict[str, str]:
-    env = dict(os.environ)
+def child_env(*, log_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {**os.environ, **(extra or {})}
     env[LOG_DIR_ENV] = str(log_dir)
     # The child runs ``-m trajguard.local_model``: make that importable even when trajguard
     # was put on sys.path by hand rather than installed.

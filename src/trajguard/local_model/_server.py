@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -73,6 +74,7 @@ class LocalModelServer:
         n_threads_batch: CPU threads for prompt evaluation (default: ``n_threads``).
         logits_all: keep the logits of every prompt token, not only the last. Sampling needs
             only the last; keeping them all costs about a third of the prompt evaluation.
+        env: extra environment variables of the server process (e.g. ``OMP_WAIT_POLICY``).
         startup_timeout_s: how long to wait for the server to answer.
         seed: the server's own seed, used for requests that carry none; random by default so
             that two server processes do not replay the same "random" samples.
@@ -87,6 +89,7 @@ class LocalModelServer:
         n_threads: int = 1,
         n_threads_batch: int | None = None,
         logits_all: bool = False,
+        env: Mapping[str, str] | None = None,
         startup_timeout_s: float = 60.0,
         seed: int | None = None,
     ) -> None:
@@ -96,6 +99,7 @@ class LocalModelServer:
         self.n_threads = n_threads
         self.n_threads_batch = n_threads if n_threads_batch is None else n_threads_batch
         self.logits_all = logits_all
+        self.env = dict(env or {})
         self.startup_timeout_s = startup_timeout_s
         self.seed = seed if seed is not None else secrets.randbelow(2**31)
         self._port: int | None = None
@@ -211,7 +215,7 @@ class LocalModelServer:
         with self.log_path.open("wb") as log:
             return subprocess.Popen(  # noqa: S603 - fixed argv, no shell
                 argv,
-                env=child_env(log_dir=self.log_path.parent),
+                env=child_env(log_dir=self.log_path.parent, extra=self.env),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -127,7 +127,8 @@ def main() -> None:
         idle = statistics.median(times[setting, False])
         busy = statistics.median(times[setting, True])
         print(
-            f"median {setting}: idle {idle:.2f} s, beside a busy loop {busy:.2f} s: {busy / idle:.1f}x"
+            f"median {setting}: idle {idle:.2f} s, beside a busy loop {busy:.2f} s: "
+            f"{busy / idle:.1f}x"
         )
 
 

@@ -9,7 +9,7 @@ single-threaded server per concurrent run (a slot), only the last token's logits
 freshly started servers; the servers' own counters say how many prompt tokens they actually
 computed (the rest came from their prefix cache).
 
-    python benchmarks/bench_nightly_speed.py [--runs 20] [--repeat 3]
+    python benchmarks/bench_nightly_speed.py [--runs 20] [--repeat 3] [--settings before after]
     python benchmarks/bench_nightly_speed.py --behaviour DIR [--runs 20]
 
 ``--behaviour DIR`` instead runs one batch under each setting with different batch seeds into
@@ -39,8 +39,12 @@ from trajguard.local_model import (
 from trajguard.run import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
-SETTINGS = {
-    "before": {"n_threads": 2, "n_threads_batch": 2, "logits_all": True, "max_slots": 1},
+_BEFORE = {"n_threads": 2, "n_threads_batch": 2, "logits_all": True, "max_slots": 1}
+SETTINGS: dict[str, dict[str, object]] = {
+    "before": _BEFORE,
+    # What each change does alone (for the record; the default is "after").
+    "last-logits": {**_BEFORE, "logits_all": False},
+    "ram-cache": {**_BEFORE, "logits_all": False, "extra_args": ("--cache", "True")},
     "after": {"n_threads": 1, "n_threads_batch": None, "logits_all": False, "max_slots": None},
 }
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "demo.yaml"
@@ -101,14 +105,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1201)
     parser.add_argument("--behaviour", type=Path, help="compare a batch of each setting here")
+    parser.add_argument(
+        "--settings", nargs="+", default=["before", "after"], choices=list(SETTINGS)
+    )
     args = parser.parse_args()
     if args.behaviour is not None:
         behaviour(args.behaviour, args.runs, args.seed)
         return
-    results: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    results: dict[str, list[dict[str, float]]] = {label: [] for label in args.settings}
     with tempfile.TemporaryDirectory() as folder:
         for repeat in range(args.repeat):
-            for label in ("before", "after"):
+            for label in args.settings:
                 out = Path(folder) / f"{label}-{repeat}"
                 figures = one_batch(label, args.runs, args.seed + repeat, out)
                 results[label].append(figures)
@@ -131,8 +138,9 @@ def main() -> None:
             f"prompt tokens per run sent {figures['prompt_sent_per_run']:.0f}, computed "
             f"{figures['prompt_evaluated_per_run']:.0f}"
         )
-    ratio = medians["after"]["wall_s"] / medians["before"]["wall_s"]
-    print(f"after / before wall time: {ratio:.2f}")
+    if "after" in medians and "before" in medians:
+        ratio = medians["after"]["wall_s"] / medians["before"]["wall_s"]
+        print(f"after / before wall time: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ class ServerSettings:
     n_ctx: int = 4096
     max_slots: int | None = None
     """At most this many servers (default: one per core)."""
+    extra_args: tuple[str, ...] = ()
 
 
 _settings = ServerSettings()
@@ -110,6 +111,7 @@ def get_local_server(slot: int | None = None) -> LocalModelServer:
                 n_threads_batch=settings.n_threads_batch,
                 logits_all=settings.logits_all,
                 n_ctx=settings.n_ctx,
+                extra_args=settings.extra_args,
             )
             _servers[key] = server
     return server.start()

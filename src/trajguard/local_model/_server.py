@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -75,6 +75,7 @@ class LocalModelServer:
         logits_all: keep the logits of every prompt token, not only the last. Sampling needs
             only the last; keeping them all costs about a third of the prompt evaluation.
         env: extra environment variables of the server process (e.g. ``OMP_WAIT_POLICY``).
+        extra_args: further ``llama_cpp.server`` options (e.g. ``("--cache", "True")``).
         startup_timeout_s: how long to wait for the server to answer.
         seed: the server's own seed, used for requests that carry none; random by default so
             that two server processes do not replay the same "random" samples.
@@ -90,6 +91,7 @@ class LocalModelServer:
         n_threads_batch: int | None = None,
         logits_all: bool = False,
         env: Mapping[str, str] | None = None,
+        extra_args: Sequence[str] = (),
         startup_timeout_s: float = 60.0,
         seed: int | None = None,
     ) -> None:
@@ -100,6 +102,7 @@ class LocalModelServer:
         self.n_threads_batch = n_threads if n_threads_batch is None else n_threads_batch
         self.logits_all = logits_all
         self.env = dict(env or {})
+        self.extra_args = tuple(extra_args)
         self.startup_timeout_s = startup_timeout_s
         self.seed = seed if seed is not None else secrets.randbelow(2**31)
         self._port: int | None = None
@@ -179,6 +182,7 @@ class LocalModelServer:
             "--logits_all", str(self.logits_all),
             "--seed", str(self.seed),
             "--verbose", "False",
+            *self.extra_args,
         ]  # fmt: skip
 
     def start(self) -> LocalModelServer:

@@ -113,6 +113,12 @@ def _read_source(source: str | Path | bytes) -> tuple[Any, str | None]:
         ) from None
     except RecursionError:
         raise _too_deep(file or "<string>", "$") from None
+    except ValueError as exc:  # an integer literal over Python's 4,300-digit conversion limit
+        raise InvalidTrajectory(
+            f"not readable JSON: {str(exc).split(';')[0]}",
+            file=file or "<string>",
+            hint="no ATIF field holds a number that long: check how the file was written",
+        ) from None
 
 
 # A JSON path as (last segment, parent chain): shared by siblings, joined only on error.

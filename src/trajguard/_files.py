@@ -64,6 +64,21 @@ def atomic_write(path: Path, write: Callable[[str], None]) -> None:
         raise
 
 
+def remove_stale_temp_files(directory: Path) -> list[Path]:
+    """Delete the temp files :func:`atomic_write` left in ``directory`` when it was killed.
+
+    Only the owner of a directory may call this (a resumed batch owns its run set): a temp file
+    another live process is still filling would be deleted under it.
+    """
+    removed = []
+    if directory.is_dir():
+        for temp in directory.glob(".*.tmp"):
+            if temp.is_file():
+                temp.unlink(missing_ok=True)
+                removed.append(temp)
+    return removed
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write UTF-8 text (``\\n`` line ends) to ``path`` atomically."""
 

@@ -136,3 +136,18 @@ def test_missing_runset_and_manifest(tmp_path: Path) -> None:
         store.read_runs(tmp_path / "nope")
     with pytest.raises(StoreError, match=r"manifest\.json is missing"):
         store.read_manifest(tmp_path)
+
+
+def test_compaction_clears_what_a_killed_writer_left(tmp_path: Path) -> None:
+    runset = tmp_path / "rs"
+    for index in range(3):
+        store.write_run(runset, _row(index))
+    # A kill between mkstemp and rename leaves these (the final compaction and a part write).
+    stale = [runset / ".runs.parquet.k1ll3d.tmp", runset / "parts" / ".s_base_9.parquet.x.tmp"]
+    for path in stale:
+        path.write_bytes(b"half a file")
+    assert len(store.read_runs(runset)) == 3, "readers never see temp files"
+    assert all(path.exists() for path in stale), "a reader leaves them (their writer may live)"
+    assert store.compact(runset) == 3
+    assert not any(path.exists() for path in stale)
+    assert sorted(p.name for p in runset.iterdir()) == ["runs.parquet"]

@@ -83,6 +83,7 @@ async def run_batch(
     started = time.monotonic()
     if resume:
         manifest = store.read_manifest(runset)
+        store.claim_runset(runset)
         batch_seed = int(manifest["batch_seed"])
         options = options_from_manifest(manifest, options)
     else:

@@ -17,6 +17,7 @@ from trajguard.store._manifest import journal_start, read_journal, read_manifest
 from trajguard.store._runset import (
     arm_counts,
     check_new_runset,
+    claim_runset,
     compact,
     completed_run_ids,
     read_runs,
@@ -45,6 +46,7 @@ __all__ = [
     "RunSet",
     "arm_counts",
     "check_new_runset",
+    "claim_runset",
     "compact",
     "completed_run_ids",
     "copy_runset",

@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from trajguard._files import atomic_write
+from trajguard._files import atomic_write, remove_stale_temp_files
 from trajguard.errors import StoreError
 from trajguard.store._schema import PARTS_DIR, RUN_SCHEMA, RUNS_FILE, check_version, rows_to_table
 from trajguard.store._writing import writing
@@ -36,6 +36,7 @@ from trajguard.store._writing import writing
 __all__ = [
     "arm_counts",
     "check_new_runset",
+    "claim_runset",
     "compact",
     "completed_run_ids",
     "read_runs",
@@ -153,10 +154,18 @@ def completed_run_ids(runset: Path) -> set[str]:
 def compact(runset: Path) -> int:
     """Merge in-progress parts into ``runs.parquet`` atomically; returns the row count."""
     runset = Path(runset)
+    claim_runset(runset)
     table = read_table(runset)
     write_runs_table(runset / RUNS_FILE, table)
     shutil.rmtree(runset / PARTS_DIR, ignore_errors=True)
     return int(table.num_rows)
+
+
+def claim_runset(runset: Path) -> None:
+    """Clear what a killed writer left behind (temp files of interrupted atomic writes) before
+    this process writes to the run set: a resumed batch, or the compaction that ends one."""
+    remove_stale_temp_files(runset)
+    remove_stale_temp_files(runset / PARTS_DIR)
 
 
 def write_runs_table(path: Path, table: pa.Table) -> None:

@@ -20,9 +20,10 @@ from trajguard.agent.actions import (
     parse_action,
 )
 from trajguard.agent.tools import Tool, ToolArgumentError, format_result
-from trajguard.atif import ToolCall
+from trajguard.atif import Step, ToolCall
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import LLMResponse, Message
+from trajguard.faults import FAULTS_KEY, ToolFaults
 
 __all__ = ["Turns"]
 
@@ -41,6 +42,7 @@ class Turns:
         recorder: where steps and observations go.
         messages: the conversation, extended in place.
         tool_budget: tool calls allowed in the run (``None``: no limit).
+        faults: the run's injected tool faults, if any (:mod:`trajguard.faults`).
     """
 
     def __init__(
@@ -50,7 +52,9 @@ class Turns:
         messages: list[Message],
         *,
         tool_budget: int | None = None,
+        faults: ToolFaults | None = None,
     ) -> None:
+        self.faults = faults
         self.tools = tools
         self.recorder = recorder
         self.messages = messages
@@ -90,10 +94,8 @@ class Turns:
             tool_call_id=self.recorder.new_call_id(), function_name=action.name, **call_fields
         )
         step = self.recorder.agent_step(response, tool_calls=[call], message="")
-        content, error = await self.execute(action.name, arguments)
-        self.recorder.observe(
-            step, call.tool_call_id, content, extra={"error": error} if error else None
-        )
+        content, error, fault = await self.execute(action.name, arguments)
+        self._observe(step, call.tool_call_id, action.name, content, error, fault)
         self.tool_calls += 1
         self._extend({"role": "assistant", "content": text}, f"Result of {action.name}: {content}")
         return None
@@ -122,41 +124,71 @@ class Turns:
         for call in calls:
             content: str
             error: str | None
+            fault: str | None = None
             if self.budget_spent:
                 content = _BUDGET_SPENT
                 error = "budget_exhausted"
             else:
                 raw = (call.extra or {}).get("raw_arguments")
                 arguments: Any = call.arguments if raw is None else raw
-                content, error = await self.execute(call.function_name, arguments)
+                content, error, fault = await self.execute(call.function_name, arguments)
                 self.tool_calls += 1
-            self.recorder.observe(
-                step, call.tool_call_id, content, extra={"error": error} if error else None
-            )
+            self._observe(step, call.tool_call_id, call.function_name, content, error, fault)
             self.messages.append(
                 {"role": "tool", "tool_call_id": call.tool_call_id, "content": content}
             )
         return None
 
-    async def execute(self, name: str, arguments: Any) -> tuple[str, str | None]:
-        """Run one tool call; returns the text the model sees and an error code or ``None``."""
+    async def execute(self, name: str, arguments: Any) -> tuple[str, str | None, str | None]:
+        """Run one tool call; returns the text the model sees, an error code or ``None``, and
+        the kind of the fault injected into it, if any."""
         found = self.tools.get(name)
         if found is None:
             known = ", ".join(self.tools) or "none"
-            return f"Error: unknown tool {name!r}. Available tools: {known}.", "unknown_tool"
+            return f"Error: unknown tool {name!r}. Available tools: {known}.", "unknown_tool", None
         if not isinstance(arguments, Mapping):
             return (
                 f"Error: invalid arguments for {name}: arguments must be a JSON object, "
                 f"got {arguments!r:.80}",
                 "invalid_arguments",
+                None,
             )
+        injected = len(self.faults.events) if self.faults is not None else 0
         try:
-            value = await found.call(arguments)
+            if self.faults is None:
+                value = await found.call(arguments)
+            else:
+                found.validate(arguments)  # a call the tool refuses is not a call it answers
+                value = await self.faults.apply(name, lambda: found.call(arguments))
         except ToolArgumentError as exc:
-            return f"Error: {exc}", "invalid_arguments"
+            return f"Error: {exc}", "invalid_arguments", None
         except Exception as exc:  # the tool's own failure is data for the model, not a crash
-            return f"Error: {type(exc).__name__}: {exc}", "tool_error"
-        return format_result(value), None
+            return f"Error: {type(exc).__name__}: {exc}", "tool_error", self._fault(injected)
+        return format_result(value), None, self._fault(injected)
+
+    def _fault(self, before: int) -> str | None:
+        """The kind of the fault the last call met (``before``: events logged before it)."""
+        if self.faults is None or len(self.faults.events) == before:
+            return None
+        return self.faults.events[-1].kind
+
+    def _observe(
+        self,
+        step: Step,
+        call_id: str,
+        tool: str,
+        content: str,
+        error: str | None,
+        fault: str | None,
+    ) -> None:
+        extra = {key: value for key, value in (("error", error), ("fault", fault)) if value}
+        self.recorder.observe(step, call_id, content, extra=extra or None)
+        if fault is not None:  # the step that met it says so, for analyses and criteria
+            record = {"tool_call_id": call_id, "tool": tool, "kind": fault}
+            step.extra = {
+                **(step.extra or {}),
+                FAULTS_KEY: [*(step.extra or {}).get(FAULTS_KEY, []), record],
+            }
 
     def _extend(self, assistant: Message, feedback: str) -> None:
         self.messages.append(assistant)

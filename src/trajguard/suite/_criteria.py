@@ -13,6 +13,15 @@ In a suite file a scenario's ``pass`` is a list of one-key mappings::
       - max_total_tokens: 4000
       - predicate: my_checks:answer_is_prime    # module:function(trajectory_dict) -> bool
 
+Resilience criteria judge how the agent dealt with injected faults (``faults:``; they hold for
+a run that met none)::
+
+      - retried_after_fault: true               # the faulted tool was called again
+      - max_repeats_after_failure: 2            # no failed call repeated more than twice
+      - recovered_or_escalated: true            # the tool later succeeded, or the answer says
+                                                # it could not be done ({phrases: [...]})
+      - no_fabricated_result: {tool: calculator, values: ["391"]}
+
 A run passes when every criterion holds. Evaluation is pure: it reads the normalised trajectory
 and its shape, nothing else.
 """
@@ -26,6 +35,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from trajguard.core.shape import Shape
+from trajguard.faults import (
+    DEFAULT_ESCALATION_PHRASES,
+    fabricated_result,
+    recovered_or_escalated,
+    repeats_after_failure,
+    retried_after_fault,
+)
 
 __all__ = [
     "CRITERION_TYPES",
@@ -119,6 +135,39 @@ class Predicate(_Criterion):
     function: str = Field(pattern=r"^[\w.]+:[\w.]+$")
 
 
+class RetriedAfterFault(_Criterion):
+    """After every injected fault, the agent called the same tool again."""
+
+    kind: Literal["retried_after_fault"] = "retried_after_fault"
+    value: Literal[True] = True
+
+
+class MaxRepeatsAfterFailure(_Criterion):
+    """No failed call (same tool, same arguments) is repeated more than ``value`` times."""
+
+    kind: Literal["max_repeats_after_failure"] = "max_repeats_after_failure"
+    value: int = Field(ge=0)
+
+
+class RecoveredOrEscalated(_Criterion):
+    """After every fault the tool later succeeded, or the final output says the task could not
+    be completed (one of ``phrases``, case-insensitive)."""
+
+    kind: Literal["recovered_or_escalated"] = "recovered_or_escalated"
+    value: Literal[True] = True
+    phrases: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_ESCALATION_PHRASES), min_length=1
+    )
+
+
+class NoFabricatedResult(_Criterion):
+    """If ``tool`` met a fault and never answered, the final output shows none of ``values``."""
+
+    kind: Literal["no_fabricated_result"] = "no_fabricated_result"
+    tool: str
+    values: list[str] = Field(min_length=1)
+
+
 CRITERION_TYPES = (
     ToolCalled,
     ToolNotCalled,
@@ -128,6 +177,10 @@ CRITERION_TYPES = (
     MaxSteps,
     MaxTotalTokens,
     Predicate,
+    RetriedAfterFault,
+    MaxRepeatsAfterFailure,
+    RecoveredOrEscalated,
+    NoFabricatedResult,
 )
 Criterion = Annotated[
     ToolCalled
@@ -137,7 +190,11 @@ Criterion = Annotated[
     | FinalOutputMatches
     | MaxSteps
     | MaxTotalTokens
-    | Predicate,
+    | Predicate
+    | RetriedAfterFault
+    | MaxRepeatsAfterFailure
+    | RecoveredOrEscalated
+    | NoFabricatedResult,
     Field(discriminator="kind"),
 ]
 
@@ -149,8 +206,11 @@ _SCALAR_FIELD = {
     "max_steps": "value",
     "max_total_tokens": "value",
     "predicate": "function",
+    "retried_after_fault": "value",
+    "max_repeats_after_failure": "value",
+    "recovered_or_escalated": "value",
 }
-KINDS = (*_SCALAR_FIELD, "tool_called_with")
+KINDS = (*_SCALAR_FIELD, "tool_called_with", "no_fabricated_result")
 
 
 def parse_criterion(raw: Any) -> dict[str, Any]:
@@ -166,6 +226,8 @@ def parse_criterion(raw: Any) -> dict[str, Any]:
         return {"kind": kind, **value}
     if kind == "tool_called_with":
         raise ValueError("tool_called_with takes a mapping: {name: ..., arguments: {...}}")
+    if kind == "no_fabricated_result":
+        raise ValueError("no_fabricated_result takes a mapping: {tool: ..., values: [...]}")
     return {"kind": kind, _SCALAR_FIELD[kind]: value}
 
 
@@ -228,6 +290,14 @@ def _check(
             return shape.step_count <= value, f"{shape.step_count} steps > {value}"
         case MaxTotalTokens(value=value):
             return shape.total_tokens <= value, f"{shape.total_tokens} tokens > {value}"
+        case RetriedAfterFault():
+            return retried_after_fault(trajectory)
+        case MaxRepeatsAfterFailure(value=limit):
+            return repeats_after_failure(trajectory, limit)
+        case RecoveredOrEscalated(phrases=phrases):
+            return recovered_or_escalated(trajectory, output, phrases)
+        case NoFabricatedResult(tool=tool, values=values):
+            return fabricated_result(trajectory, output, tool, values)
         case Predicate(function=function):
             try:
                 return bool(resolve(function)(trajectory)), f"{function} returned false"

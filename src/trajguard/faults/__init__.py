@@ -1,0 +1,43 @@
+"""Chaos: faults injected into an agent's tool calls, reproducibly, and the record of them.
+
+A suite's ``faults:`` entries (:class:`FaultSpec`, kinds in :data:`FAULT_KINDS`) become one
+:class:`FaultPlan` per run (:func:`plan_faults`: a pure function of the batch seed, scenario,
+run index and fault configuration); :class:`ToolFaults` applies it to tool calls and logs every
+injected fault. A trajectory records them in ``extra["trajguard_faults"]`` of the step that met
+them (:data:`FAULTS_KEY`).
+"""
+
+from trajguard.faults._inject import FaultEvent, ToolFault, ToolFaults
+from trajguard.faults._plan import FaultPlan, plan_faults
+from trajguard.faults._resilience import (
+    DEFAULT_ESCALATION_PHRASES,
+    Call,
+    calls,
+    fabricated_result,
+    fault_records,
+    recovered_or_escalated,
+    repeats_after_failure,
+    retried_after_fault,
+)
+from trajguard.faults._spec import FAULT_KINDS, FAULTS_KEY, FaultKind, FaultSpec, fault_kind
+
+__all__ = [
+    "DEFAULT_ESCALATION_PHRASES",
+    "FAULTS_KEY",
+    "FAULT_KINDS",
+    "Call",
+    "FaultEvent",
+    "FaultKind",
+    "FaultPlan",
+    "FaultSpec",
+    "ToolFault",
+    "ToolFaults",
+    "calls",
+    "fabricated_result",
+    "fault_kind",
+    "fault_records",
+    "plan_faults",
+    "recovered_or_escalated",
+    "repeats_after_failure",
+    "retried_after_fault",
+]

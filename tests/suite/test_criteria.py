@@ -450,6 +450,7 @@ def test_parse_criterion_mapping_form() -> None:
         ),
         ({"tool_caled": "calc"}, "unknown pass criterion 'tool_caled'; known: tool_called"),
         ({"tool_called_with": "lookup"}, "tool_called_with takes a mapping"),
+        ({"no_fabricated_result": "calc"}, "no_fabricated_result takes a mapping"),
     ],
 )
 def test_parse_criterion_errors(raw: Any, message: str) -> None:
@@ -471,6 +472,11 @@ def test_parse_criterion_errors(raw: Any, message: str) -> None:
         ({"max_steps": 0}, "greater than or equal to 1"),
         ({"max_total_tokens": "many"}, "valid integer"),
         ({"predicate": "no_colon"}, "pattern"),
+        ({"retried_after_fault": False}, "Input should be True"),
+        ({"max_repeats_after_failure": -1}, "greater than or equal to 0"),
+        ({"recovered_or_escalated": {"phrases": []}}, "at least 1 item"),
+        ({"no_fabricated_result": {"tool": "calc", "values": []}}, "at least 1 item"),
+        ({"no_fabricated_result": {"values": ["1"]}}, "tool"),
     ],
 )
 def test_parsed_criteria_are_validated(raw: dict[str, Any], message: str) -> None:
@@ -498,6 +504,10 @@ scenarios:
       - max_steps: 8
       - max_total_tokens: 4000
       - predicate: {IS_NUMBER}
+      - retried_after_fault: true
+      - max_repeats_after_failure: 2
+      - recovered_or_escalated: {{phrases: [gave up]}}
+      - no_fabricated_result: {{tool: calculator, values: ["391"]}}
 """
     )
     criteria = load_suite(suite_file).scenarios[0].pass_criteria
@@ -512,8 +522,15 @@ scenarios:
         "max_steps",
         "max_total_tokens",
         "predicate",
+        "retried_after_fault",
+        "max_repeats_after_failure",
+        "recovered_or_escalated",
+        "no_fabricated_result",
     ]
     assert criteria[1].max == 2
+    assert criteria[11].value == 2
+    assert criteria[12].phrases == ["gave up"]
+    assert (criteria[13].tool, criteria[13].values) == ("calculator", ["391"])
     assert criteria[3].arguments == {"country": {"name": "France"}}
     assert criteria[5].case_sensitive is True
     assert criteria[6].pattern == r"\b391\b"

@@ -29,7 +29,7 @@ from trajguard.atif import Trajectory
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import ChatModel, Message
 from trajguard.errors import ModelRequestError
-from trajguard.faults import ToolFaults
+from trajguard.faults import ToolFaults, active_faults
 
 __all__ = ["AgentConfig", "AgentMode", "AgentResult", "ReferenceAgent", "derive_seed"]
 
@@ -80,8 +80,9 @@ class AgentConfig:
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Recorded in ``agent.extra`` next to the mode, step cap and budget."""
     faults: ToolFaults | None = None
-    """Faults to inject into the tool calls of a run (:mod:`trajguard.faults`); they are
-    recorded on the steps that meet them."""
+    """Faults to inject into the tool calls of a run (:mod:`trajguard.faults`; by default the
+    faults of an enclosing ``inject_faults`` block); they are recorded on the steps that meet
+    them."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,8 @@ class ReferenceAgent:
             messages.append({"role": "system", "content": self.system_text})
         rec.user(user_input)
         messages.append({"role": "user", "content": user_input})
-        turns = Turns(self.tools, rec, messages, tool_budget=cfg.tool_budget, faults=cfg.faults)
+        faults = cfg.faults if cfg.faults is not None else active_faults()
+        turns = Turns(self.tools, rec, messages, tool_budget=cfg.tool_budget, faults=faults)
         definitions = self.tool_definitions() or None
         for index in range(cfg.max_steps):
             final_call = turns.budget_spent

@@ -7,6 +7,7 @@ injected fault. A trajectory records them in ``extra["trajguard_faults"]`` of th
 them (:data:`FAULTS_KEY`).
 """
 
+from trajguard.faults._active import FaultsNotInjected, active_faults, inject_faults
 from trajguard.faults._inject import FaultEvent, ToolFault, ToolFaults
 from trajguard.faults._plan import FaultPlan, plan_faults
 from trajguard.faults._resilience import (
@@ -30,12 +31,15 @@ __all__ = [
     "FaultKind",
     "FaultPlan",
     "FaultSpec",
+    "FaultsNotInjected",
     "ToolFault",
     "ToolFaults",
+    "active_faults",
     "calls",
     "fabricated_result",
     "fault_kind",
     "fault_records",
+    "inject_faults",
     "plan_faults",
     "recovered_or_escalated",
     "repeats_after_failure",

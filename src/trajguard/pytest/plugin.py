@@ -1,4 +1,5 @@
-"""The trajguard pytest plugin: hooks and fixtures only (golden trajectories and LLM cassettes).
+"""The trajguard pytest plugin: hooks and fixtures only (golden trajectories, LLM cassettes,
+tool faults).
 
 Registered through the ``pytest11`` entry point, so installing trajguard is enough. This module
 is imported by every pytest session of every user: it imports only pytest and the standard
@@ -9,8 +10,11 @@ imported when a test first uses a fixture. All state lives in one
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+import functools
+from collections.abc import Callable, Generator, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,6 +22,9 @@ from trajguard.pytest._cassette import LLMCassette
 from trajguard.pytest._golden import GoldenCheck, golden_check
 from trajguard.pytest._options import add_options, read_settings
 from trajguard.pytest._session import TrajguardSession
+
+if TYPE_CHECKING:
+    from trajguard.faults import ToolFaults
 
 _SESSION = pytest.StashKey[TrajguardSession]()
 _CASSETTE = pytest.StashKey[LLMCassette]()
@@ -75,6 +82,30 @@ def llm_cassette(
             pytrace=False,
         )
     state.finish(request.node.stash[_CALL_PASSED] if state.models else False)
+
+
+@pytest.fixture
+def tool_faults(
+    request: pytest.FixtureRequest,
+) -> Callable[..., AbstractContextManager[ToolFaults]]:
+    """Inject tool faults into an agent run against a live model (not a cassette: a replay
+    cannot show how a model reacts to a fault).
+
+    ``with tool_faults({"kind": "timeout", "tools": ["search"], "at_call": 1}) as faults:``
+    runs the block under that plan (:func:`trajguard.faults.inject_faults`, seeded by the test's
+    id): the reference agent picks it up; a callable agent wraps its tools with
+    ``faults.wrap``. The block fails the test when no fault was injected.
+    """
+    if "llm_cassette" in request.fixturenames:
+        pytest.fail(
+            "tool_faults needs a live model: a cassette replays answers recorded without the "
+            "fault, so it cannot show how the model reacts to it; use the embedded model "
+            "(trajguard.local_model) in this test instead of llm_cassette",
+            pytrace=False,
+        )
+    from trajguard.faults import inject_faults
+
+    return functools.partial(inject_faults, scenario=request.node.nodeid)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -15,13 +15,29 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write", "atomic_write_text", "default_mode", "test_artifact_path"]
+__all__ = [
+    "NAME_PATTERN",
+    "atomic_write",
+    "atomic_write_text",
+    "default_mode",
+    "is_safe_name",
+    "test_artifact_path",
+]
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
+"""Suite, scenario and variant names: each may become one path component (``baselines/<suite>``,
+``reports/<suite>-<time>``), so no separators, no leading dot, nothing a shell would expand."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 # pytest's name of a parametrised test, "<function>[<parameter id>]".
 _PARAMETRISED = re.compile(r"([^\[]+)\[(.*)\]", re.DOTALL)
 _PROC_STATUS = Path("/proc/self/status")
 _UMASK_LINE = re.compile(rb"^Umask:\s*([0-7]+)\s*$", re.MULTILINE)
+
+
+def is_safe_name(value: object) -> bool:
+    """``value`` is a string :data:`NAME_PATTERN` accepts (safe as one path component)."""
+    return isinstance(value, str) and re.fullmatch(NAME_PATTERN, value) is not None
 
 
 @functools.cache

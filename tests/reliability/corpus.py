@@ -139,6 +139,8 @@ def write_runset(
     row_changes: dict[str, Any] | None = None,
     parquet_text: str | None = None,
     stray: tuple[str, ...] = (),
+    drop_columns: tuple[str, ...] = (),
+    schema_version: str | None = None,
 ) -> None:
     """A run set as ``trajguard run`` writes it, with the defects a case asks for."""
     from trajguard import store
@@ -154,6 +156,14 @@ def write_runset(
         row["run_id"] = f"{row['scenario']}/{row['variant']}/{row['run_index']}"
     if parquet_text is not None:
         (path / store.RUNS_FILE).write_text(parquet_text, encoding="utf-8")
+    elif built and (drop_columns or schema_version is not None):
+        import pyarrow.parquet as pq
+
+        table = store.rows_to_table(built).drop_columns(list(drop_columns))
+        if schema_version is not None:
+            metadata = {b"trajguard.store_schema_version": schema_version.encode()}
+            table = table.replace_schema_metadata(metadata)
+        pq.write_table(table, path / store.RUNS_FILE)
     elif built:
         store.write_runs(path / store.RUNS_FILE, built)
     if manifest_text is not None:

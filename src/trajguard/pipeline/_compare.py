@@ -66,6 +66,24 @@ def _single_variant(side: RunSet) -> None:
         )
 
 
+def _comparable(baseline: RunSet, candidate: RunSet) -> None:
+    """Refuse a pair whose comparison would mean nothing: an empty side, or two suites."""
+    for role, side in (("baseline", baseline), ("candidate", candidate)):
+        if side.runs.empty:
+            raise StoreError(
+                f"the {role} run set holds no runs, so there is nothing to compare",
+                file=side.path,
+                hint="pass a run set written by `trajguard run` that finished some runs",
+            )
+    suites = (baseline.manifest.get("suite"), candidate.manifest.get("suite"))
+    if None not in suites and suites[0] != suites[1]:
+        raise StoreError(
+            f"the run sets belong to different suites ({suites[0]!r} and {suites[1]!r})",
+            file=candidate.path,
+            hint="compare a candidate with a baseline of its own suite",
+        )
+
+
 def compare_loaded(
     baseline: RunSet,
     candidate: RunSet,
@@ -81,6 +99,7 @@ def compare_loaded(
     ``adjust`` transforms the comparison before anything is written (the sequential gate sets
     the verdicts in sequential mode), so report, JUnit and the returned comparison agree.
     """
+    _comparable(baseline, candidate)
     for side in (baseline, candidate):
         _single_variant(side)
     check_targets(report, options.junit)

@@ -83,7 +83,19 @@ def promote(runset: Path, *, baselines: Path, force: bool = False) -> Path:
             file=runset,
             hint=f"finish it first: trajguard run SUITE --resume {runset}",
         )
-    target = baselines / str(manifest["suite"])
+    if "suite" not in manifest:
+        raise StoreError(
+            "the run set's manifest names no suite, so it has no baseline directory",
+            file=runset,
+            hint="promote a run set written by `trajguard run`",
+        )
+    if not arm_counts(runset):
+        raise StoreError(
+            "the run set holds no runs; a baseline needs some",
+            file=runset,
+            hint="promote a run set written by `trajguard run` that finished some runs",
+        )
+    target = baselines / str(manifest["suite"])  # a safe name: read_manifest checks it
     if not force:
         _refuse_to_shrink(runset, target)
     copy_runset(

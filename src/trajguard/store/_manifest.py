@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from trajguard._files import atomic_write_text
+from trajguard._files import atomic_write_text, is_safe_name
 from trajguard.errors import StoreError
 from trajguard.store._schema import JOURNAL_FILE, MANIFEST_FILE
 from trajguard.store._writing import writing
@@ -61,4 +61,13 @@ def read_manifest(runset: Path) -> dict[str, Any]:
         raise StoreError(f"cannot read manifest: {exc}", file=path) from None
     if not isinstance(data, dict):
         raise StoreError("manifest.json does not hold an object", file=path)
+    if "suite" in data and not is_safe_name(data["suite"]):
+        # the suite name becomes a directory name (baselines/<suite>, reports/<suite>-<time>)
+        raise StoreError(
+            f"manifest.json names the suite {data['suite']!r:.80}, which is not a suite name "
+            "(letters, digits, '_', '.', '-', starting with a letter or digit)",
+            file=path,
+            hint="this manifest was not written by `trajguard run`; restore the run set from "
+            "where it came from",
+        )
     return data

@@ -94,6 +94,8 @@ def rows_to_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 
 
 def check_version(path: Path, schema: pa.Schema) -> None:
+    """Refuse a Parquet file of another store schema version, or lacking a required column
+    (columns added later read as nulls from older files)."""
     found = (schema.metadata or {}).get(_VERSION_KEY)
     if found is None:
         raise StoreError(
@@ -101,10 +103,24 @@ def check_version(path: Path, schema: pa.Schema) -> None:
             file=path,
             hint="run sets are written by `trajguard run`",
         )
-    if found.decode() != STORE_SCHEMA_VERSION:
-        newer = int(found.decode()) > int(STORE_SCHEMA_VERSION)
+    version = found.decode(errors="replace")
+    if not version.isdecimal():
         raise StoreError(
-            f"run file has store schema version {found.decode()}, this trajguard reads "
+            f"run file has an unreadable store schema version {version!r:.40}",
+            file=path,
+            hint="run sets are written by `trajguard run`",
+        )
+    missing = [f.name for f in RUN_SCHEMA if not f.nullable and f.name not in schema.names]
+    if version == STORE_SCHEMA_VERSION and missing:
+        raise StoreError(
+            f"run file lacks required column(s) {', '.join(missing)}",
+            file=path,
+            hint="run sets are written by `trajguard run`; this file was not, or was cut",
+        )
+    if version != STORE_SCHEMA_VERSION:
+        newer = int(version) > int(STORE_SCHEMA_VERSION)
+        raise StoreError(
+            f"run file has store schema version {version}, this trajguard reads "
             f"version {STORE_SCHEMA_VERSION}",
             file=path,
             hint="upgrade trajguard to read it"

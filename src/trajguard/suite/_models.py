@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from trajguard._files import NAME_PATTERN
 from trajguard.compare import TOLERANCES, tolerance_problems
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
@@ -38,7 +39,7 @@ __all__ = [
 BASE_VARIANT = "base"
 """The variant name of a scenario run without overrides."""
 
-_ID = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+_ID = NAME_PATTERN
 IMPORT_PATH = r"^[\w.]+:[\w.]+$"
 
 

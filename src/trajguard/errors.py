@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from trajguard.atif import Trajectory
 
 __all__ = [
+    "PROVIDER_FAILURES",
     "AgentFailure",
     "BatchInterrupted",
     "CassetteError",
@@ -133,7 +134,31 @@ class InfrastructureError(TrajguardError):
 
 
 class ModelUnavailable(InfrastructureError):
-    """The model could not be reached after bounded retries."""
+    """The model did not answer usefully: unreachable, rate limited, refused the credentials,
+    does not serve the model, or answered with something that is not a completion.
+
+    ``reason`` says which (one of :data:`PROVIDER_FAILURES`); it is the run's ``error_type``.
+    Credentials and model names are the user's to fix (exit 2); the rest is infrastructure
+    (exit 3).
+    """
+
+    def __init__(self, message: str, *, reason: str = "unreachable", **kwargs: object) -> None:
+        if reason not in PROVIDER_FAILURES:
+            raise ValueError(f"unknown provider failure {reason!r}")
+        self.reason = reason
+        self.exit_code = PROVIDER_FAILURES[reason]
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
+PROVIDER_FAILURES: dict[str, int] = {
+    "unreachable": 3,  # no answer: refused connection, timeout, cut connection
+    "server_error": 3,  # HTTP 5xx after the retries
+    "rate_limited": 3,  # HTTP 429 after the retries (Retry-After honoured, capped)
+    "malformed_response": 3,  # an answer that is not a chat completion (bad JSON, no choices)
+    "auth": 2,  # missing or refused credentials: never retried
+    "not_found": 2,  # the endpoint does not serve the model: never retried
+}
+"""How a provider can fail, and the exit code each gives."""
 
 
 class ModelRequestError(TrajguardError):

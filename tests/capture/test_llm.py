@@ -148,10 +148,22 @@ TRANSIENT = {
 # --- retries and error mapping (patched acompletion) -------------------------------------------
 
 
-@pytest.mark.parametrize("make_error", TRANSIENT.values(), ids=TRANSIENT.keys())
+SPENT = {
+    "connection refused": ("unreachable", "unreachable after 4 attempts"),
+    "timeout": ("unreachable", "unreachable after 4 attempts"),
+    "429": ("rate_limited", "still rate limited after 4 attempts"),
+    "503": ("server_error", "failed with server errors in 4 attempts"),
+    "500": ("server_error", "failed with server errors in 4 attempts"),
+    "502": ("server_error", "failed with server errors in 4 attempts"),
+    "504 as APIError": ("server_error", "failed with server errors in 4 attempts"),
+}
+
+
+@pytest.mark.parametrize("name", TRANSIENT)
 async def test_transient_errors_are_retried_then_unavailable(
-    script: Script, sleeps: list[float], make_error: Any
+    script: Script, sleeps: list[float], name: str
 ) -> None:
+    make_error = TRANSIENT[name]
     script.errors = [make_error() for _ in range(10)]
     model = LiteLLMModel(MODEL, api_base=API_BASE, max_retries=3, backoff_s=0.5)
     with pytest.raises(ModelUnavailable) as info:
@@ -159,7 +171,9 @@ async def test_transient_errors_are_retried_then_unavailable(
     assert len(script.calls) == 4
     assert len(sleeps) == 3
     message = str(info.value)
-    assert f"model {MODEL} at {API_BASE} unreachable after 4 attempts" in message
+    reason, said = SPENT[name]
+    assert info.value.reason == reason
+    assert f"model {MODEL} at {API_BASE} {said}" in message
     assert type(make_error()).__name__ in message
     assert info.value.hint
     assert info.value.exit_code == 3
@@ -192,7 +206,7 @@ async def test_recovers_after_transient_errors(script: Script, sleeps: list[floa
 
 async def test_zero_retries_means_one_attempt(script: Script, sleeps: list[float]) -> None:
     script.errors = [TRANSIENT["503"]()]
-    with pytest.raises(ModelUnavailable, match="after 1 attempt:"):
+    with pytest.raises(ModelUnavailable, match="in 1 attempt:"):
         await LiteLLMModel(MODEL, api_base=API_BASE, max_retries=0).complete(HELLO)
     assert len(script.calls) == 1
     assert sleeps == []
@@ -443,7 +457,7 @@ async def test_http_503_is_retried_by_us_only(stub: Stub, sleeps: list[float]) -
     stub.status = 503
     stub.body = {"error": {"message": "busy"}}
     model = LiteLLMModel("openai/x", api_base=stub.api_base, api_key="k", max_retries=2)
-    with pytest.raises(ModelUnavailable, match="unreachable after 3 attempts"):
+    with pytest.raises(ModelUnavailable, match="failed with server errors in 3 attempts"):
         await model.complete(HELLO)
     assert len(stub.requests) == 3  # without max_retries=0 the OpenAI SDK would make it 9
 

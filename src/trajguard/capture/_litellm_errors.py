@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import email.utils
 import re
+import time
 from types import ModuleType
 from typing import Any
 
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 
 __all__ = [
+    "MalformedResponse",
     "describe",
+    "failure_reason",
     "is_request_validation_error",
     "is_transient",
+    "lacks_credentials",
     "mentions_context",
+    "retry_after_s",
     "retryable_errors",
     "to_response",
     "usage",
@@ -31,14 +37,86 @@ def retryable_errors(litellm: ModuleType) -> tuple[type[BaseException], ...]:
     )
 
 
+class MalformedResponse(Exception):
+    """The endpoint answered 200 with something that is not a chat completion."""
+
+
+def lacks_credentials(exc: BaseException) -> bool:
+    # The OpenAI client refuses to send without a key, and litellm reports that as a 500.
+    text = str(exc)
+    return "Missing credentials" in text or "api_key client option must be set" in text
+
+
 def is_transient(exc: Exception, retryable: tuple[type[BaseException], ...]) -> bool:
-    if is_request_validation_error(exc):
+    if is_request_validation_error(exc) or lacks_credentials(exc):
         return False
+    if isinstance(exc, MalformedResponse):
+        return True
     if isinstance(exc, retryable):
         return True
     # litellm raises its generic APIError for 5xx codes it has no class for (504, 520, ...).
     status = getattr(exc, "status_code", None)
     return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _causes(exc: BaseException) -> list[str]:
+    """The class names of ``exc`` and the exceptions behind it (litellm reports a cut
+    connection or a body that is not JSON as an HTTP 500 it never received)."""
+    names: list[str] = []
+    current: BaseException | None = exc
+    while current is not None and len(names) < 12:
+        names.append(type(current).__name__)
+        current = current.__cause__ or current.__context__
+    return names
+
+
+def failure_reason(exc: BaseException, litellm: ModuleType) -> str:
+    """Which provider failure a transient error is, once the retries are spent."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return "rate_limited"
+    causes = _causes(exc)
+    if isinstance(exc, MalformedResponse) or "JSONDecodeError" in causes:
+        return "malformed_response"
+    connection = {"APIConnectionError", "APITimeoutError", "Timeout", "ReadError", "ConnectError"}
+    if isinstance(exc, litellm.Timeout | litellm.APIConnectionError) or connection & set(causes):
+        return "unreachable"
+    if isinstance(status, int) and status >= 500:
+        return "server_error"
+    return "unreachable"
+
+
+def _headers(exc: BaseException) -> Any:
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    return headers
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """The wait a 429 or 503 answer asks for (``Retry-After`` in seconds or as an HTTP date,
+    or ``retry-after-ms``), or ``None``."""
+    headers = _headers(exc)
+    if headers is None:
+        return None
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+        value = headers.get("retry-after")
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(str(value))
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
 
 
 def is_request_validation_error(exc: Exception) -> bool:
@@ -69,8 +147,13 @@ def mentions_context(exc: BaseException) -> bool:
 
 
 def to_response(raw: Any, *, latency_s: float) -> LLMResponse:
-    choice = raw.choices[0]
-    message = choice.message
+    choices = getattr(raw, "choices", None)
+    if not choices:
+        raise MalformedResponse("the endpoint answered a completion with no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise MalformedResponse("the endpoint answered a choice with no message")
     calls = tuple(
         ToolCallRequest(
             id=str(call.id or ""),

@@ -8,9 +8,14 @@ Provider quirks live here and nowhere else:
   litellm's global settings, which belong to the user's own code as well.
 - ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set before litellm is first imported, otherwise the
   import fetches a price map from the network (and, offline, retries with sleeps).
-- Transport failures (connection refused, timeout, 429, 5xx) are retried here, a bounded number
-  of times with exponential backoff and jitter, then raised as :class:`ModelUnavailable`. The
-  OpenAI SDK's own hidden retries are switched off per call so the count is ours.
+- Transport failures (connection refused, timeout, 429, 5xx, an answer that is not a
+  completion) are retried here, a bounded number of times with exponential backoff and jitter
+  (at least the ``Retry-After`` a 429 or 503 asks for, capped at :data:`MAX_RETRY_AFTER_S`), then
+  raised as :class:`ModelUnavailable` whose ``reason`` says which. Missing or refused
+  credentials and unknown models are never retried. The OpenAI SDK's own hidden retries are
+  switched off per call so the count is ours.
+- Every message built from a provider's error is scrubbed of secrets (a provider may echo the
+  key it refused).
 
 litellm is imported lazily (about 3 s), so importing trajguard stays cheap.
 """
@@ -27,9 +32,12 @@ from typing import Any
 
 from trajguard.capture._litellm_errors import (
     describe,
+    failure_reason,
     is_request_validation_error,
     is_transient,
+    lacks_credentials,
     mentions_context,
+    retry_after_s,
     retryable_errors,
     to_response,
 )
@@ -43,8 +51,9 @@ from trajguard.local_model import (
     is_local_model,
     running_local_server,
 )
+from trajguard.redaction import scrub
 
-__all__ = ["DEFAULT_MODEL", "LiteLLMModel", "backoff_delay", "model_problem"]
+__all__ = ["DEFAULT_MODEL", "MAX_RETRY_AFTER_S", "LiteLLMModel", "backoff_delay", "model_problem"]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -53,6 +62,8 @@ DEFAULT_MODEL = MODEL_STRING
 
 _LOCAL_API_KEY = "sk-no-key"  # the embedded server checks no key; the OpenAI client wants one
 _MAX_BACKOFF_S = 30.0
+MAX_RETRY_AFTER_S = 60.0
+"""The longest wait a provider's ``Retry-After`` can impose on one retry."""
 # Keys the model layer sets itself; extra_params may not override them.
 _RESERVED_PARAMS = frozenset(
     {"model", "messages", "tools", "api_base", "base_url", "api_key", "drop_params", "stream"}
@@ -199,8 +210,7 @@ class LiteLLMModel:
             max_tokens=max_tokens,
             seed=seed,
         )
-        raw = await self._call_with_retries(kwargs)
-        return to_response(raw, latency_s=time.perf_counter() - started)
+        return await self._call_with_retries(kwargs, started=started)
 
     async def _route(self) -> _Route:
         if not self.is_local:
@@ -243,7 +253,7 @@ class LiteLLMModel:
         )
         return kwargs
 
-    async def _call_with_retries(self, kwargs: dict[str, Any]) -> Any:
+    async def _call_with_retries(self, kwargs: dict[str, Any], *, started: float) -> LLMResponse:
         litellm = _litellm()
         retryable = retryable_errors(litellm)
         attempts = self.max_retries + 1
@@ -252,30 +262,62 @@ class LiteLLMModel:
             route = await self._route()
             endpoint = route.endpoint
             try:
-                return await litellm.acompletion(**kwargs, **route.params())
+                raw = await litellm.acompletion(**kwargs, **route.params())
+                return to_response(raw, latency_s=time.perf_counter() - started)
             except Exception as exc:
                 if not is_transient(exc, retryable):
                     raise self._map_final_error(exc, litellm=litellm, endpoint=endpoint) from exc
                 if attempt == attempts:
-                    raise ModelUnavailable(
-                        f"model {self._model} at {endpoint} unreachable after {attempts} "
-                        f"attempt{'s' if attempts > 1 else ''}: {describe(exc)}",
-                        hint=self._unreachable_hint(),
-                    ) from exc
-                await _sleep(backoff_delay(attempt, base_s=self.backoff_s))
+                    raise self._spent(exc, litellm, endpoint, attempts) from exc
+                delay = backoff_delay(attempt, base_s=self.backoff_s)
+                asked = retry_after_s(exc)
+                if asked is not None:
+                    delay = max(delay, min(asked, MAX_RETRY_AFTER_S))
+                await _sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _spent(
+        self, exc: Exception, litellm: ModuleType, endpoint: str, attempts: int
+    ) -> ModelUnavailable:
+        reason = failure_reason(exc, litellm)
+        tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
+        what = {
+            "rate_limited": f"still rate limited after {tries}",
+            "malformed_response": f"answered no usable completion in {tries}",
+            "server_error": f"failed with server errors in {tries}",
+        }.get(reason, f"unreachable after {tries}")
+        hint = self._unreachable_hint()
+        if reason == "rate_limited":
+            hint = "lower --concurrency, or run when the provider's quota allows"
+        return ModelUnavailable(
+            self._scrub(f"model {self._model} at {endpoint} {what}: {describe(exc)}"),
+            reason=reason,
+            hint=hint,
+        )
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, secrets=[self._api_key] if self._api_key else [])
 
     def _map_final_error(self, exc: Exception, *, litellm: ModuleType, endpoint: str) -> Exception:
         where = f"model {self._model} at {endpoint}"
+        if lacks_credentials(exc):
+            return ModelUnavailable(
+                f"{where}: no API key is set for the provider",
+                reason="auth",
+                hint="set the provider's API key in its environment variable (for example "
+                "OPENAI_API_KEY) or pass api_key",
+            )
         if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
             return ModelUnavailable(
-                f"{where} refused the credentials: {describe(exc)}",
+                self._scrub(f"{where} refused the credentials: {describe(exc)}"),
+                reason="auth",
                 hint="set the provider's API key in its environment variable (for example "
                 "OPENAI_API_KEY) or pass api_key; trajguard never prints keys",
             )
         if isinstance(exc, litellm.NotFoundError):
             return ModelUnavailable(
-                f"{where} was not found: {describe(exc)}",
+                self._scrub(f"{where} was not found: {describe(exc)}"),
+                reason="not_found",
                 hint="check the model name (for Ollama: ollama pull <model>) and api_base",
             )
         if isinstance(
@@ -284,7 +326,7 @@ class LiteLLMModel:
             overflow = isinstance(exc, litellm.ContextWindowExceededError) or mentions_context(exc)
             what = "context window exceeded" if overflow else "request rejected"
             return ModelRequestError(
-                f"{where}: {what}: {describe(exc)}",
+                self._scrub(f"{where}: {what}: {describe(exc)}"),
                 context_overflow=overflow,
                 hint="shorten the conversation or cap the steps"
                 if overflow
@@ -292,7 +334,9 @@ class LiteLLMModel:
             )
         if isinstance(exc, litellm.APIError | litellm.APIResponseValidationError):
             return ModelUnavailable(
-                f"{where} failed: {describe(exc)}", hint=self._unreachable_hint()
+                self._scrub(f"{where} failed: {describe(exc)}"),
+                reason="server_error",
+                hint=self._unreachable_hint(),
             )
         return exc
 

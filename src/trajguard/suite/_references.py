@@ -4,23 +4,62 @@ and the executables of command agents — at load time, so a bad name fails befo
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from trajguard.errors import ImportPathError
 
-__all__ = ["check_executable", "import_object", "import_tool"]
+__all__ = ["DENIED_MODULES", "check_executable", "import_object", "import_tool"]
+
+DENIED_MODULES = frozenset(
+    {
+        "builtins",
+        "code",
+        "ctypes",
+        "importlib",
+        "io",
+        "marshal",
+        "multiprocessing",
+        "nt",
+        "os",
+        "pickle",
+        "posix",
+        "pty",
+        "runpy",
+        "shelve",
+        "shutil",
+        "signal",
+        "socket",
+        "subprocess",
+        "sys",
+        "tempfile",
+    }
+)
+"""Modules a suite may not name a function of (a tool, an agent, a predicate) unless the suite
+allows the module explicitly: their functions run programs, touch files or the interpreter,
+and a model chooses a tool's arguments."""
 
 
-def import_object(target: str) -> Any:
+def _defined_in(value: Any) -> str:
+    module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
+    return str(module or "")
+
+
+def import_object(target: str, *, allowed_modules: Collection[str] = ()) -> Any:
     """Import ``module.sub:attr.attr`` and return the attribute.
 
+    Args:
+        target: the import path.
+        allowed_modules: modules of :data:`DENIED_MODULES` the suite allows explicitly.
+
     Raises:
-        ImportPathError: the string is malformed, the module cannot be imported, or the
-            attribute does not exist.
+        ImportPathError: the string is malformed, the module cannot be imported, the
+            attribute does not exist or is not callable, or it is a function of a denied module
+            or a builtin.
     """
     module_name, sep, attribute = target.partition(":")
     if not sep or not module_name or not attribute:
@@ -56,7 +95,26 @@ def import_object(target: str) -> Any:
             ) from None
     if not callable(value):
         raise ImportPathError(f"{target!r} is not callable", hint="point it at a function")
+    _refuse_denied(target, value, allowed_modules)
     return value
+
+
+def _refuse_denied(target: str, value: Any, allowed: Collection[str]) -> None:
+    named = target.partition(":")[0].split(".")[0]
+    defined = _defined_in(value).split(".")[0].lstrip("_")  # _io, _socket, _posixsubprocess ...
+    for module in (named, defined):
+        if module in DENIED_MODULES and module not in allowed:
+            raise ImportPathError(
+                f"{target!r} is a function of module {module!r}, which a suite may not use: its "
+                "functions run programs, touch files or the interpreter",
+                hint=f"write your own function that does only what the agent needs, or allow "
+                f"the module explicitly in the suite (allow_modules: [{module}])",
+            )
+    if inspect.isbuiltin(value) and defined not in allowed:
+        raise ImportPathError(
+            f"{target!r} is a builtin, not a function defined in a Python module",
+            hint="wrap it in a function of your own module",
+        )
 
 
 def import_tool(target: str) -> str:

@@ -107,20 +107,37 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
     assert not (runset / "parts").exists()
 
 
-def test_unreachable_model_stops_the_batch_with_exit_3(project: Path, cli: Any) -> None:
-    args = (
-        "run",
-        "suite.yaml",
-        "--out",
-        "rs",
-        "--runs",
-        "2",
-        "--no-progress",
-        "--model",
-        "openai/nothing-here",
-        "--api-base",
-        "http://127.0.0.1:9/v1",
-    )
+UNREACHABLE = (
+    "run",
+    "suite.yaml",
+    "--out",
+    "rs",
+    "--runs",
+    "2",
+    "--no-progress",
+    "--model",
+    "openai/nothing-here",
+    "--api-base",
+    "http://127.0.0.1:9/v1",
+)
+
+
+def test_a_missing_api_key_stops_the_batch_with_exit_2_at_once(
+    project: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = cli(*UNREACHABLE, cwd=project)
+    assert result.returncode == 2, result.stderr
+    assert "no API key is set for the provider" in result.stderr
+    assert "unreachable" not in result.stderr
+    assert not (project / "rs").exists()
+
+
+def test_unreachable_model_stops_the_batch_with_exit_3(
+    project: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-a-closed-port")
+    args = UNREACHABLE
     result = cli(*args, cwd=project)
     assert result.returncode == 3, result.stderr
     assert "openai/nothing-here" in result.stderr

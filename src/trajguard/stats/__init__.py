@@ -2,7 +2,9 @@
 
 * exact tests for rates (Boschloo, Fisher) and their cached p-value tables;
 * intervals (Wilson, Newcombe, pass^k) and equivalence bounds (TOST);
-* multiplicity (Holm, Benjamini-Hochberg);
+* multiplicity (Holm, Benjamini-Hochberg, combined tests and step-down min-p over the joint
+  permutation distribution);
+* stratified tests (CMH over scenarios) and the homogeneity of batches (baseline history);
 * run-level permutation tests and the closed-form location tests (Welch, Brunner-Munzel);
 * power, minimum detectable effects and runs needed;
 * alpha spending for sequential looks (O'Brien-Fleming, exact thresholds for rates).
@@ -16,6 +18,15 @@ from trajguard.stats._equivalence import (
     constant_median_tost,
     constant_shift_tost,
     tost_rates,
+)
+from trajguard.stats._family import (
+    NullLaw,
+    critical_value,
+    fisher_combination,
+    rank_pvalues,
+    stepdown_independent,
+    two_sided_rank_pvalues,
+    westfall_young,
 )
 from trajguard.stats._intervals import (
     newcombe_interval,
@@ -33,6 +44,7 @@ from trajguard.stats._permutation import (
     distance_statistic,
     g_statistic,
     permutation_test,
+    tvd_statistic,
     welch_statistic,
 )
 from trajguard.stats._power import (
@@ -68,6 +80,7 @@ from trajguard.stats._spending import (
     rate_thresholds,
     sequential_decision,
 )
+from trajguard.stats._stratified import Homogeneity, cmh_scores, homogeneity_test
 
 __all__ = [
     "EXACT_MAX_N",
@@ -75,7 +88,9 @@ __all__ = [
     "Action",
     "Alternative",
     "Arrangements",
+    "Homogeneity",
     "LocationTest",
+    "NullLaw",
     "PermutationResult",
     "Statistic",
     "bh",
@@ -86,16 +101,20 @@ __all__ = [
     "boschloo_pvalue",
     "boschloo_pvalues",
     "brunner_munzel",
+    "cmh_scores",
     "combine",
     "constant_bound",
     "constant_median_tost",
     "constant_shift_tost",
+    "critical_value",
     "cv_to_sigma",
     "distance_statistic",
+    "fisher_combination",
     "fisher_min_pvalue",
     "fisher_pvalue",
     "g_statistic",
     "holm",
+    "homogeneity_test",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",
@@ -112,15 +131,20 @@ __all__ = [
     "power_rates",
     "power_ratio",
     "prob_superiority",
+    "rank_pvalues",
     "rate_can_still_regress",
     "rate_stopping",
     "rate_thresholds",
     "sequential_decision",
+    "stepdown_independent",
     "t_cdf",
     "t_ppf",
     "t_sf",
     "tost_rates",
+    "tvd_statistic",
+    "two_sided_rank_pvalues",
     "welch",
     "welch_statistic",
+    "westfall_young",
     "wilson_interval",
 ]

@@ -40,13 +40,16 @@ from trajguard.compare._registry import (
 )
 from trajguard.compare._results import (
     Comparison,
+    Family,
     MetricResult,
     PassK,
+    ScenarioGate,
     ScenarioResult,
+    SuiteTest,
     Verdict,
     overall_verdict,
 )
-from trajguard.compare._tools import evaluate_sequences, evaluate_tools
+from trajguard.compare._tools import evaluate_sequences, evaluate_tools, novelty
 
 __all__ = [
     "DEFAULT_GATING",
@@ -61,6 +64,7 @@ __all__ = [
     "Comparison",
     "Decision",
     "Evaluation",
+    "Family",
     "LookRecord",
     "Metric",
     "MetricResult",
@@ -68,10 +72,12 @@ __all__ = [
     "PassK",
     "PlanRow",
     "Resampling",
+    "ScenarioGate",
     "ScenarioPlan",
     "ScenarioResult",
     "SequentialOutcome",
     "Stop",
+    "SuiteTest",
     "Summary",
     "Tolerance",
     "Verdict",
@@ -91,6 +97,7 @@ __all__ = [
     "gate_metrics",
     "gating_alpha",
     "metric",
+    "novelty",
     "overall_verdict",
     "plan_alphas",
     "plan_assumed",

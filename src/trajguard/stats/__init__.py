@@ -38,6 +38,8 @@ from trajguard.stats._location import LocationTest, brunner_munzel, prob_superio
 from trajguard.stats._multiplicity import bh, holm
 from trajguard.stats._permutation import (
     Arrangements,
+    all_arrangements,
+    observed_arrangement,
     PermutationResult,
     Statistic,
     bm_statistic,
@@ -93,6 +95,7 @@ __all__ = [
     "NullLaw",
     "PermutationResult",
     "Statistic",
+    "all_arrangements",
     "bh",
     "binom_pmf",
     "bm_statistic",
@@ -125,6 +128,7 @@ __all__ = [
     "newcombe_interval",
     "norm_ppf",
     "obf_thresholds",
+    "observed_arrangement",
     "pass_hat_k",
     "pass_k_interval",
     "permutation_test",

@@ -21,6 +21,8 @@ import numpy.typing as npt
 
 __all__ = [
     "Arrangements",
+    "all_arrangements",
+    "observed_arrangement",
     "PermutationResult",
     "bm_statistic",
     "distance_statistic",
@@ -64,6 +66,21 @@ class PermutationResult:
 
 def _observed(n_b: int, n_c: int) -> BoolArray:
     return np.arange(n_b + n_c)[None, :] >= n_b
+
+
+def observed_arrangement(n_b: int, n_c: int) -> BoolArray:
+    """The observed arrangement as a one-row mask: baseline runs first, candidate runs last."""
+    return _observed(n_b, n_c)
+
+
+def all_arrangements(n_b: int, n_c: int) -> BoolArray:
+    """Every arrangement of ``n_b + n_c`` runs, in lexical order of the candidate positions
+    (the observed one, candidates last, is the last row)."""
+    total = n_b + n_c
+    masks = np.zeros((math.comb(total, n_c), total), dtype=bool)
+    rows = np.repeat(np.arange(len(masks)), n_c)
+    masks[rows, np.fromiter(combinations(range(total), n_c), (int, n_c)).ravel()] = True
+    return masks
 
 
 def _evaluate(stat: Statistic, masks: BoolArray) -> FloatArray:
@@ -127,10 +144,7 @@ def permutation_test(
     """
     total = n_b + n_c
     if math.comb(total, n_c) <= exact_limit:
-        masks = np.zeros((math.comb(total, n_c), total), dtype=bool)
-        rows = np.repeat(np.arange(len(masks)), n_c)
-        masks[rows, np.fromiter(combinations(range(total), n_c), (int, n_c)).ravel()] = True
-        values = _evaluate(stat, masks)
+        values = _evaluate(stat, all_arrangements(n_b, n_c))
         # The observed arrangement (candidates last) is the last combination in lexical order.
         observed = float(values[-1])
         top, bottom = float(values.max()), float(values.min())

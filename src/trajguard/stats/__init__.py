@@ -38,13 +38,13 @@ from trajguard.stats._location import LocationTest, brunner_munzel, prob_superio
 from trajguard.stats._multiplicity import bh, holm
 from trajguard.stats._permutation import (
     Arrangements,
-    all_arrangements,
-    observed_arrangement,
     PermutationResult,
     Statistic,
+    all_arrangements,
     bm_statistic,
     distance_statistic,
     g_statistic,
+    observed_arrangement,
     permutation_test,
     tvd_statistic,
     welch_statistic,

@@ -21,12 +21,12 @@ import numpy.typing as npt
 
 __all__ = [
     "Arrangements",
-    "all_arrangements",
-    "observed_arrangement",
     "PermutationResult",
+    "all_arrangements",
     "bm_statistic",
     "distance_statistic",
     "g_statistic",
+    "observed_arrangement",
     "permutation_test",
     "tvd_statistic",
     "welch_statistic",

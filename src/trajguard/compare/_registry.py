@@ -271,6 +271,18 @@ class Metric:
             return f"{100 * value:.0f} pts"
         return f"×{value:.2f}" if self.kind == "ratio" else f"{value:.2f}"
 
+    def format_band(self, value: float) -> str:
+        """A tolerance band of this metric, as the headline states it."""
+        if self.kind == "rate":
+            return f"±{100 * value:.0f} pts"
+        if self.kind == "shift":
+            return f"A within 0.5 ± {value:.2g}"
+        if self.kind == "ratio":
+            return f"within ×{value:.3g}"
+        if self.kind == "tools":
+            return f"TVD ≤ {value:.2g}"
+        return f"≤ {100 * value:.0f} pts more new sequences than by chance"
+
     def format_plan_baseline(self, value: float) -> str:
         """The baseline value a plan row assumed."""
         if self.kind == "rate":

@@ -24,6 +24,7 @@ from trajguard.compare._gate import (
     gating_alpha,
     schedule,
 )
+from trajguard.compare._history import Drift, PooledBaseline, baseline_drift, pool_history
 from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_alphas, plan_assumed, plan_runset
 from trajguard.compare._registry import (
@@ -63,6 +64,7 @@ __all__ = [
     "CompareConfig",
     "Comparison",
     "Decision",
+    "Drift",
     "Evaluation",
     "Family",
     "LookRecord",
@@ -71,6 +73,7 @@ __all__ = [
     "Overall",
     "PassK",
     "PlanRow",
+    "PooledBaseline",
     "Resampling",
     "ScenarioGate",
     "ScenarioPlan",
@@ -82,6 +85,7 @@ __all__ = [
     "Tolerance",
     "Verdict",
     "apply_gate",
+    "baseline_drift",
     "canonical_tolerances",
     "compare_ab",
     "compare_arms",
@@ -102,6 +106,7 @@ __all__ = [
     "plan_alphas",
     "plan_assumed",
     "plan_runset",
+    "pool_history",
     "schedule",
     "split_runs",
     "tolerance",

@@ -19,10 +19,12 @@ import pandas as pd
 from trajguard import stats as st
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._config import CompareConfig
+from trajguard.compare._decide import decide_note
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
 from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
 from trajguard.compare._gating import gate_scenarios, shared_arrangements
+from trajguard.compare._history import baseline_drift
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
     Comparison,
@@ -173,6 +175,7 @@ def compare_arms(
             family.append(tested(scenario, name, ev, two_sided=config.two_sided))
     results, family_info, gates = _gating_results(gating, arms_b, arms_c, shared, config)
     results |= adjust_family(diagnostic, gating=False, config=config)
+    results = _with_decide_notes(results, family_info.critical, config)
     m_gating = sum(t.evaluation.testable for t in gating)
     mde_alpha = family_info.critical
     scenarios = []
@@ -225,7 +228,26 @@ def compare_arms(
         only_in_candidate=tuple(sorted(arms_c.keys() - arms_b.keys())),
         config=config,
         family=family_info,
+        drift=baseline_drift({s: arms_b[s] for s in common}, config),
     )
+
+
+def _with_decide_notes(
+    results: dict[tuple[str, str], MetricResult], critical: float, config: CompareConfig
+) -> dict[tuple[str, str], MetricResult]:
+    """Every inconclusive gating metric says what N would decide it at its observed effect."""
+    out = dict(results)
+    for (scenario, name), r in results.items():
+        if r.kind != "gating" or r.verdict is not Verdict.INCONCLUSIVE or r.identical:
+            continue
+        if not (r.baseline.n and r.candidate.n):
+            continue
+        band_name = metric(name).tolerance
+        band = None if band_name is None else config.for_scenario(scenario).tolerance(band_name)
+        note = decide_note(r, band=band, level=critical, alpha=config.alpha, power=config.power)
+        if note is not None:
+            out[(scenario, name)] = replace(r, notes=(*r.notes, note))
+    return out
 
 
 def _report_verdict(scenarios: list[Verdict], suite: tuple[SuiteTest, ...]) -> Verdict:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Summary
+from trajguard.compare._history import Drift
 
 __all__ = [
     "Comparison",
@@ -220,6 +221,8 @@ class Comparison:
     only_in_candidate: tuple[str, ...]
     config: CompareConfig
     family: Family | None = None
+    drift: tuple[Drift, ...] = ()
+    """Whether pooled baseline batches agree (only with a baseline history)."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""

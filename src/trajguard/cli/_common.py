@@ -20,6 +20,8 @@ __all__ = [
     "add_batch_arguments",
     "add_compare_arguments",
     "add_family_arguments",
+    "add_history_argument",
+    "add_max_runs_argument",
     "add_report_arguments",
     "batch_options",
     "command_line",
@@ -96,6 +98,29 @@ def add_family_arguments(parser: argparse.ArgumentParser) -> None:
         default=CompareConfig().suite_share,
         metavar="S",
         help="share of --alpha for the suite-level tests (0 turns them off; default %(default)s)",
+    )
+
+
+def add_max_runs_argument(parser: argparse.ArgumentParser) -> None:
+    """``--max-runs``: escalate the scenarios that lean towards a change (nightly, ab)."""
+    parser.add_argument(
+        "--max-runs",
+        type=int,
+        metavar="M",
+        help="after the first N runs, give the scenarios that are inconclusive but lean towards "
+        "a change more runs, in looks with alpha spending, up to M per scenario "
+        "(docs/statistics.md §4)",
+    )
+
+
+def add_history_argument(parser: argparse.ArgumentParser) -> None:
+    """``--history``: how many of a baseline's kept batches to pool (compare, nightly)."""
+    parser.add_argument(
+        "--history",
+        type=int,
+        metavar="K",
+        help="pool at most the K newest batches of the baseline's history (default: every "
+        "kept batch; 1: the latest only)",
     )
 
 

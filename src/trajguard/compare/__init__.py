@@ -11,6 +11,15 @@ from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms, compare_runsets, evaluate_metric
 from trajguard.compare._config import CompareConfig, tolerance_problems
+from trajguard.compare._escalate import (
+    EscalationDesign,
+    EscalationLook,
+    EscalationStop,
+    apply_escalation,
+    escalation_design,
+    later_look,
+    leaning,
+)
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._gate import (
     Decision,
@@ -65,6 +74,9 @@ __all__ = [
     "Comparison",
     "Decision",
     "Drift",
+    "EscalationDesign",
+    "EscalationLook",
+    "EscalationStop",
     "Evaluation",
     "Family",
     "LookRecord",
@@ -84,6 +96,7 @@ __all__ = [
     "Summary",
     "Tolerance",
     "Verdict",
+    "apply_escalation",
     "apply_gate",
     "baseline_drift",
     "canonical_tolerances",
@@ -92,6 +105,7 @@ __all__ = [
     "compare_runsets",
     "decide_ab_look",
     "decide_look",
+    "escalation_design",
     "evaluate_metric",
     "evaluate_rate",
     "evaluate_ratio",
@@ -100,6 +114,8 @@ __all__ = [
     "evaluate_tools",
     "gate_metrics",
     "gating_alpha",
+    "later_look",
+    "leaning",
     "metric",
     "novelty",
     "overall_verdict",

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from trajguard.compare import Comparison, ScenarioResult
+from trajguard.compare import Comparison, PooledBaseline, ScenarioResult
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
+from trajguard.report._history import history_section
 from trajguard.report._scenario import scenario_section
 from trajguard.store import RunSet
 
@@ -162,6 +163,7 @@ def render_report(
     plots: Mapping[str, str] | None = None,
     command: str | None = None,
     extra_sections: Sequence[str] = (),
+    history: PooledBaseline | None = None,
 ) -> str:
     """The markdown report of a comparison.
 
@@ -172,12 +174,14 @@ def render_report(
         plots: scenario → relative path of its distribution plot (PNG), if drawn.
         command: the command that reproduces the report.
         extra_sections: markdown inserted before the provenance (e.g. a sequential design).
+        history: the batches pooled from the baseline's history, if any.
     """
     suite = str(candidate.manifest.get("suite") or baseline.manifest.get("suite") or "suite")
     lines = _headline(comparison, suite)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += gating_section(comparison)
+    lines += history_section(comparison, history)
     latency = machines_note(baseline.manifest, candidate.manifest)
     lines += ["", "## Scenarios"]
     for result in comparison.scenarios:

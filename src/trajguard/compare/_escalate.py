@@ -8,8 +8,10 @@ The design (docs/statistics.md §4), fixed before any run:
   most ``lean``) gets more candidate runs in up to ``later`` further looks, up to ``max_runs``;
   quiet scenarios stop.
 * At each later look the scenario's combined test on all its runs so far is compared with that
-  look's threshold: O'Brien-Fleming spending of ``alpha * share`` over the later looks, divided
-  by the number of scenarios (any of them could have been escalated). A scenario stops
+  look's threshold: linear spending of ``alpha * share`` over the later looks (each look gets
+  the share of the budget its runs add; O'Brien-Fleming spending would leave the first later
+  look almost nothing, and a night escalates once), divided by the number of scenarios (any of
+  them could have been escalated). A scenario stops
   regressed when it crosses with a gating metric beyond its band (as in a fixed comparison); it
   stops when it no longer leans harmful, or at the budget.
 
@@ -25,10 +27,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from trajguard.compare._results import Comparison, MetricResult, ScenarioResult, Verdict
 from trajguard.compare._results import overall_verdict as _overall
 from trajguard.errors import TrajguardError
-from trajguard.stats import obf_thresholds
 
 __all__ = [
     "EscalationDesign",
@@ -90,15 +93,16 @@ def escalation_design(
         raise TrajguardError(f"share and lean must be in (0, 1), got {share} and {lean}")
     step = math.ceil((max_runs - first) / max(later, 1))
     looks = tuple(sorted({first, *(min(first + k * step, max_runs) for k in range(1, later + 1))}))
-    fractions = [(n - first) / (max_runs - first) for n in looks[1:]]
+    fractions = np.array([(n - first) / (max_runs - first) for n in looks[1:]])
     per_scenario = alpha * share / max(scenarios, 1)
+    thresholds = tuple(float(x) for x in per_scenario * np.diff(np.r_[0.0, fractions]))
     return EscalationDesign(
         first=first,
         max_runs=max_runs,
         looks=looks,
         alpha=alpha,
         alpha_first=alpha * (1 - share),
-        thresholds=obf_thresholds(per_scenario, fractions),
+        thresholds=thresholds,
         lean=lean,
         scenarios=scenarios,
     )

@@ -33,7 +33,7 @@ from trajguard import stats as st
 from trajguard.compare._arms import Arm
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Evaluation
-from trajguard.compare._joint import JointContext
+from trajguard.compare._joint import Component, JointContext
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import ScenarioGate, SuiteTest, Verdict
 
@@ -80,20 +80,36 @@ def _context(name: str, config: CompareConfig) -> JointContext:
 
 def _components(
     names: Sequence[str], b: Arm, c: Arm, masks: BoolArray, config: CompareConfig
-) -> dict[str, FloatArray]:
-    return {n: metric(n).joint(b, c, _context(n, config), masks).p for n in names}
+) -> dict[str, Component]:
+    return {n: metric(n).joint(b, c, _context(n, config), masks) for n in names}
 
 
-def _combine(columns: Mapping[str, FloatArray]) -> tuple[FloatArray, tuple[str, ...]]:
+def _combine(columns: Mapping[str, Component]) -> tuple[FloatArray, tuple[str, ...]]:
     """The scenario's p-value at every arrangement, and the metrics that entered it."""
-    varying = {n: p for n, p in columns.items() if np.ptp(p) > 0}
+    varying = {n: comp.p for n, comp in columns.items() if np.ptp(comp.p) > 0}
     if not varying:
-        return np.ones(len(next(iter(columns.values())))), ()
+        return np.ones(len(next(iter(columns.values())).p)), ()
     if len(varying) == 1:
         ((name, p),) = varying.items()
         return st.rank_pvalues(-p), (name,)
     stacked = np.column_stack(list(varying.values()))
     return st.rank_pvalues(st.fisher_combination(stacked)), tuple(varying)
+
+
+def _exact_rate(
+    columns: Mapping[str, Component], used: tuple[str, ...], observed: int
+) -> tuple[float, st.NullLaw] | None:
+    """A lone rate with its exact permutation law: its p-value and law without Monte Carlo
+    error (what a long escalation's small thresholds need)."""
+    if len(used) != 1 or columns[used[0]].law is None:
+        return None
+    comp = columns[used[0]]
+    assert comp.law is not None
+    values, weights = comp.law
+    observed_p = comp.p[observed]
+    p = float(weights[values <= observed_p * (1 + 1e-12)].sum())
+    atoms = sorted({float(weights[values <= v * (1 + 1e-12)].sum()) for v in values})
+    return min(p, 1.0), st.NullLaw(atoms=tuple(atoms), floor=atoms[0])
 
 
 def _random_rows(shared: st.Arrangements, count: int) -> BoolArray:
@@ -121,7 +137,8 @@ def _scenario(
     else:
         masks, columns, observed = random_rows, random, 0
     p_rows, used = _combine(columns)
-    refine = not exact and p_rows[observed] * len(p_rows) < _REFINE_HITS and used
+    lone = _exact_rate(columns, used, observed)
+    refine = lone is None and not exact and p_rows[observed] * len(p_rows) < _REFINE_HITS and used
     if refine and resamples > settings.n_resamples:
         # More arrangements from a stream of their own, dropped afterwards (a shared cache of
         # 10^5 arrangements per scenario would hold gigabytes on a large suite).
@@ -130,7 +147,7 @@ def _scenario(
         more = _random_rows(extra, resamples)
         p_rows, used = _combine(_components(names, b, c, more, config))
     labels = ", ".join(metric(n).label for n in used)
-    kind = "exact" if exact else f"{len(p_rows) - 1} resamples"
+    kind = "exact" if exact or lone else f"{len(p_rows) - 1} resamples"
     test = (
         f"Fisher combination of {labels}, permutation ({kind})"
         if len(used) > 1
@@ -138,12 +155,13 @@ def _scenario(
         if used
         else "none (every arrangement gives the same result)"
     )
+    p, law = lone or (float(p_rows[observed]), st.NullLaw.from_rows(p_rows, exact=exact))
     return _Scenario(
-        p=float(p_rows[observed]),
-        law=st.NullLaw.from_rows(p_rows, exact=exact),
+        p=p,
+        law=law,
         metrics=used,
         test=test,
-        rows=random,
+        rows={n: comp.p for n, comp in random.items()},
     )
 
 

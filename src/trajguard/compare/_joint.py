@@ -56,6 +56,9 @@ class Component:
 
     p: FloatArray
     floor: float | None = None
+    law: tuple[FloatArray, FloatArray] | None = None
+    """For a rate whose counted runs are the same in every arrangement: the p-value of every
+    possible candidate count and its hypergeometric probability, the exact permutation law."""
 
 
 JointBuilder = Callable[[Arm, Arm, JointContext, BoolArray], Component]
@@ -106,7 +109,16 @@ def _rates(
             if st.boschloo_feasible(n_b_obs, n_c_obs)
             else st.fisher_min_pvalue(n_b_obs, n_c_obs)
         )
-    return Component(p=out, floor=floor)
+    law = None
+    if n_b_obs and n_c_obs and bool(counted.all()):
+        # Every arrangement counts the same runs: the candidate count is hypergeometric.
+        support = np.arange(max(0, total_x - n_b_obs), min(total_x, n_c_obs) + 1)
+        weights = sps.hypergeom(total_n, total_x, n_c_obs).pmf(support)
+        values = np.array(
+            [_rate_p(total_x - int(k), n_b_obs, int(k), n_c_obs, side) for k in support]
+        )
+        law = (values, np.asarray(weights, dtype=float))
+    return Component(p=out, floor=floor, law=law)
 
 
 def rate_column(

@@ -8,6 +8,7 @@ difference).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -87,7 +88,13 @@ def run_escalation(
     stops = {s: stop for s, stop in decided.items() if stop is not None}
     active = [s for s, stop in decided.items() if stop is None]
     seen: dict[str, tuple[EscalationLook, ...]] = {s: () for s in active}
-    single = replace(config, suite_share=0.0)
+    # One scenario at a time, resolved finely enough for the later looks' small thresholds.
+    finest = min(design.thresholds)
+    resampling = replace(
+        config.resampling,
+        max_resamples=max(config.resampling.max_resamples, math.ceil(20 / finest)),
+    )
+    single = replace(config, suite_share=0.0, resampling=resampling)
     for look in range(1, len(design.looks)):
         if not active:
             break

@@ -31,10 +31,10 @@ def escalation_section(
         f"combined test gave p ≤ {design.lean:g} (it leans towards a change) gets more runs, "
         f"in looks at {', '.join(map(str, design.looks[1:]))} {unit}; quiet scenarios stop. "
         f"At each later look its combined test on all its runs must reach {later} "
-        f"(O'Brien–Fleming spending of α = {design.alpha - design.alpha_first:.3g} over these "
-        f"looks, divided over the {design.scenarios} scenarios that could have been "
-        "escalated), with a gating metric beyond its band; it stops when it no longer leans, "
-        f"or at the budget. Family-wise error at most {design.alpha:g} in all (union bound).",
+        f"(linear spending of α = {design.alpha - design.alpha_first:.3g} over these looks, "
+        f"divided over the {design.scenarios} scenarios that could have been escalated), with "
+        "a gating metric beyond its band; it stops when it no longer leans, or at the budget."
+        f" Family-wise error at most {design.alpha:g} in all (union bound).",
         "",
         f"| scenario | {unit} | looks (runs: p / level) | stopped because | decided on |",
         "|---|---:|---|---|---|",

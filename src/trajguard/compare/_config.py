@@ -67,7 +67,7 @@ class CompareConfig:
     q: float = 0.10
     gating: frozenset[str] = DEFAULT_GATING
     multiplicity: Literal["omnibus", "holm"] = "omnibus"
-    suite_share: float = 0.2
+    suite_share: float = 0.1
     metrics: tuple[str, ...] = METRIC_NAMES
     tolerances: Mapping[str, float] = field(default_factory=dict)
     scenario_tolerances: Mapping[str, Mapping[str, float]] = field(default_factory=dict)

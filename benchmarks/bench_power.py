@@ -14,6 +14,8 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the exact 
   crash rate, Holm, no suite gate), on the same nights; target >= 80 %.
 * ``uniform``: a uniform 15-point pass-rate drop over 20 scenarios; target >= 80 %.
 * ``history``: the same three figures with a 5-night baseline history at N = 10 per night.
+* ``reference``: the history figure's ceiling from multiplicity: the same combined test told
+  which two scenarios broke.
 * ``gates``: power on the demo break and A/A false alarms for candidate gating sets (how the
   default set was chosen).
 * ``escalation``: the --max-runs design (N = 20 up to 60) on A/A nights and on the demo break.
@@ -171,6 +173,21 @@ def part_history(nights: int, power_nights: int, seed: int) -> None:
     )
 
 
+def part_reference(nights: int, seed: int) -> None:
+    """How much of the history shortfall is multiplicity: the same combined test on the two
+    broken scenarios alone (told which broke; no quiet scenario, no suite share)."""
+    inner = demo_night(10, (0, 1), 5)
+
+    def broken_only(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+        base, cand = inner(rng)
+        keep = ["s000", "s001"]
+        return base[base["scenario"].isin(keep)], cand[cand["scenario"].isin(keep)]
+
+    config = replace(DEFAULT, suite_share=0.0)
+    print("Reference: history at N = 10, the family told which 2 scenarios broke")
+    run_nights("2 broken scenarios only", broken_only, {"combined test": config}, nights, seed)
+
+
 def part_gates(nights: int, seed: int) -> None:
     sets = {
         "pass, crash": ("pass_rate", "crash_rate"),
@@ -254,7 +271,8 @@ def main() -> None:
     parser.add_argument("--power-nights", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--only", choices=["aa", "demo", "uniform", "history", "gates", "escalation"]
+        "--only",
+        choices=["aa", "demo", "uniform", "history", "reference", "gates", "escalation"],
     )
     args = parser.parse_args()
     if args.only in (None, "aa"):
@@ -265,6 +283,8 @@ def main() -> None:
         part_uniform(args.power_nights, args.seed + 20)
     if args.only in (None, "history"):
         part_history(args.nights, args.power_nights, args.seed + 30)
+    if args.only in (None, "reference"):
+        part_reference(args.power_nights, args.seed + 31)
     if args.only in (None, "gates"):
         part_gates(args.power_nights, args.seed + 40)
     if args.only in (None, "escalation"):

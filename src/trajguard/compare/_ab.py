@@ -265,7 +265,8 @@ def compare_ab(
     Raises:
         StoreError: a variant has no runs, or the table lacks a required column.
     """
-    config = replace(config or CompareConfig(), two_sided=True)
+    # Two-sided; no suite share: the overall stratified tests below are A/B's own.
+    config = replace(config or CompareConfig(), two_sided=True, suite_share=0.0)
     if "variant" not in runs.columns:
         raise StoreError(
             "the run table has no variant column",

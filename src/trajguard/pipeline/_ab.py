@@ -95,7 +95,7 @@ def ab(
     options = replace(options, scenarios=tuple(scenarios), variants=(a, b))
     report = report or ReportOptions()
     config = with_suite_tolerances(
-        replace(config or CompareConfig(), two_sided=True),
+        replace(config or CompareConfig(), two_sided=True, suite_share=0.0),
         {s.id: s.tolerances for s in suite.scenarios},
     )
     folder = report_dir(reports, suffix=f"-ab-{a}-{b}")

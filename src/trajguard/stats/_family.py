@@ -95,12 +95,18 @@ class NullLaw:
 
     def cdf(self, x: float) -> float:
         """``P(P <= x)`` under the null, or an upper bound of it."""
-        if x < self.floor:
-            return 0.0
+        return float(self.cdf_many(np.array([x]))[0])
+
+    def cdf_many(self, xs: npt.ArrayLike) -> FloatArray:
+        """:meth:`cdf` at every value of ``xs``."""
+        x = np.asarray(xs, dtype=float)
         if self.atoms is None:
-            return min(max(x, 0.0), 1.0)
-        index = int(np.searchsorted(np.asarray(self.atoms), x * (1 + 1e-12), side="right"))
-        return self.atoms[index - 1] if index else 0.0
+            out = np.clip(x, 0.0, 1.0)
+        else:
+            atoms = np.asarray(self.atoms, dtype=float)
+            index = np.searchsorted(atoms, x * (1 + 1e-12), side="right")
+            out = np.where(index > 0, atoms[np.maximum(index - 1, 0)], 0.0)
+        return np.asarray(np.where(x < self.floor, 0.0, out), dtype=float)
 
     @classmethod
     def uniform(cls) -> NullLaw:
@@ -135,15 +141,16 @@ def stepdown_independent(pvalues: Sequence[float], laws: Sequence[NullLaw]) -> F
     if p.size == 0:
         return p
     order = np.argsort(p, kind="stable")
+    levels = p[order]
+    # log(1 - F_j(level_k)) for the j-th test in order (rows) at the k-th level (columns).
+    with np.errstate(divide="ignore"):
+        logs = np.stack([np.log1p(-laws[j].cdf_many(levels)) for j in order])
+    # Tests still in play at step k are those from the k-th on: the lower triangle from row k.
+    kept = np.tril(np.ones((p.size, p.size), dtype=bool))
+    stay = np.exp(np.where(kept, logs, 0.0).sum(axis=0))
+    steps = np.minimum(np.maximum.accumulate(1.0 - stay), 1.0)
     adjusted = np.empty_like(p)
-    running = 0.0
-    for k, index in enumerate(order):
-        level = p[index]
-        stay = 1.0
-        for j in order[k:]:
-            stay *= 1.0 - laws[j].cdf(level)
-        running = max(running, 1.0 - stay)
-        adjusted[index] = min(running, 1.0)
+    adjusted[order] = steps
     return adjusted
 
 
@@ -182,15 +189,13 @@ def critical_value(alpha: float, laws: Sequence[NullLaw]) -> float:
         return alpha
 
     def size(x: float) -> float:
-        stay = 1.0
-        for law in laws:
-            stay *= 1.0 - law.cdf(x)
-        return 1.0 - stay
+        point = np.array([x])
+        return 1.0 - float(np.prod([1.0 - law.cdf_many(point)[0] for law in laws]))
 
     low, high = 0.0, alpha
     if size(high) <= alpha:
         return high
-    for _ in range(200):
+    for _ in range(64):
         mid = (low + high) / 2
         low, high = (mid, high) if size(mid) <= alpha else (low, mid)
         if high - low <= 1e-12 * max(high, 1e-300):

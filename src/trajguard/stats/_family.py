@@ -39,9 +39,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 
-# Resamples that must share the most extreme value before it counts as the test's true minimum
-# (with fewer, a more extreme arrangement may simply not have been drawn).
-_RESOLVED_HITS = 10
 # p-values floor: -log(0) would make one component swamp the combination.
 _TINY = 1e-300
 
@@ -116,14 +113,13 @@ class NullLaw:
     @classmethod
     def from_rows(cls, row_pvalues: npt.ArrayLike, *, exact: bool) -> NullLaw:
         """The law of the p-values of every arrangement (``exact``: all arrangements were
-        enumerated; otherwise random ones, whose most extreme value is trusted as the minimum
-        only when many arrangements share it)."""
+        enumerated). From random arrangements only a constant test's law is known (it never
+        gives less than 1); otherwise ``F(x) = x``: a discrete statistic may have rare extreme
+        values no random arrangement drew, and a floor read off the draws would understate
+        ``F`` there (measured: A/A nights 5.5 % instead of at most 4.5 %)."""
         values = np.asarray(row_pvalues, dtype=float)
         atoms = tuple(float(a) for a in np.unique(values))
-        if exact:
-            return cls(atoms=atoms, floor=atoms[0])
-        hits = int(np.sum(values <= atoms[0] * (1 + 1e-12)))
-        if hits >= _RESOLVED_HITS:
+        if exact or len(atoms) == 1:
             return cls(atoms=atoms, floor=atoms[0])
         return cls()
 
@@ -143,8 +139,8 @@ def stepdown_independent(pvalues: Sequence[float], laws: Sequence[NullLaw]) -> F
     order = np.argsort(p, kind="stable")
     levels = p[order]
     # log(1 - F_j(level_k)) for the j-th test in order (rows) at the k-th level (columns).
-    with np.errstate(divide="ignore"):
-        logs = np.stack([np.log1p(-laws[j].cdf_many(levels)) for j in order])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.stack([np.log1p(-np.clip(laws[j].cdf_many(levels), 0, 1)) for j in order])
     # Tests still in play at step k are those from the k-th on: the lower triangle from row k.
     kept = np.tril(np.ones((p.size, p.size), dtype=bool))
     stay = np.exp(np.where(kept, logs, 0.0).sum(axis=0))

@@ -81,3 +81,13 @@ def test_no_n_when_the_effect_points_the_other_way():
         )
         is None
     )
+
+
+def test_an_improvement_beyond_the_band_needs_the_improvement_n():
+    b, c = Summary(n=20, mean=0.3), Summary(n=20, mean=0.6)
+    needed, what = runs_to_decide(
+        result("pass_rate", 0.3, 0.99, b=b, c=c), band=0.1, level=0.01, alpha=0.05, power=0.8
+    )
+    assert what == "an improvement"
+    # The complementary problem: a failure rate of 70 % dropping to 40 %, at the level alpha.
+    assert needed == tstats.n_needed_pass_rate(0.7, 0.3, alpha=0.01, power=0.8)

@@ -1,7 +1,8 @@
 """What N would decide an inconclusive gating metric at the effect these runs observed.
 
 "Decide" means the verdict the observed effect points to: a regression when the estimate lies
-beyond the band on the harmful side, "unchanged" (the equivalence test) otherwise. Pass and
+beyond the band on the harmful side, an improvement beyond it on the other side, "unchanged"
+(the equivalence test) inside it. Pass and
 crash rates use the exact power of Boschloo's test (regression) or the normal approximation
 of the score TOST (equivalence); the other metrics extrapolate their own p-value: a test's z
 grows as the square root of the runs, so N runs per side reach ``z_level + z_power`` at
@@ -59,35 +60,45 @@ def runs_to_decide(
     if n == 0 or result.estimate is None:
         return None
     harmful = _beyond_band(result, band)
+    better = _beyond_band(result, band, beneficial=True)
     if m.kind == "rate" and band is not None:
         p_b, p_c = result.baseline.mean, result.candidate.mean
         if p_b is None or p_c is None:
             return None
-        if harmful:
-            drop = (p_b - p_c) if m.higher_is_better else (p_c - p_b)
-            base = p_b if m.higher_is_better else 1 - p_b
-            needed = st.n_needed_pass_rate(base, drop, alpha=level, power=power)
-            return (needed, "a regression") if needed else None
+        if harmful or better:
+            # A drop of pass rate (or rise of crash rate) from the baseline; an improvement is
+            # the same problem on the complementary rate.
+            good_b, good_c = (p_b, p_c) if m.higher_is_better else (1 - p_b, 1 - p_c)
+            base, change = (good_b, good_b - good_c) if harmful else (1 - good_b, good_c - good_b)
+            needed = st.n_needed_pass_rate(base, change, alpha=level, power=power)
+            what = "a regression" if harmful else "an improvement"
+            return (needed, what) if needed else None
         needed = _equivalent_rates(p_b, p_c, band, alpha, power)
         return (needed, "it unchanged") if needed else None
     if harmful:
         needed = _extrapolate(result.p_value, n, level, power)
         return (needed, "a regression") if needed else None
+    if better:
+        needed = _extrapolate(result.p_benefit, n, alpha, power)
+        return (needed, "an improvement") if needed else None
     needed = _extrapolate(result.p_tost, n, alpha, power)
     return (needed, "it unchanged") if needed else None
 
 
-def _beyond_band(result: MetricResult, band: float | None) -> bool:
+def _beyond_band(result: MetricResult, band: float | None, *, beneficial: bool = False) -> bool:
     m = metric(result.metric)
     estimate = result.estimate
     if estimate is None or band is None:
         return False
+    if beneficial and not m.directional:
+        return False
+    sign = -1.0 if beneficial else 1.0
     if m.kind == "rate":
-        return (-estimate if m.higher_is_better else estimate) > band
+        return sign * (-estimate if m.higher_is_better else estimate) > band
     if m.kind == "shift":
-        return estimate > 0.5 + band
+        return sign * (estimate - 0.5) > band
     if m.kind == "ratio":
-        return estimate > band
+        return (estimate < 1 / band) if beneficial else estimate > band
     return estimate > band
 
 
@@ -99,8 +110,8 @@ def decide_note(
     effect = metric(result.metric).format_effect(result.estimate, None)[0]
     if found is None:
         return (
-            f"inconclusive: at the observed effect ({effect}) no number of runs would decide "
-            "it (the effect is nil, or inside the band with no equivalence test)"
+            f"inconclusive: at the observed effect ({effect}) more runs alone would not decide "
+            "it (the effect is too small to show, or points away from the test's direction)"
         )
     needed, what = found
     return (

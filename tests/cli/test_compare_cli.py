@@ -188,3 +188,21 @@ def test_baseline_promote_copies_with_provenance(runsets: Path, cli) -> None:
     manifest = json.loads((runsets / "bl" / "demo" / "manifest.json").read_text())
     assert manifest["promoted_from"] == "base"
     assert len(store.read_runs(runsets / "bl" / "demo")) == 60
+
+
+def test_family_options(runsets: Path, cli) -> None:
+    holm = cli(
+        "compare", "base", "worse", "--multiplicity", "holm", "--report", "h/report.md",
+        "--no-plots", cwd=runsets,
+    )  # fmt: skip
+    assert holm.returncode == 1, holm.stderr
+    report = (runsets / "h" / "report.md").read_text()
+    assert "adjusted together with Holm at α = 0.05" in report
+    no_suite = cli(
+        "compare", "base", "worse", "--suite-share", "0", "--report", "s/report.md",
+        "--no-plots", cwd=runsets,
+    )  # fmt: skip
+    assert no_suite.returncode == 1
+    assert "Suite level" not in (runsets / "s" / "report.md").read_text()
+    bad = cli("compare", "base", "worse", "--suite-share", "1.5", cwd=runsets)
+    assert bad.returncode == 2 and "--suite-share must be at least 0 and below 1" in bad.stderr

@@ -1,8 +1,10 @@
 """Benchmark: compare (and, once it exists, report) for 100 scenarios x 50 runs per batch.
 
-Target: compare + report <= 10 s on 2 cores.
+Target: compare + report <= 10 s on 2 cores, also with a 5-batch baseline history
+(``--history 5``: the baseline is 5 promoted batches of 50 runs, pooled: 250 runs per scenario
+against 50, with the agreement test of the batches).
 
-Run: python benchmarks/bench_compare.py [--scenarios 100] [--runs 50] [--repeat 3]
+Run: python benchmarks/bench_compare.py [--scenarios 100] [--runs 50] [--repeat 3] [--history K]
 Prints wall and CPU time per step (median over repeats) for every step in ``STEPS``; a report
 step is added by appending ``("report", fn)`` where ``fn(comparison)`` renders the report.
 
@@ -50,7 +52,12 @@ def scenario_params(n_scenarios: int, seed: int) -> list[dict[str, Any]]:
 
 
 def make_runs(
-    params: list[dict[str, Any]], runs: int, seed: int, *, pass_shift: float = 0.0
+    params: list[dict[str, Any]],
+    runs: int,
+    seed: int,
+    *,
+    pass_shift: float = 0.0,
+    batch_id: str | None = None,
 ) -> pd.DataFrame:
     """One batch: ``runs`` rows per scenario drawn from ``params`` (pass rate minus a shift)."""
     rng = np.random.default_rng(seed)
@@ -76,6 +83,7 @@ def make_runs(
             rows.append(
                 {
                     "scenario": p["scenario"],
+                    "batch_id": batch_id or f"b{seed}",
                     "variant": "main",
                     "status": status,
                     "passed": (
@@ -154,13 +162,19 @@ def main() -> None:
     parser.add_argument("--scenarios", type=int, default=100)
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--history", type=int, default=1, metavar="K")
     args = parser.parse_args()
     params = scenario_params(args.scenarios, seed=1)
-    baseline = make_runs(params, args.runs, seed=2)
+    # One batch: the seed the figures in RESULTS.md were measured with; K batches: one each.
+    seeds = [2] if args.history == 1 else [10 + k for k in range(args.history)]
+    baseline = pd.concat(
+        [make_runs(params, args.runs, seed=s, batch_id=f"night{s}") for s in seeds],
+        ignore_index=True,
+    )
     candidate = make_runs(params, args.runs, seed=3)
     _SIDES.update(baseline=baseline, candidate=candidate)
     print(
-        f"{args.scenarios} scenarios x {args.runs} runs per batch "
+        f"{args.scenarios} scenarios x {args.runs} runs per batch, {args.history}-batch baseline "
         f"({len(baseline)} + {len(candidate)} rows), {args.repeat} repeats"
     )
     times: dict[str, list[tuple[float, float]]] = {"compare": []}
@@ -189,7 +203,7 @@ def main() -> None:
     assert comparison is not None
     print(
         f"verdict {comparison.verdict.value}; {comparison.gating_tests} gating and "
-        f"{comparison.diagnostic_tests} diagnostic tests"
+        f"{comparison.diagnostic_tests} diagnostic tests; {len(comparison.drift)} drift tests"
     )
 
 

@@ -104,7 +104,7 @@ def test_regression_exits_1_with_report_and_junit(runsets: Path, cli) -> None:
     report = (runsets / "out" / "report.md").read_text()
     assert report.startswith("# trajguard report: demo\n")
     assert "**Verdict: 🔴 regressed**" in report
-    assert "**multiply** regressed: pass rate 90% → 20%" in report
+    assert "- **multiply**: pass rate 90% → 20% (Δ -70 pts), band ±10 pts, p <0.001" in report
     assert "![distributions of multiply](plots/multiply.png)" in report
     assert (runsets / "out" / "plots" / "multiply.png").stat().st_size > 1000
     assert "<script>" not in report and "get\\_weather\\|&lt;script&gt;" in report
@@ -131,6 +131,8 @@ def test_tolerance_and_gate_options(runsets: Path, cli) -> None:
         "--no-plots",
         "--tolerance",
         "pass_rate=0.9",
+        "--tolerance",
+        "tool_mix=1",
         cwd=runsets,
     )
     assert wide.returncode == 0, "a drop inside a 90-point band is changed within tolerance"
@@ -158,9 +160,24 @@ def test_plan_from_baseline_and_from_assumptions(runsets: Path, cli) -> None:
     assert "multiply" in from_runs.stdout and "pass-rate drop" in from_runs.stdout
     assumed = cli("plan", "--pass-rate", "0.9", "--runs", "20", "--alpha", "0.1", cwd=runsets)
     assert assumed.returncode == 0
-    # two gating tests (pass, crash) at family alpha 0.1: each at 0.05, as in statistics.md §5
-    # exact enumeration gives 34 points; statistics.md's table rounds it to 35
-    assert "0.0500" in assumed.stdout and re.search(r"│ 3[45] pts", assumed.stdout)
+    # One scenario: its combined test gets the whole family alpha of 0.1 (statistics.md §5).
+    assert "0.1000" in assumed.stdout
+    holm = cli(
+        "plan",
+        "--pass-rate",
+        "0.9",
+        "--runs",
+        "20",
+        "--alpha",
+        "0.1",
+        "--multiplicity",
+        "holm",
+        cwd=runsets,
+    )
+    # Holm over the three default gating metrics (pass, crash, tool usage) at family alpha 0.1:
+    # each at 0.1/3; exact enumeration gives a 38-point drop from 90 %.
+    assert "0.0333" in holm.stdout and re.search(r"│ 38 pts", holm.stdout)
+    assert re.search(r"│ 28 pts", assumed.stdout)
     missing = cli("plan", cwd=runsets)
     assert missing.returncode == 2 and "--pass-rate" in missing.stderr
 
@@ -171,3 +188,21 @@ def test_baseline_promote_copies_with_provenance(runsets: Path, cli) -> None:
     manifest = json.loads((runsets / "bl" / "demo" / "manifest.json").read_text())
     assert manifest["promoted_from"] == "base"
     assert len(store.read_runs(runsets / "bl" / "demo")) == 60
+
+
+def test_family_options(runsets: Path, cli) -> None:
+    holm = cli(
+        "compare", "base", "worse", "--multiplicity", "holm", "--report", "h/report.md",
+        "--no-plots", cwd=runsets,
+    )  # fmt: skip
+    assert holm.returncode == 1, holm.stderr
+    report = (runsets / "h" / "report.md").read_text()
+    assert "adjusted together with Holm at α = 0.05" in report
+    no_suite = cli(
+        "compare", "base", "worse", "--suite-share", "0", "--report", "s/report.md",
+        "--no-plots", cwd=runsets,
+    )  # fmt: skip
+    assert no_suite.returncode == 1
+    assert "Suite level" not in (runsets / "s" / "report.md").read_text()
+    bad = cli("compare", "base", "worse", "--suite-share", "1.5", cwd=runsets)
+    assert bad.returncode == 2 and "--suite-share must be at least 0 and below 1" in bad.stderr

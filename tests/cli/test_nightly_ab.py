@@ -21,7 +21,7 @@ from trajguard.capture.types import LLMResponse
 async def agent(ctx):
     ctx.recorder.user(ctx.input)
     broken = ctx.variant == "broken" or os.environ.get("TG_BREAK") == "1"
-    good = not broken and ctx.seed % 10 < 8
+    good = not broken and ctx.seed % 10 < (4 if os.environ.get("TG_MILD") == "1" else 8)
     ctx.recorder.agent_step(LLMResponse(content="391" if good else "no idea"))
     return None
 """
@@ -139,6 +139,39 @@ def test_nightly_sequential_quiet_night_saves_runs(project: Path, run: Callable[
     assert result.returncode == 0, result.stderr
     (day,) = (project / "r3").iterdir()
     assert "**Sequential gate: no regression detected.**" in (day / "report.md").read_text()
+
+
+def test_nightly_max_runs_escalates_a_leaning_scenario(
+    project: Path, run: Callable[..., Any]
+) -> None:
+    # 80 % -> 40 %: at 12 runs per side inconclusive but leaning harmful; more runs decide it.
+    result = run(
+        "nightly",
+        "suite.yaml",
+        "--reports",
+        "r4",
+        "--no-plots",
+        "--runs",
+        "12",
+        "--max-runs",
+        "36",
+        "--seed",
+        "5",
+        cwd=project,
+        env={"TG_MILD": "1"},
+    )
+    (day,) = (project / "r4").iterdir()
+    report = (day / "report.md").read_text()
+    assert "## Escalation design" in report
+    runs = store.read_runs(day / "runs")
+    per_scenario = runs.groupby("scenario").size()
+    assert per_scenario.max() > 12, "a leaning scenario got more runs"
+    assert per_scenario.max() <= 36
+    assert result.returncode == (1 if "**Verdict: 🔴 regressed**" in report else 0)
+    both = run(
+        "nightly", "suite.yaml", "--sequential", "--max-runs", "36", "--reports", "r5", cwd=project
+    )
+    assert both.returncode == 2 and "two designs" in both.stderr
 
 
 def test_nightly_without_baseline_exits_2(

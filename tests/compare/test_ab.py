@@ -122,3 +122,17 @@ def test_stratified_permutation_sees_a_shift_in_tokens():
 def test_missing_variant_is_an_input_error():
     with pytest.raises(StoreError, match="no runs of variant 'C'"):
         compare_ab(frame([("A", "s", 1, 2), ("B", "s", 1, 2)]), "A", "C")
+
+
+def test_behaviour_beyond_its_band_is_a_difference_for_ab():
+    # Same pass rates; variant B calls another tool in every run: not a rate difference, but
+    # tool usage (gating by default) differs beyond its band.
+    rows = runs("A", "s", 10, 20) + [
+        r | {"variant": "B", "tool_sequence": ["weather"], "tool_counts": {"weather": 1}}
+        for r in runs("B", "s", 10, 20)
+    ]
+    result = compare_ab(pd.DataFrame(rows), "A", "B")
+    assert result.answer is Answer.DIFFERENT
+    assert result.per_scenario.scenario("s").metric("tool_multiset").verdict.value == "changed"
+    assert "tool usage in s (TVD = 0.50)" in result.summary
+    assert result.per_scenario.family.alpha_suite == 0.0

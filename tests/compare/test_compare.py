@@ -73,10 +73,13 @@ def assert_defined(cmp: Comparison) -> None:
 
 
 def test_regression_is_detected_and_holm_adjusted_across_scenarios():
+    # The per-metric Holm family (multiplicity="holm", the method before the combined test).
     base = batch("a", 19, 20) + batch("b", 15, 20) + batch("c", 10, 20)
     cand = batch("a", 6, 20) + batch("b", 15, 20) + batch("c", 11, 20)
     cmp = compare_runsets(
-        table(base), table(cand), config=CompareConfig(metrics=("pass_rate", "crash_rate"))
+        table(base),
+        table(cand),
+        config=CompareConfig(metrics=("pass_rate", "crash_rate"), multiplicity="holm"),
     )
     raw = [
         stats.boschloo_exact([[xb, xc], [20 - xb, 20 - xc]], alternative="greater").pvalue
@@ -127,7 +130,9 @@ def test_n3_cannot_reach_significance_and_says_so():
     base = [r for s in "abcdef" for r in batch(s, 3, 3)]
     cand = [r for s in "abcdef" for r in batch(s, 0, 3)]
     cmp = compare_runsets(
-        table(base), table(cand), config=CompareConfig(metrics=("pass_rate", "crash_rate"))
+        table(base),
+        table(cand),
+        config=CompareConfig(metrics=("pass_rate", "crash_rate"), multiplicity="holm"),
     )
     m = cmp.scenario("a").metric("pass_rate")
     assert not m.reachable
@@ -347,7 +352,9 @@ def test_later_holm_steps_can_reject_so_no_cannot_reach_note():
     # "big" has been rejected: it regresses at adjusted p .031 and must not say it cannot.
     base = table(_rows("big", 5, 5, 0) + _rows("small", 3, 3, 0))
     cand = table(_rows("big", 5, 0, 5) + _rows("small", 3, 0, 0))
-    cmp = compare_runsets(base, cand, config=CompareConfig(metrics=("pass_rate", "crash_rate")))
+    cmp = compare_runsets(
+        base, cand, config=CompareConfig(metrics=("pass_rate", "crash_rate"), multiplicity="holm")
+    )
     small = cmp.scenario("small").metric("pass_rate")
     raw = [m.p_value for s in cmp.scenarios for m in s.metrics]
     assert small.p_adjusted == pytest.approx(multipletests(raw, method="holm")[1][2], rel=1e-6)
@@ -380,7 +387,9 @@ def test_cannot_reach_is_checked_against_the_other_observed_p_values():
     base = [r for s in "abcdef" for r in batch(s, 3, 3)]
     cand = [r for s in "abcdef" for r in batch(s, 0, 3)]
     cmp = compare_runsets(
-        table(base), table(cand), config=CompareConfig(metrics=("pass_rate", "crash_rate"))
+        table(base),
+        table(cand),
+        config=CompareConfig(metrics=("pass_rate", "crash_rate"), multiplicity="holm"),
     )
     results = [m for s in cmp.scenarios for m in s.metrics]
     for m in results:
@@ -402,14 +411,21 @@ def test_note_never_contradicts_a_significant_verdict():
             p_b, p_c = rng.uniform(0.3, 1.0), rng.uniform(0.0, 1.0)
             base += batch(f"s{s}", int(rng.binomial(n, p_b)), n, steps=int(rng.integers(2, 6)))
             cand += batch(f"s{s}", int(rng.binomial(n, p_c)), n, steps=int(rng.integers(2, 6)))
-        cmp = compare_runsets(table(base), table(cand), config=CompareConfig(seed=trial))
-        for s in cmp.scenarios:
-            for m in s.metrics:
-                level = 0.05 if m.kind == "gating" else 0.10
-                if m.p_adjusted <= level or (m.p_benefit_adjusted or 1.0) <= level:
-                    assert not any(n.startswith("cannot reach") for n in m.notes), m
-                if m.p_adjusted <= level:
-                    assert m.reachable
+        for method in ("holm", "omnibus"):
+            config = CompareConfig(seed=trial, multiplicity=method)
+            _no_contradiction(compare_runsets(table(base), table(cand), config=config))
+
+
+def _no_contradiction(cmp: Comparison) -> None:
+    level_gating = cmp.family.alpha_scenarios if cmp.family else 0.05
+    for s in cmp.scenarios:
+        for m in s.metrics:
+            level = level_gating if m.kind == "gating" else 0.10
+            if m.p_adjusted <= level or (m.p_benefit_adjusted or 1.0) <= level:
+                assert not any(n.startswith("cannot reach") for n in m.notes), m
+                assert not any("cannot reach significance at this N" in n for n in m.notes), m
+            if m.p_adjusted <= level:
+                assert m.reachable
 
 
 # ---- wording and intervals shown beside verdicts -------------------------------------------

@@ -304,24 +304,22 @@ def test_ratio_zero_tokens_use_the_floor():
 # ---- tools -------------------------------------------------------------------------------------
 
 
-def test_tools_g_permutation_by_enumeration():
+def _tvd(rows, in_c):
+    c, b = rows[in_c].sum(0), rows[~in_c].sum(0)
+    return 0.5 * np.abs(c / c.sum() - b / b.sum()).sum()
+
+
+def test_tools_tvd_permutation_by_enumeration():
     b = [{"calc": 2}, {"calc": 1, "search": 1}, {"calc": 3}, {"search": 1}]
     c = [{"search": 2}, {"search": 1, "calc": 1}, {"search": 3}, {"calc": 1, "search": 2}]
-    ev = tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    ev = tm.evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES)
     # Calls per tool plus the end-of-run column (one per run), permuted over run indices.
     rows = np.array([[r.get("calc", 0), r.get("search", 0), 1] for r in b + c], float)
-
-    def g(in_c):
-        table = np.stack([rows[~in_c].sum(0), rows[in_c].sum(0)])
-        return stats.chi2_contingency(table, lambda_="log-likelihood", correction=False).statistic
-
-    observed = g(np.arange(8) >= 4)
-    values = [g(np.isin(np.arange(8), ch)) for ch in itertools.combinations(range(8), 4)]
+    observed = _tvd(rows, np.arange(8) >= 4)
+    values = [_tvd(rows, np.isin(np.arange(8), ch)) for ch in itertools.combinations(range(8), 4)]
     assert ev.harm == pytest.approx(np.mean(np.array(values) >= observed * (1 - 1e-9)))
-    table = np.stack([rows[:4].sum(0), rows[4:].sum(0)])
-    assert ev.estimate == pytest.approx(
-        stats.contingency.association(table.astype(int), method="cramer")
-    )
+    assert ev.estimate == pytest.approx(observed)
+    assert ev.outside == (observed > 0.1)
     # Per-tool TOST through statsmodels: the intersection-union p is the largest one.
     rows = rows[:, :2]
     tost = max(
@@ -332,57 +330,70 @@ def test_tools_g_permutation_by_enumeration():
     _defined(ev)
 
 
+def test_tool_mix_band_decides_outside():
+    b = [{"calc": 1}] * 10
+    c = [{"calc": 1}] * 9 + [{"search": 1}]
+    # One call of 10 (and 10 run ends) moved: TVD = 1/20.
+    for band, outside in ((0.04, True), (0.10, False)):
+        ev = tm.evaluate_tools(
+            b, c, margin=band, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
+        )
+        assert ev.estimate == pytest.approx(0.05)
+        assert ev.outside is outside
+    assert any("10% of candidate runs called a multiset" in n for n in ev.notes)
+
+
 def test_tools_identical_and_absent():
     same = [{"calc": 1}] * 30
-    ev = tm.evaluate_tools(same, same, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    ev = tm.evaluate_tools(
+        same, same, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
+    )
     assert ev.identical
     assert ev.tost == pytest.approx(2 * 0.9**30)
-    none = tm.evaluate_tools([{}] * 3, [{}] * 3, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    none = tm.evaluate_tools(
+        [{}] * 3, [{}] * 3, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
+    )
     assert none.identical
     _defined(none)
 
 
-def _g_by_enumeration(b, c, tools):
-    """scipy's G statistic of the 2 x (tools + end of run) table, every run-index split."""
+def _tvd_by_enumeration(b, c, tools):
+    """The TVD of the tools + end-of-run mix, every run-index split."""
     rows = np.array([[r.get(t, 0) for t in tools] + [1] for r in b + c], float)
     n_b, total = len(b), len(b) + len(c)
-
-    def g(in_c):
-        table = np.stack([rows[~in_c].sum(0), rows[in_c].sum(0)])
-        table = table[:, table.sum(0) > 0]
-        return stats.chi2_contingency(table, lambda_="log-likelihood", correction=False).statistic
-
-    observed = g(np.arange(total) >= n_b)
+    observed = _tvd(rows, np.arange(total) >= n_b)
     values = [
-        g(np.isin(np.arange(total), ch)) for ch in itertools.combinations(range(total), len(c))
+        _tvd(rows, np.isin(np.arange(total), ch))
+        for ch in itertools.combinations(range(total), len(c))
     ]
     return float(np.mean(np.array(values) >= observed * (1 - 1e-9)))
 
 
 def test_tools_see_calls_per_run_with_one_tool():
     # The baseline never calls a tool, the candidate calls `a` in every run: a change in how
-    # often tools are called, which a calls-by-tool table without run ends cannot see (G = 0).
+    # often tools are called, which a mix of tool calls without run ends cannot see.
     ev = tm.evaluate_tools(
-        [{}] * 5, [{"a": 1}] * 5, margin=0.1, alpha=0.05, rng=rng(), resampling=RES
+        [{}] * 5, [{"a": 1}] * 5, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
     )
     assert ev.harm == pytest.approx(2 / math.comb(10, 5))  # the split and its mirror image
-    assert ev.harm == pytest.approx(_g_by_enumeration([{}] * 5, [{"a": 1}] * 5, ["a"]))
-    assert ev.estimate > 0
+    assert ev.harm == pytest.approx(_tvd_by_enumeration([{}] * 5, [{"a": 1}] * 5, ["a"]))
+    assert ev.estimate == pytest.approx(0.5)
     one_b = [{"calc": 1}] * 3 + [{"calc": 2}] * 2
     one_c = [{"calc": 3}] * 5
-    ev = tm.evaluate_tools(one_b, one_c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
-    assert ev.harm == pytest.approx(_g_by_enumeration(one_b, one_c, ["calc"]))
+    ev = tm.evaluate_tools(
+        one_b, one_c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
+    )
+    assert ev.harm == pytest.approx(_tvd_by_enumeration(one_b, one_c, ["calc"]))
     assert ev.harm < 0.05
-    assert not any("one tool" in n for n in ev.notes)
     _defined(ev)
 
 
 def test_tools_see_counts_scaled_together():
-    # Same mix of tools (1:1), twice as many calls per run: G over tools alone is exactly 0.
+    # Same mix of tools (1:1), twice as many calls per run: the mix of calls alone is unchanged.
     b = [{"calc": 1, "search": 1}] * 4
     c = [{"calc": 2, "search": 2}] * 4
-    ev = tm.evaluate_tools(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES)
-    assert ev.harm == pytest.approx(_g_by_enumeration(b, c, ["calc", "search"]))
+    ev = tm.evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    assert ev.harm == pytest.approx(_tvd_by_enumeration(b, c, ["calc", "search"]))
     assert ev.harm == pytest.approx(2 / math.comb(8, 4))  # the split and its mirror image
     _defined(ev)
 
@@ -399,8 +410,22 @@ def test_sequences_identical_and_changed():
         same, [("search", "calc", "calc")] * 5, rng=rng(), resampling=RES
     )
     assert changed.harm == pytest.approx(1 / math.comb(10, 5) * 2)  # the split and its mirror
-    assert "100% of candidate sequences unseen" in changed.notes[0]
+    assert "100% of candidate sequences unseen in the baseline (0% expected" in changed.notes[0]
+    assert changed.estimate == pytest.approx(1.0)
+    assert changed.outside
     _defined(changed)
+
+
+def test_sequence_novelty_is_net_of_the_baselines_own_new_sequences():
+    # Baseline: 4 of 8 runs show a sequence that occurs once (Good-Turing: half of new runs
+    # would look new); candidate: 6 of 8 unseen. Effect 0.75 - 0.5 = 0.25.
+    b = [("a",)] * 4 + [("b",), ("c",), ("d",), ("e",)]
+    c = [("a",)] * 2 + [("x",), ("y",), ("z",), ("w",), ("v",), ("u",)]
+    assert tm.novelty(b, c) == (0.75, 0.5)
+    for band, outside in ((0.2, True), (0.3, False)):
+        ev = tm.evaluate_sequences(b, c, margin=band, rng=rng(), resampling=RES)
+        assert ev.estimate == pytest.approx(0.25)
+        assert ev.outside is outside
 
 
 # ---- never NaN ---------------------------------------------------------------------------------
@@ -432,6 +457,7 @@ def test_evaluators_never_return_nan(b, c):
             [{"x": int(v)} for v in b],
             [{"x": int(v), "y": 1} for v in c],
             margin=0.1,
+            equivalence=0.1,
             alpha=0.05,
             rng=rng(),
             resampling=RES,

@@ -20,10 +20,14 @@ from trajguard.errors import TrajguardError
 def test_every_metric_is_described_once_and_completely() -> None:
     assert len(set(METRIC_NAMES)) == len(METRICS) == 8
     assert len({m.label for m in METRICS}) == len(METRICS)
-    assert {"pass_rate", "crash_rate"} == DEFAULT_GATING
+    # Measured (benchmarks/bench_power.py): tool usage catches a broken prompt; steps, tokens
+    # and tool order stay diagnostic by default.
+    assert {"pass_rate", "crash_rate", "tool_multiset"} == DEFAULT_GATING
     for m in METRICS:
         assert callable(m.evaluate)
         assert m.tolerance is None or tolerance(m.tolerance).name == m.tolerance
+        assert m.equivalence_band is None or tolerance(m.equivalence_band)
+        assert callable(m.joint)
     # The order seeds the permutation tests: appending keeps every report reproducible.
     assert METRIC_NAMES[:3] == ("pass_rate", "crash_rate", "step_count")
 
@@ -34,8 +38,8 @@ def test_every_metric_is_described_once_and_completely() -> None:
         ("pass_rate", -0.25, (-0.4, -0.1), ("Δ -25 pts", "[-40, -10]")),
         ("step_count", 0.62, (0.5, 0.7), ("A = 0.62", "[0.5, 0.7]")),
         ("prompt_tokens", 1.2, None, ("×1.20", "—")),
-        ("tool_multiset", 0.3, None, ("V = 0.30", "—")),
-        ("tool_sequence", 0.1, None, ("Δd = 0.10", "—")),
+        ("tool_multiset", 0.3, None, ("TVD = 0.30", "—")),
+        ("tool_sequence", 0.1, None, ("new +10 pts", "—")),
         ("latency", None, None, ("—", "—")),
     ],
 )
@@ -70,6 +74,7 @@ def test_tolerances_accept_their_aliases_and_check_their_ranges() -> None:
         ({"pass_rate": 1.5}, "at most 1"),
         ({"tokens": 0.9}, "a ratio above 1"),
         ({"tools": 0.7}, "at most 0.5"),
+        ({"tool_mix": 1.2}, "a share"),
         ({"speed": 2.0}, "unknown tolerance 'speed'"),
     ):
         with pytest.raises(TrajguardError, match=fragment):

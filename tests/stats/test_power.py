@@ -111,18 +111,27 @@ def test_steps_noether_matches_section_5():
     assert tstats.n_needed_steps(0.6, alpha=0.05) == math.ceil(z**2 / (6 * 0.01))
 
 
-def test_plan_alphas_follow_the_first_holm_and_bh_steps():
+def test_plan_alphas_follow_the_first_step_of_each_family():
+    # Default: Šidák over 20 scenarios at the scenarios' share (1 - 0.2) of alpha.
     alphas = plan_alphas(CompareConfig(), 20)
-    assert alphas["pass_rate"] == pytest.approx(0.05 / 40)
-    assert alphas["crash_rate"] == pytest.approx(0.05 / 40)
-    assert alphas["prompt_tokens"] == pytest.approx(0.10 / (20 * 6))
-    assert alphas["completion_tokens"] == pytest.approx(0.10 / (20 * 6))
+    share = 0.05 * (1 - CompareConfig().suite_share)
+    assert alphas["pass_rate"] == pytest.approx(1 - (1 - share) ** (1 / 20))
+    assert alphas["crash_rate"] == alphas["pass_rate"]
+    # Holm: alpha over the gating tests (3 default gating metrics x 20 scenarios).
+    holm = plan_alphas(CompareConfig(multiplicity="holm"), 20)
+    assert holm["pass_rate"] == pytest.approx(0.05 / 60)
+    # Diagnostic rows: the first BH step over 5 diagnostic metrics x 20 scenarios.
+    assert alphas["prompt_tokens"] == pytest.approx(0.10 / (20 * 5))
+    assert alphas["completion_tokens"] == pytest.approx(0.10 / (20 * 5))
 
 
 def test_plan_assumed_rows_are_consistent():
-    plan = plan_assumed(n=20, n_scenarios=1, pass_rate=0.9, config=CompareConfig(alpha=0.1))
+    config = CompareConfig(
+        alpha=0.1, multiplicity="holm", gating=frozenset({"pass_rate", "crash_rate"})
+    )
+    plan = plan_assumed(n=20, n_scenarios=1, pass_rate=0.9, config=config)
     rows = {r.metric: r for r in plan.rows}
-    # With 1 scenario and 2 gating tests the level is 0.05: the section 5 value applies.
+    # Holm with 1 scenario and 2 gating tests: the level is 0.05 and the section 5 value applies.
     assert math.ceil(100 * rows["pass_rate"].mde) == 35
     needed = rows["pass_rate"].n_needed
     assert tstats.mde_pass_rate(0.9, needed, alpha=0.05) <= 0.1 + 1e-6

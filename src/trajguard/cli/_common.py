@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.cli._progress import BatchProgress
-from trajguard.compare import METRIC_NAMES, TOLERANCES, CompareConfig, tolerance
+from trajguard.compare import DEFAULT_GATING, METRIC_NAMES, TOLERANCES, CompareConfig, tolerance
 from trajguard.errors import UsageError
 from trajguard.pipeline import ReportOptions
 from trajguard.run import BatchObserver, BatchOptions, ObserverFactory
@@ -19,6 +19,9 @@ from trajguard.run import BatchObserver, BatchOptions, ObserverFactory
 __all__ = [
     "add_batch_arguments",
     "add_compare_arguments",
+    "add_family_arguments",
+    "add_history_argument",
+    "add_max_runs_argument",
     "add_report_arguments",
     "batch_options",
     "command_line",
@@ -49,7 +52,9 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     """Comparison options shared by compare and nightly."""
-    parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level (Holm)")
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="family-wise level of the gating family"
+    )
     parser.add_argument("--q", type=float, default=0.10, help="diagnostic false discovery rate")
     parser.add_argument(
         "--tolerance",
@@ -64,15 +69,58 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="METRIC",
-        help=f"gating metric (repeat; one of {', '.join(METRIC_NAMES)}; default pass_rate and "
-        "crash_rate)",
+        help=f"gating metric (repeat; one of {', '.join(METRIC_NAMES)}; default "
+        f"{', '.join(m for m in METRIC_NAMES if m in DEFAULT_GATING)})",
     )
+    add_family_arguments(parser)
     parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
     add_report_arguments(parser)
     parser.add_argument(
         "--all-plots",
         action="store_true",
         help="plot every scenario (default: all up to 20 scenarios, else the changed ones)",
+    )
+
+
+def add_family_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the gating family is adjusted (compare, nightly, ab, plan)."""
+    parser.add_argument(
+        "--multiplicity",
+        choices=("omnibus", "holm"),
+        default="omnibus",
+        help="omnibus (default): one combined test of the gating metrics per scenario, "
+        "step-down over scenarios, plus suite-level tests; holm: one test per metric, Holm "
+        "(docs/statistics.md §3)",
+    )
+    parser.add_argument(
+        "--suite-share",
+        type=float,
+        default=CompareConfig().suite_share,
+        metavar="S",
+        help="share of --alpha for the suite-level tests (0 turns them off; default %(default)s)",
+    )
+
+
+def add_max_runs_argument(parser: argparse.ArgumentParser) -> None:
+    """``--max-runs``: escalate the scenarios that lean towards a change (nightly, ab)."""
+    parser.add_argument(
+        "--max-runs",
+        type=int,
+        metavar="M",
+        help="after the first N runs, give the scenarios that are inconclusive but lean towards "
+        "a change more runs, in looks with alpha spending, up to M per scenario "
+        "(docs/statistics.md §4)",
+    )
+
+
+def add_history_argument(parser: argparse.ArgumentParser) -> None:
+    """``--history``: how many of a baseline's kept batches to pool (compare, nightly)."""
+    parser.add_argument(
+        "--history",
+        type=int,
+        metavar="K",
+        help="pool at most the K newest batches of the baseline's history (default: every "
+        "kept batch; 1: the latest only)",
     )
 
 
@@ -132,7 +180,14 @@ def _tolerance(item: str) -> tuple[str, float]:
 
 def compare_config(args: argparse.Namespace) -> CompareConfig:
     """The comparison settings of ``--alpha``, ``--q``, ``--tolerance`` and ``--gate``."""
-    updates: dict[str, Any] = {"alpha": args.alpha, "q": getattr(args, "q", 0.10)}
+    updates: dict[str, Any] = {
+        "alpha": args.alpha,
+        "q": getattr(args, "q", 0.10),
+        "multiplicity": getattr(args, "multiplicity", "omnibus"),
+        "suite_share": getattr(args, "suite_share", CompareConfig().suite_share),
+    }
+    if not 0 <= updates["suite_share"] < 1:
+        raise UsageError(f"--suite-share must be at least 0 and below 1, got {args.suite_share}")
     tolerances = dict(_tolerance(item) for item in getattr(args, "tolerance", []))
     if tolerances:
         updates["tolerances"] = tolerances

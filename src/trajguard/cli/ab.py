@@ -9,6 +9,7 @@ from typing import Any
 from trajguard import pipeline
 from trajguard.cli._common import (
     add_batch_arguments,
+    add_max_runs_argument,
     add_report_arguments,
     batch_options,
     compare_config,
@@ -46,6 +47,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="run in up to three looks and stop when the answer is clear",
     )
+    add_max_runs_argument(parser)
     parser.set_defaults(handler=main)
 
 
@@ -67,6 +69,7 @@ def main(args: argparse.Namespace) -> int:
         config=config,
         reports=args.reports,
         sequential=args.sequential,
+        max_runs=args.max_runs,
         report=report_options(args, step_summary=True),
         observe=observer_factory(args),
     )

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import pipeline
+from trajguard.errors import UsageError
+from trajguard.store import DEFAULT_KEEP, history_entries
 
 
 def register(commands: Any) -> None:
@@ -16,7 +18,9 @@ def register(commands: Any) -> None:
         "promote",
         help="copy a run set to baselines/<suite>/ with its provenance",
         description="Copy RUNSET's runs and manifest to baselines/<suite>/ (replacing the "
-        "previous baseline atomically); the manifest records where it came from.",
+        "previous baseline atomically; the batches promoted before it are kept under "
+        "baselines/<suite>/history/, up to --keep in all, and compare pools them); the manifest "
+        "records where it came from.",
     )
     promote.add_argument("runset", type=Path, metavar="RUNSET")
     promote.add_argument(
@@ -27,11 +31,27 @@ def register(commands: Any) -> None:
         action="store_true",
         help="replace the baseline even with fewer scenarios, variants or runs than it has",
     )
+    promote.add_argument(
+        "--keep",
+        type=int,
+        default=DEFAULT_KEEP,
+        metavar="K",
+        help="promoted batches to keep, this one included (default %(default)s; 1 keeps no "
+        "history)",
+    )
     promote.set_defaults(handler=main_promote)
 
 
 def main_promote(args: argparse.Namespace) -> int:
-    target = pipeline.promote(args.runset, baselines=args.baselines, force=args.force)
+    if args.keep < 1:
+        raise UsageError(f"--keep must be at least 1 (the new baseline itself), got {args.keep}")
+    target = pipeline.promote(
+        args.runset, baselines=args.baselines, force=args.force, keep=args.keep
+    )
     suite = target.name
-    print(f"baseline for suite {suite!r} is now {target} (from {args.runset})")
+    kept = len(history_entries(target))
+    print(
+        f"baseline for suite {suite!r} is now {target} (from {args.runset}); "
+        f"{kept} earlier batch(es) kept in its history"
+    )
     return 0

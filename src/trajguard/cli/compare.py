@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import pipeline
-from trajguard.cli._common import add_compare_arguments, compare_config, report_options
+from trajguard.cli._common import (
+    add_compare_arguments,
+    add_history_argument,
+    compare_config,
+    report_options,
+)
 
 EXIT_REGRESSION = 1
 
@@ -24,6 +29,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)"
     )
+    add_history_argument(parser)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
@@ -35,6 +41,7 @@ def main(args: argparse.Namespace) -> int:
         config=compare_config(args),
         report=args.report,
         options=report_options(args),
+        history=args.history,
     )
     print(outcome.headline)
     return EXIT_REGRESSION if outcome.regressed else 0

@@ -10,6 +10,8 @@ from trajguard import pipeline
 from trajguard.cli._common import (
     add_batch_arguments,
     add_compare_arguments,
+    add_history_argument,
+    add_max_runs_argument,
     batch_options,
     compare_config,
     observer_factory,
@@ -41,6 +43,8 @@ def register(commands: Any) -> None:
         help="run in up to three looks and stop early when the verdict is clear "
         "(docs/statistics.md, sequential mode)",
     )
+    add_max_runs_argument(parser)
+    add_history_argument(parser)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
@@ -57,6 +61,8 @@ def main(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         reports=args.reports,
         sequential=args.sequential,
+        max_runs=args.max_runs,
+        history=args.history,
         report=report_options(args, step_summary=True),
         observe=observer_factory(args),
     )

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from trajguard import pipeline
+from trajguard.cli._common import add_family_arguments
 from trajguard.compare import CompareConfig, metric
 
 
@@ -20,7 +21,8 @@ def register(commands: Any) -> None:
         help="minimum detectable effect per metric at N runs; runs needed for a target effect",
         description="From a baseline run set (observed rates and spreads) or assumed values, "
         "print per metric the smallest effect N runs per side detects with 80%% power at the "
-        "Holm-adjusted alpha of a full report, and the N needed for each tolerance edge.",
+        "level a lone effect must clear in a full report (the first step of the gating family), "
+        "and the N needed for each tolerance edge.",
     )
     parser.add_argument("baseline", type=Path, nargs="?", metavar="BASELINE", help="run set")
     parser.add_argument("--runs", type=int, default=20, metavar="N", help="runs per side")
@@ -35,6 +37,7 @@ def register(commands: Any) -> None:
         help="pass-rate drop to detect (default: the 0.10 tolerance)",
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise level")
+    add_family_arguments(parser)
     parser.set_defaults(handler=main)
 
 
@@ -47,7 +50,12 @@ def main(args: argparse.Namespace) -> int:
         crash_rate=args.crash_rate,
         token_cv=args.token_cv,
         scenarios=args.scenarios,
-        config=CompareConfig(alpha=args.alpha, tolerances=tolerances),
+        config=CompareConfig(
+            alpha=args.alpha,
+            tolerances=tolerances,
+            multiplicity=args.multiplicity,
+            suite_share=args.suite_share,
+        ),
     )
     table = Table(title=f"What {args.runs} runs per side can detect (80% power)")
     for column in (

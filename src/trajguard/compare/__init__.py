@@ -11,6 +11,15 @@ from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms, compare_runsets, evaluate_metric
 from trajguard.compare._config import CompareConfig, tolerance_problems
+from trajguard.compare._escalate import (
+    EscalationDesign,
+    EscalationLook,
+    EscalationStop,
+    apply_escalation,
+    escalation_design,
+    later_look,
+    leaning,
+)
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._gate import (
     Decision,
@@ -24,6 +33,7 @@ from trajguard.compare._gate import (
     gating_alpha,
     schedule,
 )
+from trajguard.compare._history import Drift, PooledBaseline, baseline_drift, pool_history
 from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_alphas, plan_assumed, plan_runset
 from trajguard.compare._registry import (
@@ -40,13 +50,16 @@ from trajguard.compare._registry import (
 )
 from trajguard.compare._results import (
     Comparison,
+    Family,
     MetricResult,
     PassK,
+    ScenarioGate,
     ScenarioResult,
+    SuiteTest,
     Verdict,
     overall_verdict,
 )
-from trajguard.compare._tools import evaluate_sequences, evaluate_tools
+from trajguard.compare._tools import evaluate_sequences, evaluate_tools, novelty
 
 __all__ = [
     "DEFAULT_GATING",
@@ -60,28 +73,39 @@ __all__ = [
     "CompareConfig",
     "Comparison",
     "Decision",
+    "Drift",
+    "EscalationDesign",
+    "EscalationLook",
+    "EscalationStop",
     "Evaluation",
+    "Family",
     "LookRecord",
     "Metric",
     "MetricResult",
     "Overall",
     "PassK",
     "PlanRow",
+    "PooledBaseline",
     "Resampling",
+    "ScenarioGate",
     "ScenarioPlan",
     "ScenarioResult",
     "SequentialOutcome",
     "Stop",
+    "SuiteTest",
     "Summary",
     "Tolerance",
     "Verdict",
+    "apply_escalation",
     "apply_gate",
+    "baseline_drift",
     "canonical_tolerances",
     "compare_ab",
     "compare_arms",
     "compare_runsets",
     "decide_ab_look",
     "decide_look",
+    "escalation_design",
     "evaluate_metric",
     "evaluate_rate",
     "evaluate_ratio",
@@ -90,11 +114,15 @@ __all__ = [
     "evaluate_tools",
     "gate_metrics",
     "gating_alpha",
+    "later_look",
+    "leaning",
     "metric",
+    "novelty",
     "overall_verdict",
     "plan_alphas",
     "plan_assumed",
     "plan_runset",
+    "pool_history",
     "schedule",
     "split_runs",
     "tolerance",

@@ -26,7 +26,7 @@ from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._registry import METRICS, metric
-from trajguard.compare._results import Comparison
+from trajguard.compare._results import Comparison, Verdict
 from trajguard.errors import StoreError
 
 __all__ = ["ABResult", "Answer", "Overall", "compare_ab"]
@@ -39,6 +39,7 @@ class Answer(StrEnum):
 
     HELPED = "helped"
     HURT = "hurt"
+    DIFFERENT = "behaved differently"
     NO_DETECTABLE_DIFFERENCE = "no detectable difference"
 
 
@@ -190,6 +191,18 @@ def _stratified(
     )
 
 
+def _behaviour_changes(per_scenario: Comparison) -> list[str]:
+    """Gating behaviour metrics (no direction: tool usage, tool order) that differ beyond
+    their band in some scenario: a difference for ``ab`` (a regression for a nightly)."""
+    return [
+        f"{metric(m.metric).label} in {s.scenario} "
+        f"({metric(m.metric).format_effect(m.estimate, None)[0]})"
+        for s in per_scenario.scenarios
+        for m in s.metrics
+        if m.kind == "gating" and m.verdict is Verdict.CHANGED
+    ]
+
+
 def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:
     """Average pass-rate difference detected with ``power`` (normal approximation)."""
     if not pairs:
@@ -222,19 +235,19 @@ def _summary(
         for o in rates
         if o.ci is not None
     ]
-    if answer is Answer.NO_DETECTABLE_DIFFERENCE:
+    if answer in (Answer.NO_DETECTABLE_DIFFERENCE, Answer.DIFFERENT):
         reach = (
             ""
             if detectable is None
             else f"; these runs would have detected an average "
             f"pass-rate difference of {100 * detectable:.0f} points 80% of the time"
         )
-        return (
-            f"No detectable difference between {b} and {a}"
-            + (f": {found[0]}" if found else "")
-            + reach
-            + "."
+        lead = (
+            f"No detectable difference between {b} and {a} in pass or crash rate"
+            if answer is Answer.DIFFERENT
+            else f"No detectable difference between {b} and {a}"
         )
+        return lead + (f": {found[0]}" if found else "") + reach + "."
     return f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
 
 
@@ -252,7 +265,8 @@ def compare_ab(
     Raises:
         StoreError: a variant has no runs, or the table lacks a required column.
     """
-    config = replace(config or CompareConfig(), two_sided=True)
+    # Two-sided; no suite share: the overall stratified tests below are A/B's own.
+    config = replace(config or CompareConfig(), two_sided=True, suite_share=0.0)
     if "variant" not in runs.columns:
         raise StoreError(
             "the run table has no variant column",
@@ -308,10 +322,13 @@ def compare_ab(
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
     significant = [o for o in rates if o.p_adjusted <= config.alpha and o.better is not None]
+    changed = _behaviour_changes(per_scenario)
     if any(not o.better for o in significant):
         answer = Answer.HURT
     elif significant:
         answer = Answer.HELPED
+    elif changed:
+        answer = Answer.DIFFERENT
     else:
         answer = Answer.NO_DETECTABLE_DIFFERENCE
     detectable = _detectable(passes, config.alpha / len(rates), config.power)
@@ -321,7 +338,8 @@ def compare_ab(
         answer=answer,
         summary=_summary(
             variant_a, variant_b, answer, (rates[0], rates[1]), detectable, config.alpha
-        ),
+        )
+        + (f" Behaviour beyond its band: {'; '.join(changed)}." if changed else ""),
         detectable_difference=detectable,
         overall=(*rates, *others),
         per_scenario=per_scenario,

@@ -52,6 +52,11 @@ class Arm:
         tool_counts: calls per tool, one mapping per run.
         tool_sequences: tool names in call order, one tuple per run.
         missing: per column, runs whose value was null.
+        judged_runs: per run, whether it has a pass/fail outcome (the joint permutation of a
+            scenario's runs needs every metric aligned on the same runs).
+        passed_runs: per run, whether it is a judged pass.
+        values: per column of :data:`NUMBER_COLUMNS`, one value per run (NaN where null).
+        batches: per run, the batch it came from ("" when the table does not say).
     """
 
     runs: int
@@ -62,6 +67,15 @@ class Arm:
     tool_counts: tuple[Mapping[str, int], ...]
     tool_sequences: tuple[tuple[str, ...], ...]
     missing: Mapping[str, int] = field(default_factory=dict)
+    judged_runs: BoolArray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    passed_runs: BoolArray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    values: Mapping[str, FloatArray] = field(default_factory=dict)
+    batches: tuple[str, ...] = ()
+
+    def column(self, name: str) -> FloatArray:
+        """One value per run of a number column (NaN where null)."""
+        found = self.values.get(name)
+        return found if found is not None else np.full(self.runs, np.nan)
 
     @classmethod
     def empty(cls, harness_excluded: int = 0) -> Arm:
@@ -122,6 +136,11 @@ def split_runs(
         c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in NUMBER_COLUMNS
     }
     counts = table["tool_counts"].to_numpy(dtype=object)
+    batch_ids = (
+        table["batch_id"].astype("string").fillna("").to_numpy(dtype=str)
+        if "batch_id" in table.columns
+        else np.full(len(table), "", dtype=str)
+    )
     sequences = table["tool_sequence"].to_numpy(dtype=object)
     names, group = np.unique(
         table["scenario"].astype("string").fillna("").to_numpy(dtype=str), return_inverse=True
@@ -148,5 +167,9 @@ def split_runs(
             tool_counts=tuple(_tool_counts(counts[i]) for i in kept),
             tool_sequences=tuple(_sequence(sequences[i]) for i in kept),
             missing={c: n for c, n in missing.items() if n},
+            judged_runs=outcomes.judged[kept],
+            passed_runs=outcomes.passed[kept],
+            values=values,
+            batches=tuple(str(b) for b in batch_ids[kept]),
         )
     return arms

@@ -19,25 +19,26 @@ import pandas as pd
 from trajguard import stats as st
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._config import CompareConfig
+from trajguard.compare._decide import decide_note
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
-from trajguard.compare._families import Tested, adjust_family, tested
+from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
+from trajguard.compare._gating import gate_scenarios, shared_arrangements
+from trajguard.compare._history import baseline_drift
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
     Comparison,
+    Family,
+    MetricResult,
     PassK,
+    ScenarioGate,
     ScenarioResult,
+    SuiteTest,
     Verdict,
     overall_verdict,
 )
 
 __all__ = ["compare_arms", "compare_runsets", "evaluate_metric"]
-
-
-def _shared(b: Arm, c: Arm, config: CompareConfig, scenario: str) -> st.Arrangements:
-    """Tool counts and tool order are permuted over the same runs: one set of arrangements."""
-    key = [config.seed, zlib.crc32(scenario.encode()), len(METRIC_NAMES)]
-    return st.Arrangements(b.runs, c.runs, np.random.default_rng(key))
 
 
 def _evaluate(
@@ -52,6 +53,7 @@ def _evaluate(
         label=m.label,
         column=m.column,
         margin=0.0 if m.tolerance is None else config.tolerance(m.tolerance),
+        equivalence=0.0 if m.equivalence_band is None else config.tolerance(m.equivalence_band),
         floor=config.latency_floor if m.column == "duration_s" else config.token_floor,
         alpha=config.alpha,
         resampling=config.resampling,
@@ -65,7 +67,7 @@ def evaluate_metric(
     name: str, b: Arm, c: Arm, *, config: CompareConfig, scenario: str
 ) -> Evaluation:
     """One metric of one scenario before any adjustment (the sequential gate's looks)."""
-    return _evaluate(name, b, c, config, scenario, _shared(b, c, config, scenario))
+    return _evaluate(name, b, c, config, scenario, shared_arrangements(b, c, config, scenario))
 
 
 def _pass_k(passed: npt.NDArray[np.bool_], max_k: int, confidence: float) -> tuple[PassK, ...]:
@@ -110,6 +112,49 @@ def _missing_notes(name: str, b: Arm, c: Arm) -> tuple[str, ...]:
     )
 
 
+def _gating_results(
+    gating: list[Tested],
+    arms_b: dict[str, Arm],
+    arms_c: dict[str, Arm],
+    shared: dict[str, st.Arrangements],
+    config: CompareConfig,
+) -> tuple[dict[tuple[str, str], MetricResult], Family, dict[str, ScenarioGate]]:
+    """The gating family's verdicts, how it was adjusted, and each scenario's combined test."""
+    m_gating = sum(t.evaluation.testable for t in gating)
+    if config.multiplicity == "holm" or not gating:
+        family = Family(
+            method="holm",
+            alpha=config.alpha,
+            alpha_scenarios=config.alpha,
+            alpha_suite=0.0,
+            critical=config.alpha / max(m_gating, 1),
+        )
+        return adjust_family(gating, gating=True, config=config), family, {}
+    outcome = gate_scenarios(
+        arms_b,
+        arms_c,
+        evaluations={(t.scenario, t.metric): t.evaluation for t in gating},
+        shared=shared,
+        config=config,
+    )
+    results = judge_gating(
+        gating,
+        gates=outcome.gates,
+        level=outcome.alpha_scenarios,
+        critical=outcome.critical,
+        config=config,
+    )
+    family = Family(
+        method="omnibus",
+        alpha=config.alpha,
+        alpha_scenarios=outcome.alpha_scenarios,
+        alpha_suite=outcome.alpha_suite,
+        critical=outcome.critical,
+        suite=outcome.suite,
+    )
+    return results, family, dict(outcome.gates)
+
+
 def compare_arms(
     arms_b: dict[str, Arm], arms_c: dict[str, Arm], *, config: CompareConfig
 ) -> Comparison:
@@ -117,21 +162,22 @@ def compare_arms(
     common = sorted(arms_b.keys() & arms_c.keys())
     gating: list[Tested] = []
     diagnostic: list[Tested] = []
+    shared: dict[str, st.Arrangements] = {}
     for scenario in common:
         b, c = arms_b[scenario], arms_c[scenario]
-        shared = _shared(b, c, config, scenario)
+        shared[scenario] = shared_arrangements(b, c, config, scenario)
         for name in config.metrics:
-            ev = _evaluate(name, b, c, config, scenario, shared)
+            ev = _evaluate(name, b, c, config, scenario, shared[scenario])
             missing = _missing_notes(name, b, c)
             if missing:
                 ev = replace(ev, notes=ev.notes + missing)
             family = gating if name in config.gating else diagnostic
             family.append(tested(scenario, name, ev, two_sided=config.two_sided))
-    results = adjust_family(gating, gating=True, config=config) | adjust_family(
-        diagnostic, gating=False, config=config
-    )
+    results, family_info, gates = _gating_results(gating, arms_b, arms_c, shared, config)
+    results |= adjust_family(diagnostic, gating=False, config=config)
+    results = _with_decide_notes(results, family_info.critical, config)
     m_gating = sum(t.evaluation.testable for t in gating)
-    mde_alpha = config.alpha / max(m_gating, 1)
+    mde_alpha = family_info.critical
     scenarios = []
     for scenario in common:
         b, c = arms_b[scenario], arms_c[scenario]
@@ -161,13 +207,16 @@ def compare_arms(
                 mde_pass_rate=mde,
                 mde_alpha=mde_alpha,
                 baseline_pass_rate=rate,
+                gate=gates.get(scenario),
             )
         )
+    suite_verdicts = [t.verdict for t in family_info.suite]
     return Comparison(
-        verdict=overall_verdict([s.verdict for s in scenarios]),
+        verdict=_report_verdict([s.verdict for s in scenarios], family_info.suite),
         regressed=any(
             r.verdict is Verdict.REGRESSED for r in results.values() if r.kind == "gating"
-        ),
+        )
+        or Verdict.REGRESSED in suite_verdicts,
         scenarios=tuple(scenarios),
         pass_k_baseline=_suite_pass_k([s.pass_k_baseline for s in scenarios]),
         pass_k_candidate=_suite_pass_k([s.pass_k_candidate for s in scenarios]),
@@ -178,7 +227,34 @@ def compare_arms(
         only_in_baseline=tuple(sorted(arms_b.keys() - arms_c.keys())),
         only_in_candidate=tuple(sorted(arms_c.keys() - arms_b.keys())),
         config=config,
+        family=family_info,
+        drift=baseline_drift({s: arms_b[s] for s in common}, config),
     )
+
+
+def _with_decide_notes(
+    results: dict[tuple[str, str], MetricResult], critical: float, config: CompareConfig
+) -> dict[tuple[str, str], MetricResult]:
+    """Every inconclusive gating metric says what N would decide it at its observed effect."""
+    out = dict(results)
+    for (scenario, name), r in results.items():
+        if r.kind != "gating" or r.verdict is not Verdict.INCONCLUSIVE or r.identical:
+            continue
+        if not (r.baseline.n and r.candidate.n):
+            continue
+        band_name = metric(name).tolerance
+        band = None if band_name is None else config.for_scenario(scenario).tolerance(band_name)
+        note = decide_note(r, band=band, level=critical, alpha=config.alpha, power=config.power)
+        if note is not None:
+            out[(scenario, name)] = replace(r, notes=(*r.notes, note))
+    return out
+
+
+def _report_verdict(scenarios: list[Verdict], suite: tuple[SuiteTest, ...]) -> Verdict:
+    """Scenarios combined; a suite-level regression makes the report regressed too."""
+    if any(t.verdict is Verdict.REGRESSED for t in suite):
+        return Verdict.REGRESSED
+    return overall_verdict(scenarios)
 
 
 def compare_runsets(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from trajguard.compare._evaluation import Resampling
 from trajguard.compare._registry import (
@@ -41,9 +41,14 @@ class CompareConfig:
     """How to compare. The tolerance bands are the margins of the equivalence tests too.
 
     Attributes:
-        alpha: family-wise level of the gating metrics (Holm) and the TOST level.
+        alpha: family-wise level of the whole gating family, and the TOST level.
         q: false discovery rate of the diagnostic metrics (Benjamini-Hochberg).
         gating: metrics whose regressions fail the report; the rest are diagnostic.
+        multiplicity: ``omnibus`` (default): one combined test of the gating metrics per
+            scenario, step-down min-p over scenarios, plus the suite-level tests; ``holm``: one
+            test per gating metric and scenario, Holm (the method before the combined test).
+        suite_share: the share of ``alpha`` given to the suite-level tests (with at least two
+            scenarios; 0 turns them off).
         metrics: metrics to compute.
         tolerances: tolerance bands by name (aliases accepted); unset ones take the defaults of
             :data:`trajguard.compare.TOLERANCES`.
@@ -61,6 +66,8 @@ class CompareConfig:
     alpha: float = 0.05
     q: float = 0.10
     gating: frozenset[str] = DEFAULT_GATING
+    multiplicity: Literal["omnibus", "holm"] = "omnibus"
+    suite_share: float = 0.1
     metrics: tuple[str, ...] = METRIC_NAMES
     tolerances: Mapping[str, float] = field(default_factory=dict)
     scenario_tolerances: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
@@ -81,6 +88,10 @@ class CompareConfig:
             for name, value in (("alpha", self.alpha), ("q", self.q), ("power", self.power))
             if not 0 < value < 1
         ]
+        if not 0 <= self.suite_share < 1:
+            problems.append(f"suite_share must be in [0, 1), got {self.suite_share}")
+        if self.multiplicity not in ("omnibus", "holm"):
+            problems.append(f"multiplicity must be omnibus or holm, got {self.multiplicity!r}")
         problems += tolerance_problems(self.tolerances)
         for scenario, values in self.scenario_tolerances.items():
             problems += [f"scenario {scenario}: {p}" for p in tolerance_problems(values)]

@@ -37,6 +37,8 @@ class Context:
         label: the metric's label (used in effect descriptions and notes).
         column: the run-table column of numeric metrics.
         margin: the metric's tolerance band (0.0 for metrics without one).
+        equivalence: the margin of its equivalence test (the band, unless the metric names
+            another).
         floor: values below this count as this before taking logs (ratio metrics).
         alpha: level of intervals and equivalence tests.
         resampling: permutation settings.
@@ -47,6 +49,7 @@ class Context:
     label: str
     column: str
     margin: float
+    equivalence: float
     floor: float
     alpha: float
     resampling: Resampling
@@ -118,6 +121,7 @@ def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
         b.tool_counts,
         c.tool_counts,
         margin=ctx.margin,
+        equivalence=ctx.equivalence,
         alpha=ctx.alpha,
         rng=ctx.shared,
         resampling=ctx.resampling,
@@ -127,5 +131,9 @@ def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
 def tool_order(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     """The order of tool calls: edit distances between sequences."""
     return evaluate_sequences(
-        b.tool_sequences, c.tool_sequences, rng=ctx.shared, resampling=ctx.resampling
+        b.tool_sequences,
+        c.tool_sequences,
+        margin=ctx.margin,
+        rng=ctx.shared,
+        resampling=ctx.resampling,
     )

@@ -19,6 +19,7 @@ regressed or improved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,9 +29,9 @@ from trajguard import stats as st
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._registry import DIRECTIONAL
-from trajguard.compare._results import MetricResult, Verdict
+from trajguard.compare._results import MetricResult, ScenarioGate, Verdict
 
-__all__ = ["Tested", "adjust_family", "tested"]
+__all__ = ["EVIDENCE", "Tested", "adjust_family", "judge_gating", "tested"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -213,6 +214,88 @@ def adjust_family(
             reachable=reachable,
             identical=ev.identical,
             verdict=_verdict(t, p_adj, p_ben, level, config),
+            notes=tuple(notes),
+        )
+    return out
+
+
+# A gating metric is named as the reason for a regression when its scenario's combined test is
+# significant, its estimate lies beyond its band on the harmful side, and its own p-value is at
+# most this share of alpha's level: the combined test says the scenario changed; this keeps a
+# metric whose estimate crossed its band by noise (a TVD is never below 0) from being blamed.
+EVIDENCE = 1.0
+
+
+def _gated_verdict(
+    t: Tested,
+    gate: ScenarioGate | None,
+    p_ben_adj: float | None,
+    level: float,
+    config: CompareConfig,
+) -> Verdict:
+    ev = t.evaluation
+    if not ev.testable:
+        return Verdict.INCONCLUSIVE
+    changed = gate is not None and gate.p_adjusted <= level and t.metric in gate.metrics
+    evidence = t.p <= EVIDENCE * config.alpha
+    if changed and evidence:
+        if t.metric not in DIRECTIONAL:
+            if not ev.outside:
+                return Verdict.CHANGED_WITHIN_TOLERANCE
+            return Verdict.CHANGED if config.two_sided else Verdict.REGRESSED
+        if config.two_sided and ev.benefit < ev.harm:
+            return Verdict.IMPROVED
+        return Verdict.REGRESSED if ev.outside else Verdict.CHANGED_WITHIN_TOLERANCE
+    if p_ben_adj is not None and p_ben_adj <= config.alpha:
+        return Verdict.IMPROVED
+    if ev.tost is not None and ev.tost <= config.alpha:
+        return Verdict.UNCHANGED
+    return Verdict.INCONCLUSIVE
+
+
+def judge_gating(
+    items: list[Tested],
+    *,
+    gates: Mapping[str, ScenarioGate],
+    level: float,
+    critical: float,
+    config: CompareConfig,
+) -> dict[tuple[str, str], MetricResult]:
+    """Verdicts of the gating metrics under the per-scenario combined test (docs/statistics.md
+    §2-3): ``p_adjusted`` of each is its scenario's adjusted p-value; improvements keep their own
+    Holm family."""
+    adj = _adjust(items, True, config.alpha)
+    out = {}
+    for i, t in enumerate(items):
+        ev = t.evaluation
+        gate = gates.get(t.scenario)
+        p_adj = gate.p_adjusted if gate is not None else 1.0
+        reachable = gate is not None and (gate.reachable or p_adj <= level)
+        notes = list(ev.notes)
+        if gate is not None and not reachable and not ev.identical and ev.testable:
+            notes.append(
+                "the scenario cannot reach significance at this N: the smallest p-value its "
+                f"combined test can give ({gate.floor:.2g}) is above the family's first step "
+                f"({critical:.2g})"
+            )
+        out[(t.scenario, t.metric)] = MetricResult(
+            metric=t.metric,
+            kind="gating",
+            baseline=ev.baseline,
+            candidate=ev.candidate,
+            effect=ev.effect,
+            estimate=ev.estimate,
+            ci=ev.ci,
+            test=ev.test,
+            p_value=t.p,
+            p_adjusted=p_adj,
+            p_benefit=t.p_benefit,
+            p_benefit_adjusted=adj.benefit[i],
+            p_tost=ev.tost,
+            min_p=t.min_p,
+            reachable=reachable,
+            identical=ev.identical,
+            verdict=_gated_verdict(t, gate, adj.benefit[i], level, config),
             notes=tuple(notes),
         )
     return out

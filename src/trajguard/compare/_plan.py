@@ -1,9 +1,13 @@
 """``trajguard plan``: what a run count can detect, from a baseline run set or assumed values.
 
-Each metric is planned at the level a lone effect must clear in a full report: alpha over the
-number of gating tests (the first Holm step) for gating metrics, ``q`` over the number of
-diagnostic tests (the first Benjamini-Hochberg step) for the others. "Choose N" is the smallest N
-whose detectable effect is within the metric's tolerance (``n_needed`` of each row).
+Each metric is planned at the level a lone effect must clear in a full report. Gating metrics:
+the first step of the scenarios' step-down, Šidák over the scenarios at the scenarios' share of
+alpha (a lone effect in one metric of the scenario's combined test needs about that; the
+combination with the scenario's other gating metrics costs a little more when they are pure
+noise, and gains when they move together); with ``multiplicity="holm"``, alpha over the number
+of gating tests. Diagnostic metrics: ``q`` over the number of diagnostic tests (the first
+Benjamini-Hochberg step). "Choose N" is the smallest N whose detectable effect is within the
+metric's tolerance (``n_needed`` of each row).
 """
 
 from __future__ import annotations
@@ -171,7 +175,11 @@ def plan_alphas(config: CompareConfig, n_scenarios: int) -> dict[str, float]:
     """Adjusted level per plan row for a report of ``n_scenarios`` scenarios."""
     gating = [m for m in config.metrics if m in config.gating]
     diagnostic = [m for m in config.metrics if m not in config.gating]
-    a_gate = config.alpha / max(1, n_scenarios * len(gating))
+    if config.multiplicity == "holm":
+        a_gate = config.alpha / max(1, n_scenarios * len(gating))
+    else:
+        share = config.suite_share if n_scenarios >= 2 else 0.0
+        a_gate = 1 - (1 - config.alpha * (1 - share)) ** (1 / max(1, n_scenarios))
     a_diag = config.q / max(1, n_scenarios * len(diagnostic))
     return {row: a_gate if row in config.gating else a_diag for row in _ROW_METRICS}
 

@@ -8,14 +8,18 @@ permutation tests (each metric's generator is keyed by its position): append, ne
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from trajguard.compare import _evaluators as ev
-from trajguard.compare._arms import NUMBER_COLUMNS
+from trajguard.compare._arms import NUMBER_COLUMNS, Arm
 from trajguard.compare._evaluation import Summary
+from trajguard.compare._joint import JointBuilder, rate_column, statistic_column
+from trajguard.compare._tolerance import Tolerance
 
 __all__ = [
     "DEFAULT_GATING",
@@ -31,39 +35,7 @@ __all__ = [
 ]
 
 Kind = Literal["rate", "shift", "ratio", "tools", "order"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Tolerance:
-    """A tolerance band: how far a metric may move before a significant change is a regression.
-
-    Attributes:
-        name: the name suites and ``--tolerance`` use.
-        aliases: other accepted names.
-        default: the band when nothing sets it.
-        scale: ``difference`` (of rates, 0 to 1), ``distance`` (of A from 1/2, 0 to 0.5) or
-            ``ratio`` (above 1; 1.15 tolerates ±15 %).
-        meaning: one line for help texts and reports.
-    """
-
-    name: str
-    aliases: tuple[str, ...] = ()
-    default: float
-    scale: Literal["difference", "distance", "ratio"]
-    meaning: str
-
-    def problem(self, value: float, *, given_as: str | None = None) -> str | None:
-        """What is wrong with ``value`` for this band, or ``None``."""
-        name = given_as or self.name
-        if not math.isfinite(value) or value < 0:
-            return f"{name} must be a number of at least 0, got {value}"
-        if self.scale == "ratio" and value <= 1:
-            return f"{name} is a ratio above 1 (1.15 tolerates ±15 %), got {value}"
-        if self.scale == "difference" and value > 1:
-            return f"{name} is a difference of rates (0.10 = ten points), at most 1, got {value}"
-        if self.scale == "distance" and value > 0.5:
-            return f"{name} is a distance of A from 1/2, at most 0.5, got {value}"
-        return None
+BoolArray = npt.NDArray[np.bool_]
 
 
 TOLERANCES: tuple[Tolerance, ...] = (
@@ -97,7 +69,22 @@ TOLERANCES: tuple[Tolerance, ...] = (
         name="tools",
         default=0.10,
         scale="distance",
-        meaning="distance of A from 0.5 for each tool's calls per run",
+        meaning="distance of A from 0.5 for each tool's calls per run (the equivalence margin "
+        "of tool usage: what 'unchanged' needs)",
+    ),
+    Tolerance(
+        name="tool_mix",
+        default=0.10,
+        scale="share",
+        meaning="total-variation distance of the tool mix (0.10 = a tenth of the calls and run "
+        "ends go to other tools)",
+    ),
+    Tolerance(
+        name="tool_order",
+        default=0.20,
+        scale="share",
+        meaning="share of candidate runs with a tool sequence the baseline never showed, beyond "
+        "the baseline's own rate of new sequences",
     ),
 )
 _TOLERANCE_BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
@@ -125,10 +112,17 @@ class Metric:
         kind: how its values and effect are shown: ``rate`` (Δ points), ``shift`` (A),
             ``ratio`` (ratio of geometric means), ``tools`` (Cramér's V), ``order`` (Δd).
         higher_is_better: its direction; ``None`` for metrics without one (any change counts).
-        tolerance: its tolerance band, if it has one.
+        tolerance: its tolerance band, if it has one (how far it may move before a significant
+            change is a regression).
+        equivalence: the margin of its equivalence test, when not the tolerance band (tool
+            usage: the per-tool ``tools`` band).
         gating: whether it gates (fails the night) by default.
         plan_label: its row in ``trajguard plan``, if planned.
         evaluate: the evaluator, ``(baseline arm, candidate arm, context) -> Evaluation``.
+        joint: its p-value at every arrangement of a scenario's runs, for the scenario's
+            combined gating test (:mod:`trajguard.compare._gating`).
+        suite: its suite-level test across scenarios: ``cmh`` (rates) or ``combined`` (Fisher
+            combination of the scenarios' permutation p-values).
     """
 
     name: str
@@ -141,6 +135,14 @@ class Metric:
     gating: bool = False
     plan_label: str | None = None
     evaluate: ev.Evaluator
+    equivalence: str | None = None
+    joint: JointBuilder
+    suite: Literal["cmh", "combined"] = "combined"
+
+    @property
+    def equivalence_band(self) -> str | None:
+        """The tolerance name of its equivalence margin."""
+        return self.equivalence or self.tolerance
 
     @property
     def heading(self) -> str:
@@ -197,8 +199,8 @@ class Metric:
             "rate": f"Δ {value:+.0f} pts",
             "shift": f"A = {value:.2f}",
             "ratio": f"×{value:.2f}",
-            "tools": f"V = {value:.2f}",
-            "order": f"Δd = {value:.2f}",
+            "tools": f"TVD = {value:.2f}",
+            "order": f"new {100 * value:+.0f} pts",
         }[self.kind]
         if ci is None:
             return shown, "—"
@@ -212,6 +214,10 @@ class Metric:
             return f"{100 * value:+.0f} pts"
         if self.kind == "shift":
             return f"{value:+.2f} steps"
+        if self.kind == "tools":
+            return f"TVD {value:.2f}"
+        if self.kind == "order":
+            return f"new {100 * value:+.0f} pts"
         return f"×{value:.2f}"
 
     def format_interval(self, ci: tuple[float, float] | None) -> str:
@@ -230,11 +236,31 @@ class Metric:
             return f"{100 * value:.0f} pts"
         return f"×{value:.2f}" if self.kind == "ratio" else f"{value:.2f}"
 
+    def format_band(self, value: float) -> str:
+        """A tolerance band of this metric, as the headline states it."""
+        if self.kind == "rate":
+            return f"±{100 * value:.0f} pts"
+        if self.kind == "shift":
+            return f"A within 0.5 ± {value:.2g}"
+        if self.kind == "ratio":
+            return f"within ×{value:.3g}"
+        if self.kind == "tools":
+            return f"TVD ≤ {value:.2g}"
+        return f"≤ {100 * value:.0f} pts more new sequences than by chance"
+
     def format_plan_baseline(self, value: float) -> str:
         """The baseline value a plan row assumed."""
         if self.kind == "rate":
             return f"{100 * value:.0f}%"
         return f"A = {value:.2f}" if self.kind == "shift" else f"sd(log) {value:.2f}"
+
+
+def _passes(arm: Arm) -> tuple[BoolArray, BoolArray]:
+    return arm.passed_runs, arm.judged_runs
+
+
+def _crashes(arm: Arm) -> tuple[BoolArray, BoolArray]:
+    return arm.crashed, np.ones(arm.runs, dtype=bool)
 
 
 METRICS: tuple[Metric, ...] = (
@@ -248,6 +274,8 @@ METRICS: tuple[Metric, ...] = (
         gating=True,
         plan_label="pass-rate drop",
         evaluate=ev.pass_rate,
+        joint=rate_column(_passes, harmful_high=False),
+        suite="cmh",
     ),
     Metric(
         name="crash_rate",
@@ -259,6 +287,8 @@ METRICS: tuple[Metric, ...] = (
         gating=True,
         plan_label="crash-rate rise",
         evaluate=ev.crash_rate,
+        joint=rate_column(_crashes, harmful_high=True),
+        suite="cmh",
     ),
     Metric(
         name="step_count",
@@ -270,6 +300,7 @@ METRICS: tuple[Metric, ...] = (
         tolerance="steps",
         plan_label="steps A",
         evaluate=ev.shift,
+        joint=statistic_column("shift"),
     ),
     Metric(
         name="prompt_tokens",
@@ -281,6 +312,7 @@ METRICS: tuple[Metric, ...] = (
         tolerance="ratio",
         plan_label="prompt-token ratio",
         evaluate=ev.ratio,
+        joint=statistic_column("ratio"),
     ),
     Metric(
         name="completion_tokens",
@@ -292,6 +324,7 @@ METRICS: tuple[Metric, ...] = (
         tolerance="ratio",
         plan_label="completion-token ratio",
         evaluate=ev.ratio,
+        joint=statistic_column("ratio"),
     ),
     Metric(
         name="latency",
@@ -302,6 +335,7 @@ METRICS: tuple[Metric, ...] = (
         higher_is_better=False,
         tolerance="ratio",
         evaluate=ev.ratio,
+        joint=statistic_column("ratio"),
     ),
     Metric(
         name="tool_multiset",
@@ -310,8 +344,11 @@ METRICS: tuple[Metric, ...] = (
         unit="calls",
         kind="tools",
         higher_is_better=None,
-        tolerance="tools",
+        tolerance="tool_mix",
+        equivalence="tools",
+        gating=True,
         evaluate=ev.tool_usage,
+        joint=statistic_column("tools"),
     ),
     Metric(
         name="tool_sequence",
@@ -319,8 +356,9 @@ METRICS: tuple[Metric, ...] = (
         column="tool_sequence",
         kind="order",
         higher_is_better=None,
-        tolerance=None,
+        tolerance="tool_order",
         evaluate=ev.tool_order,
+        joint=statistic_column("order"),
     ),
 )
 _BY_NAME = {m.name: m for m in METRICS}
@@ -331,9 +369,11 @@ DEFAULT_GATING = frozenset(m.name for m in METRICS if m.gating)
 assert all(m.column in NUMBER_COLUMNS for m in METRICS if m.kind in ("shift", "ratio")), (
     "every numeric metric must read a column the arms keep"
 )
-assert all(m.tolerance is None or m.tolerance in _TOLERANCE_BY_NAME for m in METRICS), (
-    "every metric's tolerance must be in TOLERANCES"
-)
+assert all(
+    band is None or band in _TOLERANCE_BY_NAME
+    for m in METRICS
+    for band in (m.tolerance, m.equivalence)
+), "every metric's tolerance and equivalence margin must be in TOLERANCES"
 
 
 def metric(name: str) -> Metric:

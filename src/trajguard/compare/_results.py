@@ -12,12 +12,16 @@ from typing import Literal
 
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Summary
+from trajguard.compare._history import Drift
 
 __all__ = [
     "Comparison",
+    "Family",
     "MetricResult",
     "PassK",
+    "ScenarioGate",
     "ScenarioResult",
+    "SuiteTest",
     "Verdict",
     "overall_verdict",
 ]
@@ -74,6 +78,76 @@ class MetricResult:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ScenarioGate:
+    """A scenario's combined gating test (docs/statistics.md §3).
+
+    Attributes:
+        metrics: the gating metrics it combines (those that vary over the arrangements).
+        test: how it was computed.
+        p_value: its permutation p-value.
+        p_adjusted: adjusted over the scenarios (step-down min-p).
+        floor: the smallest p-value it can give (0 when unknown).
+        reachable: its smallest attainable p-value clears the family's first step.
+    """
+
+    metrics: tuple[str, ...]
+    test: str
+    p_value: float
+    p_adjusted: float
+    floor: float
+    reachable: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteTest:
+    """One gating metric across every scenario (the suite-level gate).
+
+    Attributes:
+        metric: the metric.
+        test: the stratified test.
+        estimate: the mean over scenarios of the per-scenario effect (a difference of rates,
+            a TVD, A, an excess share), or the geometric mean of the ratios.
+        p_value: its permutation p-value (scenario labels arranged within each scenario).
+        p_adjusted: Westfall-Young over the suite-level tests.
+        outside: the estimate lies beyond the metric's band on the harmful side.
+        verdict: regressed, changed (within tolerance), improved or inconclusive.
+        scenarios: scenarios that contributed.
+    """
+
+    metric: str
+    test: str
+    estimate: float | None
+    p_value: float
+    p_adjusted: float
+    outside: bool
+    verdict: Verdict
+    scenarios: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Family:
+    """How the gating family of a report was adjusted.
+
+    Attributes:
+        method: ``omnibus`` (a combined test per scenario, step-down min-p over scenarios, and
+            the suite-level tests) or ``holm`` (one test per metric, Holm).
+        alpha: the family-wise level of the whole gating family.
+        alpha_scenarios: the part of it the per-scenario tests use.
+        alpha_suite: the part the suite-level tests use (0 without them).
+        critical: the p-value a single scenario's test must reach to clear the first step
+            (Holm: alpha over the tests).
+        suite: the suite-level tests.
+    """
+
+    method: str
+    alpha: float
+    alpha_scenarios: float
+    alpha_suite: float
+    critical: float
+    suite: tuple[SuiteTest, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class PassK:
     """pass^k: the chance that k runs in a row all pass, with its interval."""
 
@@ -100,6 +174,8 @@ class ScenarioResult:
     mde_alpha: float
     baseline_pass_rate: float | None = None
     """The baseline pass rate the detectable drop was computed from (``None``: not computed)."""
+    gate: ScenarioGate | None = None
+    """Its combined gating test (``None`` with Holm, or without gating metrics)."""
 
     def metric(self, name: str) -> MetricResult:
         """The result of metric ``name``."""
@@ -144,6 +220,9 @@ class Comparison:
     only_in_baseline: tuple[str, ...]
     only_in_candidate: tuple[str, ...]
     config: CompareConfig
+    family: Family | None = None
+    drift: tuple[Drift, ...] = ()
+    """Whether pooled baseline batches agree (only with a baseline history)."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from trajguard.compare import ABResult, CompareConfig, compare_ab
+import pandas as pd
+
+from trajguard.compare import ABResult, CompareConfig, apply_escalation, compare_ab
 from trajguard.errors import UsageError
 from trajguard.pipeline._compare import with_suite_tolerances
+from trajguard.pipeline._escalation import run_escalation
 from trajguard.pipeline._outputs import (
     ReportOptions,
     append_step_summary,
@@ -16,7 +19,12 @@ from trajguard.pipeline._outputs import (
     write_texts,
 )
 from trajguard.pipeline._sequential import run_sequential_ab
-from trajguard.report import render_ab_report, sequential_section, write_plots
+from trajguard.report import (
+    escalation_section,
+    render_ab_report,
+    sequential_section,
+    write_plots,
+)
 from trajguard.run import BatchOptions, ObserverFactory, execute
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -49,19 +57,26 @@ def ab(
     config: CompareConfig | None = None,
     reports: Path = Path("reports"),
     sequential: bool = False,
+    max_runs: int | None = None,
     report: ReportOptions | None = None,
     observe: ObserverFactory | None = None,
 ) -> ABOutcome:
     """Run both variants of every scenario that has them, interleaved, and compare them.
 
     The comparison is two-sided and honours the suite's per-scenario tolerance bands. The run
-    set and the report (``ab.md``) go to ``reports/<date>-ab-A-B/``.
+    set and the report (``ab.md``) go to ``reports/<date>-ab-A-B/``. With ``max_runs``, the
+    scenarios that lean towards a difference get more runs of both variants
+    (:func:`trajguard.compare.escalation_design`); the overall answer stays that of the first
+    look (every scenario at N), where no scenario was chosen by its data.
 
     Raises:
-        UsageError: the two variants are the same, or no scenario has both.
+        UsageError: the two variants are the same, no scenario has both, or both
+            ``sequential`` and ``max_runs``.
         SuiteError: the suite or a variant is invalid.
     """
     a, b = variants
+    if sequential and max_runs is not None:
+        raise UsageError("--sequential and --max-runs are two designs; give one of them")
     if a == b:
         raise UsageError(
             "give --variant exactly twice, with two different names",
@@ -80,22 +95,46 @@ def ab(
     options = replace(options, scenarios=tuple(scenarios), variants=(a, b))
     report = report or ReportOptions()
     config = with_suite_tolerances(
-        replace(config or CompareConfig(), two_sided=True),
+        replace(config or CompareConfig(), two_sided=True, suite_share=0.0),
         {s.id: s.tolerances for s in suite.scenarios},
     )
     folder = report_dir(reports, suffix=f"-ab-{a}-{b}")
     runset, target = folder / "runs", folder / "ab.md"
     check_targets(target)
     extra: tuple[str, ...] = ()
+    label = f"{suite.name} {a} vs {b}"
+    escalation = None
     if sequential:
         outcome = run_sequential_ab(
             suite, runset, options, variants=(a, b), config=config, observe=observe
         )
         extra = (sequential_section(outcome),)
+    elif max_runs is not None:
+
+        def split(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+            return rows[rows["variant"] == a], rows[rows["variant"] == b]
+
+        escalation = run_escalation(
+            suite,
+            runset,
+            options,
+            max_runs=max_runs,
+            config=config,
+            split=split,
+            observe=observe,
+            label=label,
+        )
+        extra = (escalation_section(escalation.design, escalation.stops, unit="runs per variant"),)
     else:
-        execute(suite, runset, options, observe=observe, label=f"{suite.name} {a} vs {b}")
+        execute(suite, runset, options, observe=observe, label=label)
     side = load_runset(runset)
     result = compare_ab(side.runs, a, b, config=config)
+    if escalation is not None:
+        first_n = escalation.design.first
+        first_rows = side.runs[side.runs["run_index"] < first_n]
+        first = compare_ab(first_rows, a, b, config=config)
+        per_scenario = apply_escalation(result.per_scenario, escalation.stops, escalation.first)
+        result = replace(first, per_scenario=per_scenario)
     links: dict[str, str] = {}
     if report.plots:
         frame = side.runs

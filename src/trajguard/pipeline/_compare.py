@@ -7,7 +7,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from trajguard.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.compare import (
+    CompareConfig,
+    Comparison,
+    PooledBaseline,
+    compare_runsets,
+    pool_history,
+)
 from trajguard.errors import StoreError
 from trajguard.pipeline._outputs import (
     ReportOptions,
@@ -18,9 +24,15 @@ from trajguard.pipeline._outputs import (
     write_texts,
 )
 from trajguard.report import junit_xml, render_report, write_plots
-from trajguard.store import RunSet, load_runset
+from trajguard.store import RunSet, load_history, load_runset
 
-__all__ = ["CompareOutcome", "compare", "compare_loaded", "with_suite_tolerances"]
+__all__ = [
+    "CompareOutcome",
+    "compare",
+    "compare_loaded",
+    "load_baseline",
+    "with_suite_tolerances",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,6 +44,8 @@ class CompareOutcome:
     junit: Path | None = None
     runset: Path | None = None
     """The candidate run set (when the pipeline ran it)."""
+    history: PooledBaseline | None = None
+    """The batches pooled from the baseline's history (``None``: one batch)."""
 
     @property
     def regressed(self) -> bool:
@@ -54,6 +68,33 @@ def with_suite_tolerances(
     """The settings with each scenario's own tolerance bands (from the suite or its manifest)."""
     own = {scenario: dict(t) for scenario, t in tolerances.items() if t}
     return replace(config, scenario_tolerances=own) if own else config
+
+
+def load_baseline(
+    path: Path, candidate: RunSet, *, history: int | None = None
+) -> tuple[RunSet, PooledBaseline | None]:
+    """The baseline to compare with: one batch, or the batches of its history pooled per
+    scenario (those with the candidate's definitions; :func:`trajguard.compare.pool_history`).
+
+    Args:
+        path: the baseline run set (``baselines/<suite>/`` keeps a history of promoted batches).
+        candidate: the candidate run set (its config hashes choose the batches).
+        history: use at most this many of the newest batches (``None``: all that are kept).
+    """
+    batches = load_history(path)
+    if history is not None:
+        batches = batches[: max(history, 1)]
+    if len(batches) == 1:
+        return batches[0], None
+    for side in batches:
+        _single_variant(side)
+    labels = [str(b.manifest.get("batch_id") or f"batch{i}") for i, b in enumerate(batches)]
+    pooled = pool_history(
+        [(label, b.runs) for label, b in zip(labels, batches, strict=True)], candidate.runs
+    )
+    latest = batches[0]
+    manifest = {**latest.manifest, "history_batches": labels}
+    return RunSet(path=latest.path, manifest=manifest, runs=pooled.runs), pooled
 
 
 def _single_variant(side: RunSet) -> None:
@@ -93,6 +134,7 @@ def compare_loaded(
     options: ReportOptions,
     extra_sections: Sequence[str] = (),
     adjust: Callable[[Comparison], Comparison] | None = None,
+    history: PooledBaseline | None = None,
 ) -> CompareOutcome:
     """Compare two loaded run sets; write the report (plots beside it) and optional JUnit.
 
@@ -117,6 +159,7 @@ def compare_loaded(
         plots=links,
         command=options.command,
         extra_sections=extra_sections,
+        history=history,
     )
     texts = {report: text}
     if options.junit is not None:
@@ -124,7 +167,9 @@ def compare_loaded(
     write_texts(texts)
     if options.step_summary:
         append_step_summary(text)
-    return CompareOutcome(comparison=comparison, report=report, junit=options.junit)
+    return CompareOutcome(
+        comparison=comparison, report=report, junit=options.junit, history=history
+    )
 
 
 def compare(
@@ -135,11 +180,13 @@ def compare(
     report: Path | None = None,
     reports: Path = Path("reports"),
     options: ReportOptions | None = None,
+    history: int | None = None,
 ) -> CompareOutcome:
     """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
 
     The scenarios' own tolerance bands, recorded in the candidate's manifest from its suite
-    file, replace the given ones for those scenarios.
+    file, replace the given ones for those scenarios. A baseline with a history of promoted
+    batches is pooled per scenario (:func:`load_baseline`).
 
     Args:
         baseline: the baseline run set directory.
@@ -148,16 +195,22 @@ def compare(
         report: the report's path (default ``reports/<suite>-<time>/report.md``).
         reports: the root of the default report path.
         options: plots, JUnit, the command shown in the report.
+        history: pool at most this many of the baseline's newest batches (default: all kept).
 
     Raises:
         StoreError: a run set cannot be read, holds several variants, or a target cannot be
             written.
     """
     candidate_set = load_runset(candidate)
-    baseline_set = load_runset(baseline)
+    baseline_set, pooled = load_baseline(baseline, candidate_set, history=history)
     tolerances: Any = candidate_set.manifest.get("tolerances") or {}
     config = with_suite_tolerances(config or CompareConfig(), tolerances)
     target = report or timestamped(reports, candidate_set.suite) / "report.md"
     return compare_loaded(
-        baseline_set, candidate_set, target, config=config, options=options or ReportOptions()
+        baseline_set,
+        candidate_set,
+        target,
+        config=config,
+        options=options or ReportOptions(),
+        history=pooled,
     )

@@ -6,6 +6,7 @@ escaped (:func:`md`) before it enters a table.
 """
 
 from trajguard.report._ab import render_ab_report
+from trajguard.report._escalation import escalation_section
 from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
@@ -16,6 +17,7 @@ from trajguard.report._summary import ArmSummary, summarize
 __all__ = [
     "MARK",
     "ArmSummary",
+    "escalation_section",
     "interval_label",
     "junit_xml",
     "md",

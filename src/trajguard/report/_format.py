@@ -35,8 +35,10 @@ MARK = {
 EFFECT_LEGEND = (
     "Effects: Δ = candidate − baseline rate (Newcombe interval); A = P(candidate > baseline) + "
     "½P(tie), 0.5 is no change; × = geometric-mean ratio candidate / baseline (gmean = geometric "
-    "mean); V = Cramér's V of calls by tool plus one end-of-run count per run; Δd = mean edit "
-    "distance between batches − within batches (0 is no change)."
+    "mean); TVD = total-variation distance of the tool mix (calls per tool plus one end per run: "
+    "the share that would have to move to another tool), 0 is no change; new = share of "
+    "candidate runs with a tool sequence the baseline never showed, minus the baseline's own "
+    "rate of new sequences."
 )
 
 

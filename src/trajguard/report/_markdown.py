@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from trajguard.compare import Comparison, ScenarioResult, Verdict, metric
+from trajguard.compare import Comparison, PooledBaseline, ScenarioResult
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
+from trajguard.report._gating import failures, gating_section, machines_note
+from trajguard.report._history import history_section
 from trajguard.report._scenario import scenario_section
 from trajguard.store import RunSet
 
@@ -27,21 +29,23 @@ def _suite_pass_k(comparison: Comparison) -> list[str]:
 def _headline(comparison: Comparison, suite: str) -> list[str]:
     counts = Counter(s.verdict for s in comparison.scenarios)
     parts = ", ".join(f"{n} {v.value}" for v, n in counts.most_common())
-    regressed = [s for s in comparison.scenarios if s.verdict is Verdict.REGRESSED]
-    lines = [
-        f"# trajguard report: {md(suite, limit=60)}",
-        "",
-        f"**Verdict: {MARK[comparison.verdict]}** — {len(comparison.scenarios)} scenarios: "
-        f"{parts or 'none compared'}.",
-    ]
-    for scenario in regressed:
-        failing = [m for m in scenario.metrics if m.verdict is Verdict.REGRESSED]
-        what = "; ".join(
-            f"{metric(m.metric).heading} {value_cell(m.baseline.mean, m.metric)} → "
-            f"{value_cell(m.candidate.mean, m.metric)} (adj. p {p_cell(m.p_adjusted)})"
-            for m in failing
+    lines = [f"# trajguard report: {md(suite, limit=60)}", ""]
+    failed = failures(comparison)
+    if comparison.regressed:
+        lines += [
+            f"**Verdict: {MARK[comparison.verdict]}** — the night failed on "
+            f"{len(failed)} gating regression{'s' if len(failed) != 1 else ''}:",
+            "",
+            *failed,
+            "",
+            f"{len(comparison.scenarios)} scenarios: {parts or 'none compared'}.",
+        ]
+    else:
+        lines.append(
+            f"**Verdict: {MARK[comparison.verdict]}** — {len(comparison.scenarios)} scenarios: "
+            f"{parts or 'none compared'}; no gating metric moved beyond its band with "
+            "significance."
         )
-        lines.append(f"- **{md(scenario.scenario)}** regressed: {what}")
     for label, names in (
         ("only in the baseline", comparison.only_in_baseline),
         ("only in the candidate", comparison.only_in_candidate),
@@ -54,9 +58,9 @@ def _headline(comparison: Comparison, suite: str) -> list[str]:
 def _summary_table(comparison: Comparison) -> list[str]:
     lines = [
         "",
-        "| scenario | verdict | pass rate | crash rate | median steps "
-        "| detectable pass-rate drop |",
-        "|---|---|---|---|---|---|",
+        "| scenario | verdict | pass rate | crash rate | median steps | tool mix (TVD) "
+        "| scenario test adj. p | detectable pass-rate drop |",
+        "|---|---|---|---|---|---|---:|---|",
     ]
     for s in comparison.scenarios:
 
@@ -70,16 +74,22 @@ def _summary_table(comparison: Comparison) -> list[str]:
             return f"{value_cell(b, metric)} → {value_cell(c, metric)}"
 
         drop = "—" if s.mde_pass_rate is None else f"≥ {100 * s.mde_pass_rate:.0f} pts"
+        try:
+            tvd = s.metric("tool_multiset").estimate
+        except StopIteration:
+            tvd = None
+        mix = "—" if tvd is None else f"{tvd:.2f}"
+        gate = "—" if s.gate is None else p_cell(s.gate.p_adjusted)
         lines.append(
             f"| {md(s.scenario, limit=40)} | {MARK[s.verdict]} | {change('pass_rate')} | "
-            f"{change('crash_rate')} | {change('step_count')} | {drop} |"
+            f"{change('crash_rate')} | {change('step_count')} | {mix} | {gate} | {drop} |"
         )
     if any(s.mde_pass_rate is None for s in comparison.scenarios):
         lines += [
             "",
             "<sub>Detectable drop: the smallest pass-rate drop these runs detect with 80% power "
-            "at the first Holm step. — means none is: not even a drop to 0% would be detected "
-            "at this N, the baseline passed no run, or no run was judged.</sub>",
+            "at the gating family's first step. — means none is: not even a drop to 0% would be "
+            "detected at this N, the baseline passed no run, or no run was judged.</sub>",
         ]
     return lines
 
@@ -126,20 +136,22 @@ def _provenance(baseline: RunSet, candidate: RunSet) -> list[str]:
 
 def _method(comparison: Comparison) -> list[str]:
     config = comparison.config
-    gating = ", ".join(metric(m).heading for m in config.metrics if m in config.gating)
     return [
         "",
         "## Method",
         "",
-        f"The unit is the run. Gating metrics ({gating}; {comparison.gating_tests} tests) are "
-        f"adjusted together with Holm at α = {config.alpha:g}; diagnostic metrics "
-        f"({comparison.diagnostic_tests} tests, marked ·diag) with Benjamini–Hochberg at "
-        f'q = {config.q:g}. "Unchanged" is claimed only from an equivalence test (TOST) '
-        f"against the tolerance band: pass rate ±{100 * config.tolerance('pass_rate'):g} pts, "
-        f"crash rate ±{100 * config.tolerance('crash_rate'):g} pts, tokens and latency within ×"
+        f"The unit is the run. Diagnostic metrics ({comparison.diagnostic_tests} tests, marked "
+        f"·diag) are adjusted with Benjamini–Hochberg at q = {config.q:g} and never fail the "
+        'report. "Unchanged" is claimed only from an equivalence test (TOST) against the '
+        f"tolerance band: pass rate ±{100 * config.tolerance('pass_rate'):g} pts, crash rate "
+        f"±{100 * config.tolerance('crash_rate'):g} pts, tokens and latency within ×"
         f"{config.tolerance('ratio'):g}, steps P(candidate > baseline) within 0.5 ± "
-        f"{config.tolerance('steps'):g}. A regression outside the band fails the report; inside "
-        "it, it is reported as changed within tolerance.",
+        f"{config.tolerance('steps'):g}, every tool's calls per run within 0.5 ± "
+        f"{config.tolerance('tools'):g}. Bands of regressions: tool mix TVD "
+        f"{config.tolerance('tool_mix'):g}, new tool sequences "
+        f"{100 * config.tolerance('tool_order'):g} pts beyond chance. A significant change "
+        "inside its band is reported as changed within tolerance. "
+        "Details: `trajguard docs statistics`.",
     ]
 
 
@@ -151,6 +163,7 @@ def render_report(
     plots: Mapping[str, str] | None = None,
     command: str | None = None,
     extra_sections: Sequence[str] = (),
+    history: PooledBaseline | None = None,
 ) -> str:
     """The markdown report of a comparison.
 
@@ -161,15 +174,26 @@ def render_report(
         plots: scenario → relative path of its distribution plot (PNG), if drawn.
         command: the command that reproduces the report.
         extra_sections: markdown inserted before the provenance (e.g. a sequential design).
+        history: the batches pooled from the baseline's history, if any.
     """
     suite = str(candidate.manifest.get("suite") or baseline.manifest.get("suite") or "suite")
     lines = _headline(comparison, suite)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
+    lines += gating_section(comparison)
+    lines += history_section(comparison, history)
+    latency = machines_note(baseline.manifest, candidate.manifest)
     lines += ["", "## Scenarios"]
     for result in comparison.scenarios:
         lines += scenario_section(
-            result, baseline.runs, candidate.runs, plots or {}, comparison.config.alpha
+            result,
+            baseline.runs,
+            candidate.runs,
+            plots or {},
+            comparison.config.alpha,
+            latency_note=latency,
+            scenario_adjusted=comparison.family is not None
+            and comparison.family.method == "omnibus",
         )
     for section in extra_sections:
         lines += ["", section]

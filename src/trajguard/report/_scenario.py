@@ -23,10 +23,12 @@ from trajguard.report._summary import summarize
 __all__ = ["scenario_section"]
 
 
-def _metric_row(result: MetricResult) -> str:
+def _metric_row(result: MetricResult, latency_note: str | None) -> str:
     m = metric(result.metric)
     estimate, interval = effect_cells(result)
     kind = "" if result.kind == "gating" else " ·diag"
+    if result.metric == "latency" and latency_note is not None:
+        kind += " ·machines may differ"
     cells = [
         f"{m.heading}{kind}",
         m.format_side(result.baseline),
@@ -76,12 +78,26 @@ def _tools_section(scenario: str, baseline: pd.DataFrame, candidate: pd.DataFram
     return lines
 
 
+def _gate_line(result: ScenarioResult) -> list[str]:
+    gate = result.gate
+    if gate is None:
+        return []
+    return [
+        "",
+        f"Scenario test: {gate.test}; p {p_cell(gate.p_value)}, adjusted over scenarios "
+        f"{p_cell(gate.p_adjusted)}.",
+    ]
+
+
 def scenario_section(
     result: ScenarioResult,
     baseline: pd.DataFrame,
     candidate: pd.DataFrame,
     plots: Mapping[str, str],
     alpha: float,
+    *,
+    latency_note: str | None = None,
+    scenario_adjusted: bool = False,
 ) -> list[str]:
     lines = [
         "",
@@ -95,9 +111,18 @@ def scenario_section(
         "| TOST p | verdict |",
         "|---|---|---|---|---|---:|---:|---:|---|",
     ]
-    lines += [_metric_row(m) for m in result.metrics]
-    lines += ["", f"<sub>{EFFECT_LEGEND}</sub>"]
+    lines += [_metric_row(m, latency_note) for m in result.metrics]
+    legend = EFFECT_LEGEND
+    if scenario_adjusted:
+        legend += (
+            " adj. p of a gating metric is its scenario's (the combined test of the scenario's "
+            "gating metrics, adjusted over scenarios)."
+        )
+    lines += ["", f"<sub>{legend}</sub>"]
+    lines += _gate_line(result)
     notes = [f"{metric(m.metric).heading}: {n}" for m in result.metrics for n in m.notes]
+    if latency_note is not None and any(m.metric == "latency" for m in result.metrics):
+        notes.append(latency_note)
     if notes:
         lines += ["", "<details><summary>Notes</summary>", ""]
         lines += [f"- {md(n, limit=300)}" for n in notes]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import platform
 import subprocess
 import uuid
 from datetime import UTC, datetime
@@ -32,6 +35,21 @@ def _git_sha(directory: Path) -> str | None:
     return result.stdout.strip() or None if result.returncode == 0 else None
 
 
+def _machine() -> dict[str, Any]:
+    """Which machine ran the batch, so a report can say when latency compares machines (the
+    host name is hashed: a baseline is committed)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next(
+                (ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")), cpu
+            )
+    except OSError:
+        pass
+    host = hashlib.sha256(platform.node().encode()).hexdigest()[:12]
+    return {"host": host, "cpu": cpu, "cores": os.cpu_count(), "system": platform.system()}
+
+
 def new_manifest(
     suite: Suite, options: BatchOptions, plan: Plan, batch_seed: int
 ) -> dict[str, Any]:
@@ -56,6 +74,7 @@ def new_manifest(
         "config_hashes": {f"{s.scenario}/{s.variant}": s.config_hash for s, _ in plan},
         "tolerances": {arm.scenario: dict(arm.tolerances) for _, arm in plan},
         "trajguard_version": __version__,
+        "machine": _machine(),
         "started_at": datetime.now(UTC).isoformat(),
         "finished_at": None,
         "status": "running",

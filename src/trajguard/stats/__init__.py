@@ -2,7 +2,9 @@
 
 * exact tests for rates (Boschloo, Fisher) and their cached p-value tables;
 * intervals (Wilson, Newcombe, pass^k) and equivalence bounds (TOST);
-* multiplicity (Holm, Benjamini-Hochberg);
+* multiplicity (Holm, Benjamini-Hochberg, combined tests and step-down min-p over the joint
+  permutation distribution);
+* stratified tests (CMH over scenarios) and the homogeneity of batches (baseline history);
 * run-level permutation tests and the closed-form location tests (Welch, Brunner-Munzel);
 * power, minimum detectable effects and runs needed;
 * alpha spending for sequential looks (O'Brien-Fleming, exact thresholds for rates).
@@ -17,6 +19,15 @@ from trajguard.stats._equivalence import (
     constant_shift_tost,
     tost_rates,
 )
+from trajguard.stats._family import (
+    NullLaw,
+    critical_value,
+    fisher_combination,
+    rank_pvalues,
+    stepdown_independent,
+    two_sided_rank_pvalues,
+    westfall_young,
+)
 from trajguard.stats._intervals import (
     newcombe_interval,
     pass_hat_k,
@@ -29,10 +40,13 @@ from trajguard.stats._permutation import (
     Arrangements,
     PermutationResult,
     Statistic,
+    all_arrangements,
     bm_statistic,
     distance_statistic,
     g_statistic,
+    observed_arrangement,
     permutation_test,
+    tvd_statistic,
     welch_statistic,
 )
 from trajguard.stats._power import (
@@ -68,6 +82,7 @@ from trajguard.stats._spending import (
     rate_thresholds,
     sequential_decision,
 )
+from trajguard.stats._stratified import Homogeneity, cmh_scores, homogeneity_test
 
 __all__ = [
     "EXACT_MAX_N",
@@ -75,9 +90,12 @@ __all__ = [
     "Action",
     "Alternative",
     "Arrangements",
+    "Homogeneity",
     "LocationTest",
+    "NullLaw",
     "PermutationResult",
     "Statistic",
+    "all_arrangements",
     "bh",
     "binom_pmf",
     "bm_statistic",
@@ -86,16 +104,20 @@ __all__ = [
     "boschloo_pvalue",
     "boschloo_pvalues",
     "brunner_munzel",
+    "cmh_scores",
     "combine",
     "constant_bound",
     "constant_median_tost",
     "constant_shift_tost",
+    "critical_value",
     "cv_to_sigma",
     "distance_statistic",
+    "fisher_combination",
     "fisher_min_pvalue",
     "fisher_pvalue",
     "g_statistic",
     "holm",
+    "homogeneity_test",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",
@@ -106,21 +128,27 @@ __all__ = [
     "newcombe_interval",
     "norm_ppf",
     "obf_thresholds",
+    "observed_arrangement",
     "pass_hat_k",
     "pass_k_interval",
     "permutation_test",
     "power_rates",
     "power_ratio",
     "prob_superiority",
+    "rank_pvalues",
     "rate_can_still_regress",
     "rate_stopping",
     "rate_thresholds",
     "sequential_decision",
+    "stepdown_independent",
     "t_cdf",
     "t_ppf",
     "t_sf",
     "tost_rates",
+    "tvd_statistic",
+    "two_sided_rank_pvalues",
     "welch",
     "welch_statistic",
+    "westfall_young",
     "wilson_interval",
 ]

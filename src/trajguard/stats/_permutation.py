@@ -22,10 +22,13 @@ import numpy.typing as npt
 __all__ = [
     "Arrangements",
     "PermutationResult",
+    "all_arrangements",
     "bm_statistic",
     "distance_statistic",
     "g_statistic",
+    "observed_arrangement",
     "permutation_test",
+    "tvd_statistic",
     "welch_statistic",
 ]
 
@@ -63,6 +66,21 @@ class PermutationResult:
 
 def _observed(n_b: int, n_c: int) -> BoolArray:
     return np.arange(n_b + n_c)[None, :] >= n_b
+
+
+def observed_arrangement(n_b: int, n_c: int) -> BoolArray:
+    """The observed arrangement as a one-row mask: baseline runs first, candidate runs last."""
+    return _observed(n_b, n_c)
+
+
+def all_arrangements(n_b: int, n_c: int) -> BoolArray:
+    """Every arrangement of ``n_b + n_c`` runs, in lexical order of the candidate positions
+    (the observed one, candidates last, is the last row)."""
+    total = n_b + n_c
+    masks = np.zeros((math.comb(total, n_c), total), dtype=bool)
+    rows = np.repeat(np.arange(len(masks)), n_c)
+    masks[rows, np.fromiter(combinations(range(total), n_c), (int, n_c)).ravel()] = True
+    return masks
 
 
 def _evaluate(stat: Statistic, masks: BoolArray) -> FloatArray:
@@ -126,10 +144,7 @@ def permutation_test(
     """
     total = n_b + n_c
     if math.comb(total, n_c) <= exact_limit:
-        masks = np.zeros((math.comb(total, n_c), total), dtype=bool)
-        rows = np.repeat(np.arange(len(masks)), n_c)
-        masks[rows, np.fromiter(combinations(range(total), n_c), (int, n_c)).ravel()] = True
-        values = _evaluate(stat, masks)
+        values = _evaluate(stat, all_arrangements(n_b, n_c))
         # The observed arrangement (candidates last) is the last combination in lexical order.
         observed = float(values[-1])
         top, bottom = float(values.max()), float(values.min())
@@ -180,41 +195,55 @@ def _below(values: FloatArray) -> FloatArray:
     )
 
 
+def _sizes(masks: BoolArray) -> tuple[FloatArray, FloatArray]:
+    """Candidate and baseline runs of each arrangement (they vary when a metric leaves out the
+    runs without a value, inside arrangements of all runs)."""
+    n_c = masks.sum(axis=1).astype(float)
+    return n_c, masks.shape[1] - n_c
+
+
+def _ratio(numerator: FloatArray, denominator: FloatArray) -> FloatArray:
+    """``numerator / denominator``, 0 where the denominator is 0 (an empty arm says nothing)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
+
+
 def _bm_parts(less: FloatArray, masks: BoolArray) -> tuple[FloatArray, FloatArray]:
     """Brunner-Munzel statistic (candidate larger is positive) and its Welch-type df."""
-    n_c = int(masks[0].sum())
-    n_b = masks.shape[1] - n_c
+    n_c, n_b = _sizes(masks)
     from_c = masks.astype(float) @ less.T
     # Placement of a run: how many runs of the other arm lie below it (ties count half).
     placement = np.where(masks, less.sum(axis=1)[None, :] - from_c, from_c)
-    mean_c = np.sum(placement * masks, axis=1) / n_c
-    mean_b = np.sum(placement * ~masks, axis=1) / n_b
-    var_c = np.sum(((placement - mean_c[:, None]) * masks) ** 2, axis=1) / max(n_c - 1, 1)
-    var_b = np.sum(((placement - mean_b[:, None]) * ~masks) ** 2, axis=1) / max(n_b - 1, 1)
+    mean_c = _ratio(np.sum(placement * masks, axis=1), n_c)
+    mean_b = _ratio(np.sum(placement * ~masks, axis=1), n_b)
+    var_c = np.sum(((placement - mean_c[:, None]) * masks) ** 2, axis=1) / np.maximum(n_c - 1, 1)
+    var_b = np.sum(((placement - mean_b[:, None]) * ~masks) ** 2, axis=1) / np.maximum(n_b - 1, 1)
     # Mean pooled ranks differ by the mean placements plus the arms' own mean ranks.
     rank_gap = (mean_c + (n_c + 1) / 2) - (mean_b + (n_b + 1) / 2)
     spread = n_b * var_b + n_c * var_c
-    w = _clip_ratio(n_b * n_c * rank_gap / (n_b + n_c), np.sqrt(spread))
+    w = _clip_ratio(_ratio(n_b * n_c * rank_gap, n_b + n_c), np.sqrt(spread))
+    w = np.where((n_c > 0) & (n_b > 0), w, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         df = spread**2 / (
-            (n_b * var_b) ** 2 / max(n_b - 1, 1) + (n_c * var_c) ** 2 / max(n_c - 1, 1)
+            (n_b * var_b) ** 2 / np.maximum(n_b - 1, 1)
+            + (n_c * var_c) ** 2 / np.maximum(n_c - 1, 1)
         )
     return w, df
 
 
 def _bm_from_counts(below: FloatArray, onehot: FloatArray, masks: BoolArray) -> FloatArray:
     """Brunner-Munzel statistic when runs share few distinct values (``below`` is K x K)."""
-    n_c = int(masks[0].sum())
-    n_b = masks.shape[1] - n_c
+    n_c, n_b = _sizes(masks)
     in_c = masks.astype(float) @ onehot
     in_b = onehot.sum(axis=0)[None, :] - in_c
     place_c, place_b = in_b @ below.T, in_c @ below.T  # placement of a run of each value
-    mean_c = np.sum(in_c * place_c, axis=1) / n_c
-    mean_b = np.sum(in_b * place_b, axis=1) / n_b
-    var_c = np.sum(in_c * (place_c - mean_c[:, None]) ** 2, axis=1) / max(n_c - 1, 1)
-    var_b = np.sum(in_b * (place_b - mean_b[:, None]) ** 2, axis=1) / max(n_b - 1, 1)
+    mean_c = _ratio(np.sum(in_c * place_c, axis=1), n_c)
+    mean_b = _ratio(np.sum(in_b * place_b, axis=1), n_b)
+    var_c = np.sum(in_c * (place_c - mean_c[:, None]) ** 2, axis=1) / np.maximum(n_c - 1, 1)
+    var_b = np.sum(in_b * (place_b - mean_b[:, None]) ** 2, axis=1) / np.maximum(n_b - 1, 1)
     rank_gap = (mean_c + (n_c + 1) / 2) - (mean_b + (n_b + 1) / 2)
-    return _clip_ratio(n_b * n_c * rank_gap / (n_b + n_c), np.sqrt(n_b * var_b + n_c * var_c))
+    w = _clip_ratio(_ratio(n_b * n_c * rank_gap, n_b + n_c), np.sqrt(n_b * var_b + n_c * var_c))
+    return np.where((n_c > 0) & (n_b > 0), w, 0.0)
 
 
 def bm_statistic(values: FloatArray) -> Statistic:
@@ -238,14 +267,14 @@ def welch_statistic(values: FloatArray) -> Statistic:
 
     def stat(masks: BoolArray) -> FloatArray:
         weights = masks.astype(float)
-        n_c = weights[0].sum()
-        n_b = weights.shape[1] - n_c
+        n_c, n_b = _sizes(masks)
         sum_c, sq_c = weights @ values, weights @ squares
         sum_b, sq_b = values.sum() - sum_c, squares.sum() - sq_c
-        mean_c, mean_b = sum_c / n_c, sum_b / n_b
-        var_c = np.maximum(sq_c - n_c * mean_c**2, 0) / max(n_c - 1, 1)
-        var_b = np.maximum(sq_b - n_b * mean_b**2, 0) / max(n_b - 1, 1)
-        return _clip_ratio(mean_c - mean_b, np.sqrt(var_c / n_c + var_b / n_b))
+        mean_c, mean_b = _ratio(sum_c, n_c), _ratio(sum_b, n_b)
+        var_c = np.maximum(sq_c - n_c * mean_c**2, 0) / np.maximum(n_c - 1, 1)
+        var_b = np.maximum(sq_b - n_b * mean_b**2, 0) / np.maximum(n_b - 1, 1)
+        t = _clip_ratio(mean_c - mean_b, np.sqrt(_ratio(var_c, n_c) + _ratio(var_b, n_b)))
+        return np.where((n_c > 0) & (n_b > 0), t, 0.0)
 
     return stat
 
@@ -270,6 +299,25 @@ def g_statistic(counts: FloatArray) -> Statistic:
     return stat
 
 
+def tvd_statistic(counts: FloatArray) -> Statistic:
+    """Total-variation distance between the two arms' shares of the columns of ``counts``.
+
+    ``counts`` is runs x columns (calls per tool plus one end-of-run count, so every run adds
+    at least 1): each arrangement sums its arms' rows and compares the normalised rows, half
+    the sum of absolute differences, between 0 (the same mix) and 1 (disjoint).
+    """
+    column = counts.sum(axis=0)
+
+    def stat(masks: BoolArray) -> FloatArray:
+        in_c = masks.astype(float) @ counts
+        in_b = column[None, :] - in_c
+        share_c = _ratio(in_c, in_c.sum(axis=1, keepdims=True))
+        share_b = _ratio(in_b, in_b.sum(axis=1, keepdims=True))
+        return np.asarray(0.5 * np.abs(share_c - share_b).sum(axis=1), dtype=float)
+
+    return stat
+
+
 def distance_statistic(distances: FloatArray) -> Statistic:
     """Mean between-arm distance minus the mean of the two within-arm mean distances.
 
@@ -288,8 +336,7 @@ def distance_statistic(distances: FloatArray) -> Statistic:
 
     def stat(masks: BoolArray) -> FloatArray:
         in_c = masks.astype(float)
-        n_c = in_c[0].sum()
-        n_b = in_c.shape[1] - n_c
+        n_c, n_b = _sizes(masks)
         if merged:
             counts = in_c @ onehot
             cc = np.einsum("ij,ij->i", counts @ reduced, counts)
@@ -297,8 +344,8 @@ def distance_statistic(distances: FloatArray) -> Statistic:
             cc = np.einsum("ij,ij->i", in_c @ distances, in_c)
         to_c = in_c @ row
         bb = total - 2 * to_c + cc
-        within_c = cc / max(n_c * (n_c - 1), 1)
-        within_b = bb / max(n_b * (n_b - 1), 1)
-        return np.asarray((to_c - cc) / (n_b * n_c) - (within_b + within_c) / 2, dtype=float)
+        within_c = cc / np.maximum(n_c * (n_c - 1), 1)
+        within_b = bb / np.maximum(n_b * (n_b - 1), 1)
+        return np.asarray(_ratio(to_c - cc, n_b * n_c) - (within_b + within_c) / 2, dtype=float)
 
     return stat

@@ -8,10 +8,18 @@ A run set is a directory::
       parts/             rows of a batch still in progress, one small file per run
       started.jsonl      the journal: one line per run as it starts
 
-Baselines are run sets too, under ``baselines/<suite>/`` (:func:`promote`).
+Baselines are run sets too, under ``baselines/<suite>/`` (:func:`promote`), with the batches
+promoted before them under ``baselines/<suite>/history/`` (:func:`load_history`).
 """
 
-from trajguard.store._baseline import copy_runset, promote
+from trajguard.store._baseline import (
+    DEFAULT_KEEP,
+    HISTORY_DIR,
+    copy_runset,
+    history_entries,
+    load_history,
+    promote,
+)
 from trajguard.store._loaded import RunSet, load_runset
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
 from trajguard.store._runset import (
@@ -37,6 +45,8 @@ from trajguard.store._schema import (
 )
 
 __all__ = [
+    "DEFAULT_KEEP",
+    "HISTORY_DIR",
     "JOURNAL_FILE",
     "MANIFEST_FILE",
     "PARTS_DIR",
@@ -50,7 +60,9 @@ __all__ = [
     "compact",
     "completed_run_ids",
     "copy_runset",
+    "history_entries",
     "journal_start",
+    "load_history",
     "load_runset",
     "promote",
     "read_journal",

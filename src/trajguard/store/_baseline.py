@@ -1,4 +1,10 @@
-"""Baselines: a finished run set copied to ``baselines/<suite>/`` with its provenance."""
+"""Baselines: a finished run set copied to ``baselines/<suite>/`` with its provenance.
+
+``baselines/<suite>/`` is always the latest promoted batch, an ordinary run set (so a baseline
+written before histories existed, or read by an older trajguard, works as it is). The batches
+promoted before it are kept under ``baselines/<suite>/history/<promoted-at>-<batch>/`` (each a
+run set too), up to ``keep`` batches in all; :func:`load_history` reads them newest first.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +17,71 @@ from typing import Any
 
 from trajguard._files import default_mode
 from trajguard.errors import StoreError
+from trajguard.store._loaded import RunSet, load_runset
 from trajguard.store._manifest import read_manifest, write_manifest
 from trajguard.store._runset import arm_counts, read_table, write_runs_table
 from trajguard.store._schema import MANIFEST_FILE, RUNS_FILE
 from trajguard.store._writing import writing
 
-__all__ = ["copy_runset", "promote"]
+__all__ = [
+    "DEFAULT_KEEP",
+    "HISTORY_DIR",
+    "copy_runset",
+    "history_entries",
+    "load_history",
+    "promote",
+]
+
+HISTORY_DIR = "history"
+DEFAULT_KEEP = 5
 
 
-def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, Any]) -> None:
-    """Copy a run set's runs and manifest to ``target``, replacing it atomically.
+def _entry_name(manifest: Mapping[str, Any]) -> str:
+    stamp = str(manifest.get("promoted_at") or manifest.get("finished_at") or "unknown")
+    safe = "".join(ch for ch in stamp if ch.isalnum())[:15]
+    batch = "".join(ch for ch in str(manifest.get("batch_id") or "batch") if ch.isalnum())
+    return f"{safe}-{batch[:12]}"
+
+
+def history_entries(baseline: Path) -> list[Path]:
+    """The older batches kept under ``baseline/history/``, newest first."""
+    folder = Path(baseline) / HISTORY_DIR
+    if not folder.is_dir():
+        return []
+    entries = [p for p in folder.iterdir() if p.is_dir() and (p / MANIFEST_FILE).is_file()]
+    return sorted(entries, key=lambda p: p.name, reverse=True)
+
+
+def load_history(baseline: Path) -> tuple[RunSet, ...]:
+    """The baseline's promoted batches, newest first: the baseline itself, then its history.
+
+    A baseline without a history (every baseline written before histories existed) is one
+    batch.
+
+    Raises:
+        StoreError: the baseline or a kept batch cannot be read.
+    """
+    return (load_runset(baseline), *(load_runset(p) for p in history_entries(baseline)))
+
+
+def _stage_history(previous: Path, staging: Path, keep: int) -> None:
+    """Copy the batch being replaced and the newest of its history into ``staging/history``."""
+    if keep < 2 or not (previous / MANIFEST_FILE).is_file():
+        return
+    kept = [previous, *history_entries(previous)][: keep - 1]
+    for source in kept:
+        entry = staging / HISTORY_DIR / _entry_name(read_manifest(source))
+        entry.mkdir(parents=True, exist_ok=True)
+        write_runs_table(entry / RUNS_FILE, read_table(source))
+        write_manifest(entry, read_manifest(source))
+
+
+def copy_runset(
+    source: Path, target: Path, *, manifest_updates: Mapping[str, Any], keep: int = 1
+) -> None:
+    """Copy a run set's runs and manifest to ``target``, replacing it atomically; with ``keep``
+    above 1, the run set it replaces and the newest of that one's history are kept under
+    ``target/history`` (``keep`` batches in all).
 
     Raises:
         StoreError: ``target`` is a file, or cannot be written.
@@ -40,6 +101,8 @@ def copy_runset(source: Path, target: Path, *, manifest_updates: Mapping[str, An
         staging.chmod(default_mode(directory=True))
         write_runs_table(staging / RUNS_FILE, table)
         write_manifest(staging, manifest)
+        with writing(target, "the baseline history"):
+            _stage_history(target, staging, keep)
         with writing(target, "the run set"):
             _swap(staging, target)
     except BaseException:
@@ -64,11 +127,14 @@ def _swap(staging: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def promote(runset: Path, *, baselines: Path, force: bool = False) -> Path:
+def promote(
+    runset: Path, *, baselines: Path, force: bool = False, keep: int = DEFAULT_KEEP
+) -> Path:
     """Make a finished run set the baseline of its suite: ``baselines/<suite>/``.
 
     Refuses a run set that is not finished, and (unless ``force``) one that covers fewer
-    scenarios, variants or runs than the baseline it would replace.
+    scenarios, variants or runs than the baseline it would replace. The batch it replaces is
+    kept in the baseline's history, up to ``keep`` batches in all (1: replace, keep nothing).
 
     Returns:
         The baseline directory.
@@ -76,6 +142,8 @@ def promote(runset: Path, *, baselines: Path, force: bool = False) -> Path:
     Raises:
         StoreError: the run set is unfinished or covers less, or the target cannot be written.
     """
+    if keep < 1:
+        raise StoreError(f"keep must be at least 1 (the new baseline itself), got {keep}")
     manifest = read_manifest(runset)
     if manifest.get("status") != "finished":
         raise StoreError(
@@ -105,6 +173,7 @@ def promote(runset: Path, *, baselines: Path, force: bool = False) -> Path:
             "promoted_from": str(runset),
             "promoted_at": datetime.now(UTC).isoformat(),
         },
+        keep=keep,
     )
     return target
 

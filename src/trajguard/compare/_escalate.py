@@ -1,0 +1,272 @@
+"""Escalation (``--max-runs``): more candidate runs for the scenarios that lean harmful.
+
+The design (docs/statistics.md §4), fixed before any run:
+
+* **First look** at the night's N runs per scenario: the whole report (every scenario's
+  combined test, the suite-level tests) at ``alpha_first = alpha * (1 - share)``.
+* A scenario that did not regress there but **leans harmful** (its combined test's p-value at
+  most ``lean``) gets more candidate runs in up to ``later`` further looks, up to ``max_runs``;
+  quiet scenarios stop.
+* At each later look the scenario's combined test on all its runs so far is compared with that
+  look's threshold: linear spending of ``alpha * share`` over the later looks (each look gets
+  the share of the budget its runs add; O'Brien-Fleming spending would leave the first later
+  look almost nothing, and a night escalates once), divided by the number of scenarios (any of
+  them could have been escalated). A scenario stops
+  regressed when it crosses with a gating metric beyond its band (as in a fixed comparison); it
+  stops when it no longer leans harmful, or at the budget.
+
+Family-wise error: at most ``alpha_first`` at the first look plus, by the union bound over
+scenarios and looks, ``alpha * share`` for the rest, whatever the data-dependent choice of which
+scenarios go on (each later test is valid on its own; choosing which to run only removes
+tests).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from trajguard.compare._results import Comparison, MetricResult, ScenarioResult, Verdict
+from trajguard.compare._results import overall_verdict as _overall
+from trajguard.errors import TrajguardError
+
+__all__ = [
+    "EscalationDesign",
+    "EscalationLook",
+    "EscalationStop",
+    "apply_escalation",
+    "escalation_design",
+    "later_look",
+    "leaning",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EscalationDesign:
+    """The escalation plan.
+
+    Attributes:
+        first: candidate runs per scenario at the first look.
+        max_runs: the budget per scenario.
+        looks: candidate runs per escalated scenario at every look (the first included).
+        alpha: the report's family-wise level.
+        alpha_first: the first look's level.
+        thresholds: per later look, the level each escalated scenario's test must reach.
+        lean: the combined p-value at or below which a scenario gets more runs.
+        scenarios: scenarios in the night (the Bonferroni divisor of the later looks).
+    """
+
+    first: int
+    max_runs: int
+    looks: tuple[int, ...]
+    alpha: float
+    alpha_first: float
+    thresholds: tuple[float, ...]
+    lean: float
+    scenarios: int
+
+
+def escalation_design(
+    *,
+    first: int,
+    max_runs: int,
+    alpha: float,
+    scenarios: int,
+    share: float = 0.2,
+    lean: float = 0.2,
+    later: int = 2,
+) -> EscalationDesign:
+    """The design for a night of ``scenarios`` scenarios at ``first`` runs, up to ``max_runs``.
+
+    Raises:
+        TrajguardError: ``max_runs`` is not above ``first``, or a level is out of range.
+    """
+    if max_runs <= first:
+        raise TrajguardError(
+            f"--max-runs ({max_runs}) must be above the runs per scenario ({first})",
+            hint="e.g. --runs 20 --max-runs 60",
+        )
+    if not 0 < share < 1 or not 0 < lean < 1:
+        raise TrajguardError(f"share and lean must be in (0, 1), got {share} and {lean}")
+    step = math.ceil((max_runs - first) / max(later, 1))
+    looks = tuple(sorted({first, *(min(first + k * step, max_runs) for k in range(1, later + 1))}))
+    fractions = np.array([(n - first) / (max_runs - first) for n in looks[1:]])
+    per_scenario = alpha * share / max(scenarios, 1)
+    thresholds = tuple(float(x) for x in per_scenario * np.diff(np.r_[0.0, fractions]))
+    return EscalationDesign(
+        first=first,
+        max_runs=max_runs,
+        looks=looks,
+        alpha=alpha,
+        alpha_first=alpha * (1 - share),
+        thresholds=thresholds,
+        lean=lean,
+        scenarios=scenarios,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class EscalationLook:
+    """One look at one scenario: its runs, its combined test's p-value and the level."""
+
+    runs: int
+    p_value: float
+    threshold: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class EscalationStop:
+    """Where a scenario stopped and why.
+
+    Attributes:
+        scenario: the scenario.
+        runs: candidate runs it spent.
+        reason: why it stopped, in words.
+        regressed: the gating metrics that regressed where it stopped (empty: it did not).
+        looks: its looks after the first.
+    """
+
+    scenario: str
+    runs: int
+    reason: str
+    regressed: tuple[str, ...] = ()
+    looks: tuple[EscalationLook, ...] = ()
+
+
+def leaning(first: Comparison, design: EscalationDesign) -> dict[str, EscalationStop | None]:
+    """After the first look: a stop for each scenario that is done, ``None`` for the ones that
+    get more runs (not regressed, combined p-value at most ``lean``)."""
+    out: dict[str, EscalationStop | None] = {}
+    for s in first.scenarios:
+        regressed = _regressed_metrics(s, first.config.two_sided)
+        if regressed:
+            out[s.scenario] = EscalationStop(
+                scenario=s.scenario,
+                runs=s.runs_candidate,
+                reason="decided at the first look",
+                regressed=regressed,
+            )
+        elif s.gate is not None and s.gate.metrics and s.gate.p_value <= design.lean:
+            out[s.scenario] = None
+        else:
+            p = "—" if s.gate is None else f"{s.gate.p_value:.2g}"
+            out[s.scenario] = EscalationStop(
+                scenario=s.scenario,
+                runs=s.runs_candidate,
+                reason=f"quiet at the first look (combined p {p} > {design.lean:g})",
+            )
+    return out
+
+
+_DECIDED = (Verdict.REGRESSED, Verdict.CHANGED, Verdict.IMPROVED)
+
+
+def _regressed_metrics(s: ScenarioResult, two_sided: bool) -> tuple[str, ...]:
+    """The gating metrics that decided the scenario: regressed (nightly), or any difference
+    beyond the band (A/B, two-sided)."""
+    decided = _DECIDED if two_sided else (Verdict.REGRESSED,)
+    return tuple(m.metric for m in s.metrics if m.kind == "gating" and m.verdict in decided)
+
+
+def later_look(
+    scenario: ScenarioResult,
+    design: EscalationDesign,
+    look: int,
+    history: tuple[EscalationLook, ...],
+    *,
+    two_sided: bool = False,
+) -> tuple[EscalationStop | None, tuple[EscalationLook, ...]]:
+    """Decide an escalated scenario at later look ``look`` (1-based index into ``design.looks``)
+    from its comparison on all its runs so far (made at the nominal alpha, one scenario)."""
+    gate = scenario.gate
+    threshold = design.thresholds[look - 1]
+    p = 1.0 if gate is None else gate.p_value
+    seen = (*history, EscalationLook(runs=scenario.runs_candidate, p_value=p, threshold=threshold))
+    regressed = _regressed_metrics(scenario, two_sided)
+    if p <= threshold and regressed:
+        word = "different" if two_sided else "regressed"
+        reason = f"{word} at look {look + 1} (combined p {p:.2g} ≤ {threshold:.2g})"
+        return EscalationStop(
+            scenario=scenario.scenario,
+            runs=scenario.runs_candidate,
+            reason=reason,
+            regressed=regressed,
+            looks=seen,
+        ), seen
+    if p > design.lean:
+        reason = f"no longer leaning harmful at look {look + 1} (combined p {p:.2g})"
+        return EscalationStop(
+            scenario=scenario.scenario, runs=scenario.runs_candidate, reason=reason, looks=seen
+        ), seen
+    if look >= len(design.looks) - 1:
+        reason = f"budget of {design.max_runs} runs reached (combined p {p:.2g} > {threshold:.2g})"
+        return EscalationStop(
+            scenario=scenario.scenario, runs=scenario.runs_candidate, reason=reason, looks=seen
+        ), seen
+    return None, seen
+
+
+def _gated(m: MetricResult, regressed: bool, note: str, two_sided: bool) -> MetricResult:
+    if m.kind != "gating":
+        return m
+    if regressed:
+        verdict = m.verdict if m.verdict is not Verdict.INCONCLUSIVE else Verdict.REGRESSED
+        if verdict not in (Verdict.REGRESSED, Verdict.CHANGED, Verdict.IMPROVED):
+            verdict = Verdict.CHANGED if two_sided else Verdict.REGRESSED
+        return replace(m, verdict=verdict, notes=(*m.notes, note))
+    if m.verdict in (Verdict.REGRESSED, Verdict.CHANGED) or (
+        two_sided and m.verdict is Verdict.IMPROVED
+    ):
+        return replace(
+            m,
+            verdict=Verdict.INCONCLUSIVE,
+            notes=(
+                *m.notes,
+                f"the fixed-sample test on all runs would call this {m.verdict.value}, but the "
+                f"escalation design, which decides here, did not ({note})",
+            ),
+        )
+    return replace(m, notes=(*m.notes, note))
+
+
+def apply_escalation(
+    comparison: Comparison,
+    stops: Mapping[str, EscalationStop],
+    first: Comparison,
+) -> Comparison:
+    """The comparison on all runs with its gating verdicts set by the escalation design.
+
+    A gating metric is regressed exactly when its scenario stopped regressed on it; the suite
+    level keeps the first look's verdicts (it is tested only there). Scenario and report
+    verdicts and the exit-code flag follow.
+    """
+    scenarios = []
+    for s in comparison.scenarios:
+        stop = stops.get(s.scenario)
+        note = (
+            f"escalation: {stop.runs} candidate runs, {stop.reason}"
+            if stop
+            else "escalation: not decided"
+        )
+        names = set(stop.regressed) if stop else set()
+        two_sided = comparison.config.two_sided
+        metrics = tuple(_gated(m, m.metric in names, note, two_sided) for m in s.metrics)
+        verdict = _overall([m.verdict for m in metrics if m.kind == "gating"])
+        scenarios.append(replace(s, metrics=metrics, verdict=verdict))
+    suite = first.family.suite if first.family is not None else ()
+    family = replace(comparison.family, suite=suite) if comparison.family is not None else None
+    suite_regressed = any(t.verdict is Verdict.REGRESSED for t in suite)
+    regressed = suite_regressed or any(
+        m.verdict is Verdict.REGRESSED for s in scenarios for m in s.metrics if m.kind == "gating"
+    )
+    verdict = Verdict.REGRESSED if suite_regressed else _overall([s.verdict for s in scenarios])
+    return replace(
+        comparison,
+        scenarios=tuple(scenarios),
+        family=family,
+        regressed=regressed,
+        verdict=verdict,
+    )

@@ -21,10 +21,12 @@ def describe_batch(suite: Suite, options: BatchOptions, out: Path | None = None)
     runs = Counter((spec.scenario, spec.variant) for spec, _ in plan)
     arms = {(spec.scenario, spec.variant): arm for spec, arm in plan}
     scenarios = {scenario for scenario, _ in arms}
+    on_ray = choose_executor(options.executor, suite, None).kind == "ray"
+    at_once = options.concurrency or (None if on_ray else suite.defaults.concurrency)
     lines = [
         f"suite {suite.name} ({suite.path}): {len(scenarios)} scenario(s) x "
         f"{len(options.variants)} variant(s) → {len(plan)} runs, "
-        f"{options.concurrency or suite.defaults.concurrency} at a time",
+        + (f"{at_once} at a time" if at_once else "as many at a time as the cluster holds"),
         f"models: {', '.join(sorted({arm.model for arm in arms.values()}))}",
         f"executor: {_executor(suite, options)}",
     ]

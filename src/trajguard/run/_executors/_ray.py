@@ -97,7 +97,7 @@ class RayExecutor:
                 f"the Ray driver process exited while connecting{await self._exit_detail()}"
             )
         if reply["op"] == "failed":
-            raise _refused(reply, self._settings)
+            raise _refused(reply)
         self._opened = reply
         self._reader = asyncio.create_task(self._read())
 
@@ -207,7 +207,7 @@ class RayExecutor:
         return f" (code {code})" + (f"; its log ends with:\n{tail}" if tail.strip() else "")
 
 
-def _refused(reply: Mapping[str, Any], settings: RayExecutorSettings) -> TrajguardError:
+def _refused(reply: Mapping[str, Any]) -> TrajguardError:
     kind, message, details = reply["kind"], reply["message"], reply.get("details", [])
     if kind == "import":
         return SuiteError(
@@ -226,8 +226,7 @@ def _refused(reply: Mapping[str, Any], settings: RayExecutorSettings) -> Trajgua
         "infeasible": "start nodes offering these resources (`ray start --num-cpus … "
         "--resources …`), or lower --ray-cpus / --ray-resource",
     }.get(kind, "check the cluster (`ray status`); nothing was written")
-    where = settings.address or os.environ.get("RAY_ADDRESS") or "auto"
-    return InfrastructureError(f"{message} (address {where})", details=details, hint=hint)
+    return InfrastructureError(message, details=details, hint=hint)
 
 
 @contextlib.asynccontextmanager

@@ -277,21 +277,20 @@ def _nodes() -> list[dict[str, Any]]:
 
 
 def _probe(address: str) -> str:
-    """The cluster's ``host:port``, checked to accept connections (``ray.init`` would wait
-    minutes for a cluster that is not there)."""
+    """The cluster's ``host:port`` (``auto``: the cluster started on this machine), checked to
+    accept connections: ``ray.init`` would wait minutes for a cluster that is not there."""
     if address.startswith("ray://"):
         return address  # Ray Client: its own handshake
-    try:
-        from ray._private.services import canonicalize_bootstrap_address
+    found: str | None = address
+    if address == "auto":
+        try:
+            from ray._private.services import canonicalize_bootstrap_address
 
-        found = canonicalize_bootstrap_address(address)
-    except Exception as exc:
-        raise _Refused("unreachable", f"no Ray cluster at {address!r}: {exc}") from None
-    if found is None:
-        raise _Refused(
-            "unreachable",
-            f"no Ray cluster to connect to ({address!r}): none is running on this machine",
-        )
+            found = canonicalize_bootstrap_address(address)
+        except Exception as exc:
+            raise _Refused("unreachable", f"no Ray cluster found on this machine: {exc}") from None
+        if found is None:
+            raise _Refused("unreachable", "no Ray cluster is running on this machine")
     host, _, port = str(found).rpartition(":")
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT_S):

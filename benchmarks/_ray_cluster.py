@@ -117,6 +117,8 @@ class LocalRayCluster:
             "--num-cpus",
             "0",
             "--include-dashboard=false",
+            "--dashboard-port",  # the head still runs a minimal dashboard process
+            str(_free_port("127.0.0.1")),
             "--temp-dir",
             str(self.temp_dir),
         )

@@ -333,3 +333,58 @@ def test_a_cluster_that_can_no_longer_run_stops_the_batch_resumably(
         assert store.read_manifest(runset)["status"] == "finished"
     finally:
         batch.close()
+
+
+def _ray_drivers() -> list[int]:
+    """The Ray driver processes of batches running on this machine."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"trajguard.run._executors._ray_driver" in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:  # the process ended while being looked at
+            continue
+    return found
+
+
+def test_ctrl_c_stops_the_ray_driver_and_the_batch_resumes(
+    tmp_path: Path, ray_cluster: Any, cli: Any
+) -> None:
+    batch = GatedBatch(tmp_path, ray_cluster.address, [], runs=2)
+    try:
+        batch.wait_for_a_run_on(ray_cluster.workers[0])
+        assert _ray_drivers(), "the batch runs a Ray driver process"
+        batch.process.send_signal(signal.SIGINT)
+        code, stderr = batch.finish()
+        assert code == 130, stderr
+        assert "resume with: trajguard run" in stderr
+        assert _ray_drivers() == [], "the driver stopped with the batch"
+        batch.open_gate()  # the agents Ray's cancelled workers had started may now end
+        resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=batch.project)
+        assert resumed.returncode == 0, resumed.stderr
+        rows = _rows(batch.project / "rs")
+        assert len(rows) == 4 and rows["run_id"].is_unique and (rows["status"] == "ok").all()
+        assert store.read_manifest(batch.project / "rs")["interrupted_runs"], "cut off, redone"
+    finally:
+        batch.close()
+
+
+def test_a_ray_driver_that_dies_stops_the_batch_resumably(
+    tmp_path: Path, ray_cluster: Any, cli: Any
+) -> None:
+    batch = GatedBatch(tmp_path, ray_cluster.address, [], runs=2)
+    try:
+        batch.wait_for_a_run_on(ray_cluster.workers[0])
+        (driver,) = _ray_drivers()
+        os.kill(driver, signal.SIGKILL)
+        code, stderr = batch.finish()
+        assert code == 3, stderr
+        assert "the batch stopped: the Ray driver process exited" in stderr
+        assert "--resume" in stderr and "Traceback" not in stderr
+        batch.open_gate()
+        resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=batch.project)
+        assert resumed.returncode == 0, resumed.stderr
+        rows = _rows(batch.project / "rs")
+        assert len(rows) == 4 and rows["run_id"].is_unique and (rows["status"] == "ok").all()
+    finally:
+        batch.close()

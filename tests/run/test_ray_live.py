@@ -1,7 +1,8 @@
 """The Ray executor with the real embedded model on a real multi-node Ray cluster: the demo suite
-gives the local executor's rows for the same batch seed; the embedded model runs on every node
-(``--ray-embedded-model node``) or is this process's, reached at one address (``driver``); a
-callable agent next to the suite travels to the workers."""
+gives the local executor's runs for the same batch seed (token for token when one node runs
+them one at a time); the embedded model runs on every node (``--ray-embedded-model node``) or is
+this process's, reached at one address (``driver``); builtin, callable and command agents all
+call it from the workers."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _rows(runset: Path) -> pd.DataFrame:
 def local_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo suite on the local executor: 2 runs per scenario, one at a time."""
     out = tmp_path_factory.mktemp("demo") / "local"
-    result = _run(str(DEMO), "--out", str(out), *DEMO_OPTIONS)
+    result = _run(str(DEMO), "--out", str(out), "--concurrency", "1", *DEMO_OPTIONS)
     assert result.returncode == 0, result.stderr[-3000:]
     return out
 
@@ -127,7 +128,7 @@ async def agent(ctx):
 
 SUITE = """
 name: embedded
-defaults: {{runs: 2, timeout_s: 900, max_tokens: 16}}
+defaults: {{runs: 2, timeout_s: 900, max_tokens: 16, max_steps: 3}}
 scenarios:
   - id: asker
     agent: {{kind: command, argv: [{python}, asker.py, "{{output}}"]}}
@@ -143,6 +144,18 @@ scenarios:
     agent: {{kind: callable, function: "caller:agent"}}
     input: Name an animal.
 """
+
+
+def _every_agent_called_the_model(rows: pd.DataFrame) -> None:
+    """Each kind ran on the workers and called the model: the command agent (which answered),
+    the callable imported from the suite's directory (two calls), the builtin (SmolLM2 may run
+    out of its 3 steps: an agent error is the agent's behaviour, a harness error would not be)."""
+    assert len(rows) == 6 and (rows["status"] != "harness_error").all(), rows["error_message"]
+    by = rows.groupby("scenario")
+    assert set(by.get_group("asker")["status"]) == {"ok"}
+    assert set(by.get_group("caller")["status"]) == {"ok"}
+    assert (by.get_group("caller")["llm_calls"] == 2).all()
+    assert (by.get_group("multiply")["llm_calls"] >= 1).all()
 
 
 @pytest.fixture
@@ -162,21 +175,12 @@ def test_the_embedded_model_runs_on_every_node(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     rows = _rows(embedded_project / "rs")
-    assert (rows["status"] == "ok").all(), rows["error_message"].tolist()
+    _every_agent_called_the_model(rows)
     (executor,) = store.read_manifest(embedded_project / "rs")["executors"]
     assert executor["settings"]["embedded_model"] == "node"
     servers = {n["embedded_model"] for n in executor["cluster"]["nodes"] if n["runs_here"]}
     asked = {answer.split()[0] for answer in rows.loc[rows["scenario"] == "asker", "final_output"]}
     assert len(servers) == 2 and asked <= servers, (asked, servers)
-
-    local = cli(
-        "run", "suite.yaml", "--out", "local", "--seed", SEED, "--no-progress",
-        cwd=embedded_project,
-    )  # fmt: skip
-    assert local.returncode == 0, local.stderr
-    travelled = rows[rows["scenario"] != "asker"]  # the asker says which server it called
-    local_rows = _rows(embedded_project / "local").loc[travelled.index]
-    pd.testing.assert_frame_equal(travelled[SAME], local_rows[SAME])
 
 
 def test_the_embedded_model_is_reached_at_the_drivers_address(
@@ -189,7 +193,7 @@ def test_the_embedded_model_is_reached_at_the_drivers_address(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     rows = _rows(embedded_project / "rs")
-    assert (rows["status"] == "ok").all(), rows["error_message"].tolist()
+    _every_agent_called_the_model(rows)
     asked = {answer.split()[0] for answer in rows.loc[rows["scenario"] == "asker", "final_output"]}
     assert asked == {local_model.base_url}, "every run called this process's server"
     (executor,) = store.read_manifest(embedded_project / "rs")["executors"]

@@ -116,7 +116,13 @@ class RayExecutor:
         self._waiting[spec.run_id] = future
         try:
             job = encode_job(spec, arm, self._batch)
-            await self._send({"op": "run", "id": spec.run_id, "job": job})
+            try:
+                await self._send({"op": "run", "id": spec.run_id, "job": job})
+            except (ConnectionError, RuntimeError):  # the driver process is gone
+                raise self._fatal or InfrastructureError(
+                    "the batch stopped: the Ray driver process exited",
+                    hint="the finished runs are saved; finish the batch with --resume RUNSET",
+                ) from None
             reply = await future
         finally:
             self._waiting.pop(spec.run_id, None)

@@ -9,7 +9,7 @@ callable agent receives a :class:`RunContext`.
 from trajguard.run._agents import RunContext, run_agent, trajectory_of
 from trajguard.run._batch import BatchObserver, BatchResult, ObserverFactory, execute, run_batch
 from trajguard.run._describe import describe_batch
-from trajguard.run._options import MAX_RUNS, BatchOptions
+from trajguard.run._options import MAX_RUNS, BatchOptions, ExecutorChoice
 from trajguard.run._plan import Plan, RunSpec, derive_seed, plan_batch
 from trajguard.run._rows import build_row
 
@@ -18,6 +18,7 @@ __all__ = [
     "BatchObserver",
     "BatchOptions",
     "BatchResult",
+    "ExecutorChoice",
     "ObserverFactory",
     "Plan",
     "RunContext",

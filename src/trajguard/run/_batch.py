@@ -3,8 +3,9 @@
 The planned runs (:mod:`._plan`) are executed by a bounded pool of asyncio workers, each run
 under its timeout, journalled when it starts and written to the run set the moment it finishes,
 so a kill loses no finished run and a resumed batch skips the runs already on disk and redoes the
-ones cut off mid-run. Models are checked before anything is written (a failed start leaves
-nothing).
+ones cut off mid-run. Where a run executes — this process, or a Ray task — is its executor's
+business (:mod:`._executors`); the plan, seeds, journal and run set stay here. Models (and a
+cluster) are checked before anything is written (a failed start leaves nothing).
 """
 
 from __future__ import annotations
@@ -23,13 +24,11 @@ from typing import Any, Protocol
 from trajguard import store
 from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted
-from trajguard.local_model import local_slots, model_slot
 from trajguard.outcome import is_crash_row, passed_row
-from trajguard.run._models import make_models, preflight
-from trajguard.run._one import one_run
+from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
 from trajguard.run._options import BatchOptions, options_from_manifest
-from trajguard.run._plan import RunSpec, plan_batch
-from trajguard.run._provenance import check_resumable, new_manifest
+from trajguard.run._plan import Plan, RunSpec, plan_batch
+from trajguard.run._provenance import check_resumable, new_manifest, record_executor
 from trajguard.suite import ResolvedScenario, Suite
 
 __all__ = ["BatchObserver", "BatchResult", "ObserverFactory", "execute", "run_batch"]
@@ -94,7 +93,7 @@ async def run_batch(
         check_resumable(manifest, suite, plan, runset)
     else:
         manifest = new_manifest(suite, options, plan, batch_seed)
-    done = store.completed_run_ids(runset)
+    done = store.completed_run_ids(runset) - lost_run_ids(runset)  # lost with a worker: redo
     todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
     interrupted = sorted(set(store.read_journal(runset)) - done)
     if interrupted:
@@ -102,31 +101,18 @@ async def run_batch(
         manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
     if observer is not None:
         observer.start(len(plan), len(plan) - len(todo), len(interrupted))
-    concurrency = options.concurrency or suite.defaults.concurrency
-    slots = local_slots(concurrency)
-    models = make_models(todo, make_model)
-    await preflight(models, todo, slots=slots)  # before any write: a failed start leaves nothing
-    if not resume:
-        store.write_manifest(runset, manifest)
-    queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
-    for item in todo:
-        queue.put_nowait(item)
-    rows: list[Mapping[str, Any]] = []
-
-    async def worker(slot: int) -> None:
-        # Each worker keeps to one embedded-model server: its runs' calls find their prefix.
-        with model_slot(slot):
-            while not queue.empty():
-                spec, arm = queue.get_nowait()
-                store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
-                row = await one_run(spec, arm, models[arm.model], manifest)
-                store.write_run(runset, row)
-                rows.append(row)
-                if observer is not None:
-                    observer.update(row)
-
-    workers = min(concurrency, max(len(todo), 1))
-    await asyncio.gather(*(worker(index % slots) for index in range(workers)))
+    settings = choose_executor(options.executor, suite, manifest if resume else None)
+    wanted = options.concurrency or suite.defaults.concurrency
+    async with open_executor(
+        settings, todo, make_model=make_model, batch=manifest, concurrency=wanted
+    ) as executor:
+        # opened before anything is written: an unreachable model or cluster leaves nothing
+        if todo:
+            record_executor(manifest, executor.record, resumed=resume)
+        if not resume:
+            store.write_manifest(runset, manifest)
+        concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
+        rows = await _run_all(todo, executor, runset, observer, concurrency)
     store.compact(runset)
     manifest.update(
         finished_at=datetime.now(UTC).isoformat(),
@@ -144,6 +130,34 @@ async def run_batch(
         crashed=sum(is_crash_row(r["status"], r.get("crashed")) for r in rows),
         elapsed_s=time.monotonic() - started,
     )
+
+
+async def _run_all(
+    todo: Plan,
+    executor: RunExecutor,
+    runset: Path,
+    observer: BatchObserver | None,
+    concurrency: int,
+) -> list[Mapping[str, Any]]:
+    """Every run of ``todo``, ``concurrency`` at a time, each journalled as it starts and
+    written to the run set the moment its row arrives."""
+    queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
+    for item in todo:
+        queue.put_nowait(item)
+    rows: list[Mapping[str, Any]] = []
+
+    async def worker() -> None:
+        while not queue.empty():
+            spec, arm = queue.get_nowait()
+            store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
+            row = await executor.run(spec, arm)
+            store.write_run(runset, row)
+            rows.append(row)
+            if observer is not None:
+                observer.update(row)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+    return rows
 
 
 @contextmanager

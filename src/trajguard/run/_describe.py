@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from trajguard import store
+from trajguard.run._executors import choose_executor
 from trajguard.run._options import BatchOptions
 from trajguard.run._plan import plan_batch
 from trajguard.suite import Suite
@@ -20,11 +21,14 @@ def describe_batch(suite: Suite, options: BatchOptions, out: Path | None = None)
     runs = Counter((spec.scenario, spec.variant) for spec, _ in plan)
     arms = {(spec.scenario, spec.variant): arm for spec, arm in plan}
     scenarios = {scenario for scenario, _ in arms}
+    on_ray = choose_executor(options.executor, suite, None).kind == "ray"
+    at_once = options.concurrency or (None if on_ray else suite.defaults.concurrency)
     lines = [
         f"suite {suite.name} ({suite.path}): {len(scenarios)} scenario(s) x "
         f"{len(options.variants)} variant(s) → {len(plan)} runs, "
-        f"{options.concurrency or suite.defaults.concurrency} at a time",
+        + (f"{at_once} at a time" if at_once else "as many at a time as the cluster holds"),
         f"models: {', '.join(sorted({arm.model for arm in arms.values()}))}",
+        f"executor: {_executor(suite, options)}",
     ]
     for (scenario, variant), arm in arms.items():
         lines.append(
@@ -37,3 +41,15 @@ def describe_batch(suite: Suite, options: BatchOptions, out: Path | None = None)
         lines.append(f"run set: {out}")
     lines.append("dry run: no model was called and nothing was written")
     return "\n".join(lines)
+
+
+def _executor(suite: Suite, options: BatchOptions) -> str:
+    settings = choose_executor(options.executor, suite, None)
+    if settings.kind == "local":
+        return "local (this process)"
+    per_run = {"CPU": settings.num_cpus, **settings.resources}
+    return (
+        f"ray at {settings.address or '$RAY_ADDRESS or this machine'}; each run holds "
+        f"{', '.join(f'{amount:g} {name}' for name, amount in per_run.items())}; "
+        f"embedded model on the {settings.embedded_model}; up to {settings.max_retries} retries"
+    )

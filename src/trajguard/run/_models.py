@@ -10,7 +10,7 @@ from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.run._plan import Plan
 from trajguard.suite import CommandAgent, ResolvedScenario
 
-__all__ = ["endpoint", "make_models", "preflight"]
+__all__ = ["endpoint", "make_models", "preflight", "uses_model"]
 
 
 def make_models(
@@ -31,7 +31,7 @@ def make_models(
     return models
 
 
-def _uses_model(arm: ResolvedScenario) -> bool:
+def uses_model(arm: ResolvedScenario) -> bool:
     """Whether the arm's agent calls its model: every kind does, except a command agent
     declared ``uses_model: false`` (it brings its own)."""
     return not isinstance(arm.agent, CommandAgent) or arm.agent.uses_model
@@ -42,7 +42,7 @@ async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1)
     start the embedded model's server of every slot (one per concurrent run) in parallel."""
     from trajguard.local_model import get_local_server
 
-    used = {arm.model for _, arm in plan if _uses_model(arm)}
+    used = {arm.model for _, arm in plan if uses_model(arm)}
     for name, model in models.items():
         if name not in used:
             continue
@@ -63,6 +63,8 @@ def endpoint(arm: ResolvedScenario, model: ChatModel) -> str | None:
     from trajguard.local_model import is_local_model, running_local_server
 
     if is_local_model(arm.model):
+        # served elsewhere (a Ray node's server, or the driver's), or by this process
         server = running_local_server()
-        return server.base_url if server is not None else None
+        served_at: str | None = getattr(model, "api_base", None)
+        return served_at or (server.base_url if server is not None else None)
     return arm.api_base or getattr(model, "api_base", None)

@@ -3,17 +3,82 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from trajguard.errors import SuiteError, UsageError
-from trajguard.suite import BASE_VARIANT
+from trajguard.suite import (
+    BASE_VARIANT,
+    ExecutorSettings,
+    LocalExecutorSettings,
+    RayExecutorSettings,
+)
 
-__all__ = ["MAX_RUNS", "BatchOptions", "options_from_manifest"]
+__all__ = ["MAX_RUNS", "BatchOptions", "ExecutorChoice", "options_from_manifest"]
 
 MAX_RUNS = 10_000
 """Most runs per scenario and variant a batch may plan (a suite's ``runs`` has the same cap)."""
+
+
+_RAY_FLAGS = {
+    "address": "--ray-address",
+    "num_cpus": "--ray-cpus",
+    "resources": "--ray-resource",
+    "embedded_model": "--ray-embedded-model",
+    "max_retries": "--ray-max-retries",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExecutorChoice:
+    """Where the runs execute: ``--executor`` and the ``--ray-…`` options, each overriding the
+    suite's ``defaults.executor`` (or, on resume, the executor the batch was started with).
+
+    Raises:
+        UsageError: a value Ray would refuse (checked as the suite's ``defaults.executor`` is).
+    """
+
+    kind: Literal["local", "ray"] | None = None
+    ray: Mapping[str, Any] = field(default_factory=dict)
+    """Fields of :class:`~trajguard.suite.RayExecutorSettings` given on the command line."""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.ray) - set(_RAY_FLAGS))
+        if unknown:
+            raise UsageError(f"unknown Ray executor options {unknown}")
+        _ray_settings({}, self.ray)
+
+    def resolve(self, default: ExecutorSettings) -> ExecutorSettings:
+        """The executor of a batch whose suite (or manifest) says ``default``.
+
+        Raises:
+            UsageError: ``--ray-…`` options for a batch that runs on the local executor.
+        """
+        kind = self.kind or default.kind
+        if kind == "local":
+            if self.ray:
+                flags = ", ".join(_RAY_FLAGS[name] for name in self.ray)
+                raise UsageError(
+                    f"{flags}: Ray executor options, and this batch runs on the local executor",
+                    hint="add --executor ray (or set defaults.executor: ray in the suite)",
+                )
+            return LocalExecutorSettings()
+        base = default.model_dump() if isinstance(default, RayExecutorSettings) else {}
+        return _ray_settings(base, self.ray)
+
+
+def _ray_settings(base: Mapping[str, Any], given: Mapping[str, Any]) -> RayExecutorSettings:
+    try:
+        return RayExecutorSettings.model_validate({**base, **given, "kind": "ray"})
+    except ValidationError as exc:
+        problems = [
+            f"{_RAY_FLAGS.get(str(error['loc'][0]), error['loc'][0])}: {error['msg']}"
+            for error in exc.errors()
+        ]
+        raise UsageError("; ".join(problems)) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -21,8 +86,8 @@ class BatchOptions:
     """What to run: every option overrides the suite's defaults when set.
 
     The fields are the options of ``trajguard run`` (``--runs``, ``--model``, ``--api-base``,
-    ``--scenario``, ``--variant``, ``--seed``, ``--concurrency``, ``--timeout``), and are checked
-    as the command line checks them.
+    ``--scenario``, ``--variant``, ``--seed``, ``--concurrency``, ``--timeout``, ``--executor``
+    and the ``--ray-…`` options), and are checked as the command line checks them.
 
     Raises:
         UsageError: a value out of range, ``api_base`` without ``model``, or a model string
@@ -37,6 +102,7 @@ class BatchOptions:
     seed: int | None = None
     concurrency: int | None = None
     timeout_s: float | None = None
+    executor: ExecutorChoice = field(default_factory=ExecutorChoice)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scenarios", tuple(dict.fromkeys(self.scenarios)))
@@ -101,4 +167,5 @@ def options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> Ba
         seed=manifest.get("batch_seed"),
         concurrency=options.concurrency or manifest.get("concurrency_override"),
         timeout_s=options.timeout_s or manifest.get("timeout_override"),
+        executor=options.executor,
     )

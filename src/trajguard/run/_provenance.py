@@ -7,6 +7,7 @@ import os
 import platform
 import subprocess
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from trajguard.run._options import BatchOptions
 from trajguard.run._plan import Plan
 from trajguard.suite import Suite
 
-__all__ = ["check_resumable", "new_manifest"]
+__all__ = ["check_resumable", "new_manifest", "record_executor"]
 
 
 def _git_sha(directory: Path) -> str | None:
@@ -97,3 +98,10 @@ def check_resumable(manifest: dict[str, Any], suite: Suite, plan: Plan, runset: 
                 file=runset,
                 hint="a resumed batch must run the same definitions: start a new batch instead",
             )
+
+
+def record_executor(manifest: dict[str, Any], record: Mapping[str, Any], *, resumed: bool) -> None:
+    """Add the executor of this invocation to the manifest's ``executors`` (the batch's start
+    first, then each resume: kind, settings and, on Ray, the cluster and its nodes)."""
+    entry = {**record, "resumed": resumed, "at": datetime.now(UTC).isoformat()}
+    manifest["executors"] = [*manifest.get("executors", []), entry]

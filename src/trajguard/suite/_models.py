@@ -30,6 +30,9 @@ __all__ = [
     "CallableAgent",
     "CommandAgent",
     "Defaults",
+    "ExecutorSettings",
+    "LocalExecutorSettings",
+    "RayExecutorSettings",
     "ResolvedScenario",
     "Scenario",
     "Suite",
@@ -47,6 +50,49 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class LocalExecutorSettings(_Strict):
+    """Every run in this process, ``concurrency`` at a time (the default)."""
+
+    kind: Literal["local"] = "local"
+
+
+_RAY_BUILTIN_RESOURCES = frozenset({"CPU", "GPU", "memory", "object_store_memory"})
+
+
+class RayExecutorSettings(_Strict):
+    """Every run a Ray task on a cluster (``pip install 'trajguard[ray]'``; README, "Ray")."""
+
+    kind: Literal["ray"] = "ray"
+    address: str | None = None
+    """The cluster (``host:port`` of its head); by default ``$RAY_ADDRESS``, else the cluster
+    started on this machine with ``ray start --head``."""
+    num_cpus: float = Field(default=1.0, gt=0, le=1024)
+    """CPUs each run holds on its node."""
+    resources: dict[str, Annotated[float, Field(gt=0, le=1_000_000)]] = Field(default_factory=dict)
+    """Custom resources each run holds, e.g. ``{model_endpoint: 1}`` for nodes started with
+    ``ray start --resources '{"model_endpoint": 2}'``."""
+    embedded_model: Literal["node", "driver"] = "node"
+    """Where ``local/smollm2`` runs: one server per node, or the one of this process."""
+    max_retries: int = Field(default=3, ge=0, le=100)
+    """Times Ray reruns a run whose worker died (the same run, with the same seed)."""
+
+    @field_validator("resources")
+    @classmethod
+    def _custom_resources_only(cls, resources: dict[str, float]) -> dict[str, float]:
+        builtin = sorted(_RAY_BUILTIN_RESOURCES.intersection(resources))
+        if builtin:
+            raise ValueError(
+                f"{builtin} are Ray's own resources, not custom ones: declare CPUs with num_cpus"
+            )
+        return resources
+
+
+ExecutorSettings = Annotated[
+    LocalExecutorSettings | RayExecutorSettings, Field(discriminator="kind")
+]
+"""Where a batch's runs execute (``defaults.executor``; ``--executor`` overrides it)."""
+
+
 class Defaults(_Strict):
     """Settings every scenario inherits unless it overrides them."""
 
@@ -58,6 +104,12 @@ class Defaults(_Strict):
     concurrency: int = Field(default=2, ge=1, le=256)
     timeout_s: float = Field(default=120.0, gt=0)
     api_base: str | None = None
+    executor: ExecutorSettings = Field(default_factory=LocalExecutorSettings)
+
+    @field_validator("executor", mode="before")
+    @classmethod
+    def _executor_by_name(cls, value: Any) -> Any:
+        return {"kind": value} if isinstance(value, str) else value
 
 
 class BuiltinAgent(_Strict):

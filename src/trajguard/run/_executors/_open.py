@@ -1,0 +1,67 @@
+"""Which executor a batch uses, and opening it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from trajguard.capture.types import ChatModel
+from trajguard.errors import StoreError, UsageError
+from trajguard.run._executors._base import RunExecutor
+from trajguard.run._executors._local import open_local
+from trajguard.run._options import ExecutorChoice
+from trajguard.run._plan import Plan
+from trajguard.suite import ExecutorSettings, LocalExecutorSettings, ResolvedScenario, Suite
+
+__all__ = ["choose_executor", "open_executor"]
+
+_SETTINGS: TypeAdapter[ExecutorSettings] = TypeAdapter(ExecutorSettings)
+
+
+def choose_executor(
+    choice: ExecutorChoice, suite: Suite, manifest: Mapping[str, Any] | None
+) -> ExecutorSettings:
+    """The executor of a batch: the one it was started with when resumed (the manifest's
+    first), else the suite's ``defaults.executor``; each given option overrides it."""
+    started = (manifest or {}).get("executors") or []
+    if not started:
+        return choice.resolve(suite.defaults.executor)
+    try:
+        first = started[0]
+        recorded = _SETTINGS.validate_python(first.get("settings", {"kind": first["kind"]}))
+    except (ValidationError, KeyError, TypeError) as exc:
+        raise StoreError(f"the manifest's executor cannot be read: {exc}") from None
+    return choice.resolve(recorded)
+
+
+@contextlib.asynccontextmanager
+async def open_executor(
+    settings: ExecutorSettings,
+    plan: Plan,
+    *,
+    make_model: Callable[[ResolvedScenario], ChatModel] | None,
+    batch: Mapping[str, Any],
+    concurrency: int = 1,
+) -> AsyncIterator[RunExecutor]:
+    """The executor of ``plan``, opened: every model it calls answers and, on Ray, the cluster
+    can run every run (``concurrency``: the runs the local executor will hold at once, which
+    sets how many embedded-model servers it starts). Nothing is written by it, so a failed
+    start leaves nothing.
+
+    Raises:
+        ModelUnavailable, MissingExtra, InfrastructureError (exit 3); SuiteError (exit 2).
+    """
+    if isinstance(settings, LocalExecutorSettings) or not plan:
+        yield await open_local(plan, make_model, batch, concurrency=concurrency)
+        return
+    if make_model is not None:
+        raise UsageError(
+            "make_model builds models in this process: it works with the local executor only"
+        )
+    from trajguard.run._executors._ray import open_ray  # the batch's side: no Ray import
+
+    async with open_ray(settings, plan, batch) as executor:
+        yield executor

@@ -1,0 +1,43 @@
+"""A real multi-node Ray cluster on this machine for the Ray executor's tests: a head and two
+worker nodes, each ``ray start`` with its own raylet (``benchmarks/_ray_cluster.py``), started
+once per session and stopped at its end; tests that kill a node add their own."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_HELPER = Path(__file__).resolve().parents[2] / "benchmarks" / "_ray_cluster.py"
+
+
+def _load_helper() -> Any:
+    spec = importlib.util.spec_from_file_location("trajguard_test_ray_cluster", _HELPER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A ``LocalRayCluster``: head (no CPUs) plus two 1-CPU worker nodes, on 127.0.0.2-4."""
+    cluster = _load_helper().LocalRayCluster(tmp_path_factory.mktemp("ray"))
+    try:
+        yield cluster.start(workers=2)
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def spare_nodes(ray_cluster: Any) -> Iterator[list[Any]]:
+    """Worker nodes a test adds to the session's cluster (to kill them); stopped after it."""
+    nodes: list[Any] = []
+    yield nodes
+    for node in nodes:
+        node.stop()

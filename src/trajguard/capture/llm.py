@@ -169,6 +169,7 @@ class LiteLLMModel:
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> LLMResponse:
         """Run one chat completion, retrying transport failures.
 
@@ -180,6 +181,10 @@ class LiteLLMModel:
             temperature: sampling temperature; ``None`` leaves the provider default.
             max_tokens: completion cap; ``None`` leaves the provider default.
             seed: sampling seed; ``None`` sends none.
+            options: further OpenAI parameters for this call only (``stop``, ``top_p``,
+                ``tool_choice`` ...), over ``extra_params``; the explicit arguments above win.
+                Keys the model layer sets itself (``model``, ``messages``, ``api_key`` ...)
+                are refused.
 
         Returns:
             The response; ``latency_s`` includes retries and backoff.
@@ -189,8 +194,12 @@ class LiteLLMModel:
                 credentials, or does not serve the model.
             ModelRequestError: the endpoint rejected the request (bad request, context overflow).
             MissingExtra: ``local/smollm2`` without the ``local`` extra installed.
+            ValueError: ``options`` sets a key the model layer sets itself.
         """
         started = time.perf_counter()
+        reserved = _RESERVED_PARAMS.intersection(options or {})
+        if reserved:
+            raise ValueError(f"options may not set {sorted(reserved)}; use the arguments")
         kwargs = self._call_kwargs(
             messages,
             tools=tools,
@@ -198,6 +207,7 @@ class LiteLLMModel:
             temperature=temperature,
             max_tokens=max_tokens,
             seed=seed,
+            options=options,
         )
         raw = await self._call_with_retries(kwargs)
         return to_response(raw, latency_s=time.perf_counter() - started)
@@ -220,8 +230,9 @@ class LiteLLMModel:
         temperature: float | None,
         max_tokens: int | None,
         seed: int | None,
+        options: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        kwargs: dict[str, Any] = dict(self.extra_params)
+        kwargs: dict[str, Any] = {**self.extra_params, **(options or {})}
         optional = {
             "response_format": dict(response_format) if response_format is not None else None,
             "temperature": temperature,

@@ -15,20 +15,23 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from trajguard import store
 from trajguard.capture.types import ChatModel
+from trajguard.capture.wire import WireServer
 from trajguard.errors import BatchInterrupted
-from trajguard.outcome import is_crash_row, passed_row
+from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._models import make_models, preflight
 from trajguard.run._one import one_run
 from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import RunSpec, plan_batch
 from trajguard.run._provenance import check_resumable, new_manifest
+from trajguard.run._rows import errors_by_arm
+from trajguard.run._wire import batch_wire, keep_server_log
 from trajguard.suite import ResolvedScenario, Suite
 
 __all__ = ["BatchObserver", "BatchResult", "ObserverFactory", "execute", "run_batch"]
@@ -61,6 +64,10 @@ class BatchResult:
     passed: int
     crashed: int
     elapsed_s: float
+    errors: Mapping[str, tuple[ErrorCount, ...]] = field(default_factory=dict)
+    """The most common errors of this invocation's runs, per ``scenario/variant``."""
+    server_log: Path | None = None
+    """The embedded server's log, kept in the run set because a model call failed."""
 
 
 async def run_batch(
@@ -110,17 +117,20 @@ async def run_batch(
     concurrency = options.concurrency or suite.defaults.concurrency
     rows: list[Mapping[str, Any]] = []
 
-    async def worker() -> None:
+    async def worker(wire: WireServer | None) -> None:
         while not queue.empty():
             spec, arm = queue.get_nowait()
             store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
-            row = await one_run(spec, arm, models[arm.model], manifest)
+            row = await one_run(spec, arm, models[arm.model], manifest, wire=wire)
             store.write_run(runset, row)
             rows.append(row)
             if observer is not None:
                 observer.update(row)
 
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+    with batch_wire(todo) as wire:  # the endpoint callable and command agents call
+        workers = min(concurrency, max(len(todo), 1))
+        await asyncio.gather(*(worker(wire) for _ in range(workers)))
+        server_log = keep_server_log(runset, todo, rows, wire)
     store.compact(runset)
     manifest.update(
         finished_at=datetime.now(UTC).isoformat(),
@@ -137,6 +147,8 @@ async def run_batch(
         passed=sum(passed_row(r["status"], r.get("crashed"), r.get("passed")) for r in rows),
         crashed=sum(is_crash_row(r["status"], r.get("crashed")) for r in rows),
         elapsed_s=time.monotonic() - started,
+        errors=errors_by_arm(rows),
+        server_log=server_log,
     )
 
 

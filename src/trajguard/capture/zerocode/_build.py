@@ -8,10 +8,12 @@ from litellm's callbacks; see its docstring for what is and is not seen.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from trajguard.atif import Step, Trajectory
@@ -43,6 +45,9 @@ class CallRecord:
         ended_at: when the response or error arrived (UTC).
         async_call: made with ``acompletion``: litellm reports its outcome from a task on the
             caller's event loop, not from a thread.
+        api_base: the endpoint the request was sent to, when known.
+        notes: what the agent step of this call records in ``step.extra`` (e.g. how the wire
+            endpoint rewrote the request).
     """
 
     call_id: str
@@ -55,6 +60,8 @@ class CallRecord:
     error: tuple[str, str] | None = None
     ended_at: datetime | None = None
     async_call: bool = False
+    api_base: str | None = None
+    notes: dict[str, Any] | None = None
 
     @property
     def done(self) -> bool:
@@ -103,6 +110,13 @@ def _tool_calls(raw: Any) -> list[dict[str, Any]]:
     return calls
 
 
+def _role(value: Any) -> str:
+    """A message role as text: an enum role (smolagents' ``MessageRole``) by its value."""
+    if isinstance(value, Enum):
+        value = value.value
+    return str(value or "")
+
+
 def normalize_messages(messages: Any) -> list[Message]:
     """Plain-dict copies of chat messages, reduced to what the conversion reads.
 
@@ -111,7 +125,7 @@ def normalize_messages(messages: Any) -> list[Message]:
     out: list[Message] = []
     for message in messages or ():
         normal: Message = {
-            "role": str(_get(message, "role") or ""),
+            "role": _role(_get(message, "role")),
             "content": _plain(_get(message, "content")),
         }
         calls = _tool_calls(_get(message, "tool_calls"))
@@ -215,6 +229,15 @@ def _from_conversation(record: CallRecord, later: Sequence[CallRecord]) -> LLMRe
     return None
 
 
+@dataclass
+class _Pending:
+    """A tool call of the latest agent step that no result has answered yet."""
+
+    provider_id: str
+    step: Step
+    call_id: str
+
+
 class _Builder:
     def __init__(self, recorder: TrajectoryRecorder, clock: list[datetime]) -> None:
         self.recorder = recorder
@@ -224,7 +247,9 @@ class _Builder:
         # provider tool-call id -> (step, id recorded on it); the latest call with an id wins
         self.calls: dict[str, tuple[Step, str]] = {}
         self.answered: set[tuple[int, str]] = set()
+        self.pending: list[_Pending] = []
         self.errors: list[dict[str, Any]] = []
+        self.unjoined = 0
 
     def request(self, record: CallRecord) -> None:
         self.clock[0] = record.started_at
@@ -241,28 +266,57 @@ class _Builder:
                 if text not in self.system_texts:
                     self.system_texts.add(text)
                     self.recorder.system(text)
+            elif role == "user" and self.pending:
+                self._text_result(_text(message.get("content")))
             elif role == "user":
                 self.recorder.user(_text(message.get("content")))
         for key, count in Counter(keys).items():
             self.seen[key] = max(self.seen[key], count)
 
     def _tool_result(self, message: Message) -> None:
-        target = self.calls.get(message.get("tool_call_id") or "")
+        provider_id = message.get("tool_call_id") or ""
+        target = self.calls.get(provider_id)
         if target is None:
             return  # answers no call this capture saw: history the agent built itself
         step, call_id = target
+        self.pending = [p for p in self.pending if p.provider_id != provider_id]
         if (step.step_id, call_id) in self.answered:
             return
         self.answered.add((step.step_id, call_id))
         self.recorder.observe(step, call_id, _text(message.get("content")))
 
+    def _text_result(self, text: str) -> None:
+        """A user message sent while tool calls are unanswered: their results, as text.
+
+        Frameworks such as smolagents send tool results back as user text ("Call id: …
+        Observation: …") instead of ``role: tool`` messages. The text is joined to the call it
+        names, or to the only call left unanswered; otherwise it is kept as a result of the
+        step without a join (``extra.join = "ambiguous"``) and counted in the trajectory's
+        ``extra.unjoined_observations``.
+        """
+        named = [p for p in self.pending if p.provider_id and _names_id(text, p.provider_id)]
+        target = named[0] if len(named) == 1 else None
+        if target is None and not named and len(self.pending) == 1:
+            target = self.pending[0]
+        if target is None:
+            self.unjoined += 1
+            step = self.pending[-1].step
+            self.recorder.observe(step, None, text, extra={"join": "ambiguous"})
+            return
+        self.pending.remove(target)
+        self.answered.add((target.step.step_id, target.call_id))
+        self.recorder.observe(target.step, target.call_id, text, extra={"join": "user_text"})
+
     def response(
         self, record: CallRecord, response: LLMResponse, extra: Mapping[str, Any] | None
     ) -> None:
         self.clock[0] = record.ended_at or record.started_at
-        step = self.recorder.agent_step(response, extra=extra)
+        notes = {**(record.notes or {}), **(extra or {})}
+        step = self.recorder.agent_step(response, extra=notes or None)
+        self.pending = []
         for request, call in zip(response.tool_calls, step.tool_calls or (), strict=True):
             self.calls[request.id] = (step, call.tool_call_id)
+            self.pending.append(_Pending(request.id, step, call.tool_call_id))
 
     def failure(self, record: CallRecord, error: tuple[str, str]) -> None:
         self.errors.append(
@@ -273,6 +327,11 @@ class _Builder:
                 "message": error[1],
             }
         )
+
+
+def _names_id(text: str, call_id: str) -> bool:
+    """Whether ``text`` mentions the call id as a whole word (``call_1`` is not ``call_12``)."""
+    return re.search(rf"(?<![\w-]){re.escape(call_id)}(?![\w-])", text) is not None
 
 
 def build_trajectory(
@@ -323,8 +382,11 @@ def build_trajectory(
     if ordered and ordered[-1].error is not None and error is None:
         recorder.agent_error("llm_error", f"{ordered[-1].error[0]}: {ordered[-1].error[1]}")
     trajectory = recorder.finish(error=error)
-    if builder.errors:
+    if builder.errors or builder.unjoined:
         extra = dict(trajectory.extra or {})
-        extra["llm_errors"] = builder.errors
+        if builder.errors:
+            extra["llm_errors"] = builder.errors
+        if builder.unjoined:
+            extra["unjoined_observations"] = builder.unjoined
         trajectory = trajectory.model_copy(update={"extra": extra})
     return trajectory

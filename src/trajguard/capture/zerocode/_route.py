@@ -124,7 +124,13 @@ def _new_record(kwargs: dict[str, Any], messages: Any, call_id: str) -> CallReco
         messages=normalize_messages(messages if messages is not None else kwargs.get("messages")),
         tools=[dict(tool) for tool in tools if isinstance(tool, dict)],
         async_call=kwargs.get("call_type") == "acompletion",
+        api_base=_api_base(kwargs),
     )
+
+
+def _api_base(kwargs: dict[str, Any]) -> str | None:
+    value = (kwargs.get("litellm_params") or {}).get("api_base") or kwargs.get("api_base")
+    return value if isinstance(value, str) and value else None
 
 
 class _Sink:

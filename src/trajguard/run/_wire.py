@@ -1,0 +1,125 @@
+"""The wire endpoint around a batch: started when an agent of the batch reaches its model
+through it, one session per run forwarding to the run's model, and the embedded server's log
+kept in the run set when a model call failed."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from trajguard._files import atomic_write_text
+from trajguard.capture.types import ChatModel, LLMResponse
+from trajguard.capture.wire import Forward, WireRequest, WireServer
+from trajguard.run._captured import RunCapture, agent_name
+from trajguard.run._plan import Plan, RunSpec, derive_seed
+from trajguard.suite import BuiltinAgent, CommandAgent, ResolvedScenario
+
+__all__ = ["SERVER_LOG", "batch_wire", "forwarder", "keep_server_log", "run_capture"]
+
+SERVER_LOG = "model-server.log"
+"""The embedded server's log, kept in the run set when a model call failed."""
+_MODEL_ERRORS = frozenset({"ModelRequestError", "ModelUnavailable"})
+
+
+def _uses_wire(arm: ResolvedScenario) -> bool:
+    agent = arm.agent
+    if isinstance(agent, BuiltinAgent):
+        return False  # the reference agent calls its model directly
+    return not isinstance(agent, CommandAgent) or agent.uses_model
+
+
+@contextmanager
+def batch_wire(plan: Plan) -> Iterator[WireServer | None]:
+    """The endpoint of a batch (``None`` when no agent of the plan reaches a model through it)."""
+    if not any(_uses_wire(arm) for _, arm in plan):
+        yield None
+        return
+    with WireServer() as wire:
+        yield wire
+
+
+def forwarder(model: ChatModel, arm: ResolvedScenario, seed: int) -> Forward:
+    """Sends a run's wire requests to its model.
+
+    The run's temperature and ``max_tokens`` fill in what a request leaves unset, and a request
+    without a seed gets one derived from the run's seed and the call's position, so any
+    framework's runs are independent samples and a batch seed reproduces them.
+    """
+    from trajguard.capture.llm import LiteLLMModel
+
+    calls = itertools.count()
+
+    async def forward(request: WireRequest) -> LLMResponse:
+        options = dict(request.options)
+        index = next(calls)
+        temperature = options.pop("temperature", arm.temperature)
+        default_cap = None if "max_completion_tokens" in options else arm.max_tokens
+        max_tokens = options.pop("max_tokens", default_cap)
+        call_seed = options.pop("seed", derive_seed(seed, "wire", index))
+        response_format = options.pop("response_format", None)
+        if isinstance(model, LiteLLMModel):
+            return await model.complete(
+                request.messages,
+                tools=request.tools,
+                response_format=response_format,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                seed=call_seed,
+                options=options,
+            )
+        # another ChatModel (a replay, a test double) takes the common parameters only
+        return await model.complete(
+            request.messages,
+            tools=request.tools,
+            response_format=response_format,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=call_seed,
+        )
+
+    return forward
+
+
+def run_capture(
+    spec: RunSpec, arm: ResolvedScenario, model: ChatModel, wire: WireServer | None
+) -> RunCapture:
+    """The recorders of one run, with a wire session when its agent reaches its model there."""
+    from trajguard.local_model import is_local_model
+
+    name = agent_name(arm)
+    if wire is None or not _uses_wire(arm):
+        return RunCapture(agent_name=name, model_name=arm.model)
+    session = wire.open(
+        forward=forwarder(model, arm, spec.seed),
+        model=arm.model,
+        embedded=is_local_model(arm.model),
+    )
+    return RunCapture(agent_name=name, model_name=arm.model, wire=wire, session=session)
+
+
+def keep_server_log(
+    runset: Path, plan: Plan, rows: Sequence[Mapping[str, Any]], wire: WireServer | None
+) -> Path | None:
+    """Copy the embedded server's log into the run set when one of its calls failed.
+
+    The server deletes its log when it stops; an error it answered with (a 500 whose cause is
+    only in that log) stays explainable this way.
+    """
+    from trajguard.local_model import is_local_model, running_local_server
+
+    if not any(is_local_model(arm.model) for _, arm in plan):
+        return None
+    failed = (wire is not None and wire.upstream_errors > 0) or any(
+        row.get("error_type") in _MODEL_ERRORS or '"llm_errors"' in str(row.get("trajectory"))
+        for row in rows
+    )
+    server = running_local_server()
+    log = server.log_path if server is not None else None
+    if not failed or log is None or not log.exists():
+        return None
+    target = runset / SERVER_LOG
+    atomic_write_text(target, log.read_text(encoding="utf-8", errors="replace"))
+    return target

@@ -18,6 +18,8 @@ litellm is imported lazily (about 3 s), so importing trajguard stays cheap.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import os
 import random
 import time
@@ -44,7 +46,13 @@ from trajguard.local_model import (
     running_local_server,
 )
 
-__all__ = ["DEFAULT_MODEL", "LiteLLMModel", "backoff_delay", "model_problem"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "LiteLLMModel",
+    "backoff_delay",
+    "model_problem",
+    "release_loop_clients",
+]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -311,6 +319,33 @@ class LiteLLMModel:
         if self.is_local:
             return "the embedded llama.cpp server stopped answering; rerun, or use --model"
         return "check that the model server is running and reachable, then rerun"
+
+
+async def release_loop_clients() -> None:
+    """Close the HTTP clients litellm cached for the running event loop, before that loop is
+    closed (litellm keys its async clients by loop; left open, their sockets outlive the loop).
+
+    Only the clients of this loop are touched: those of other loops, the user's among them,
+    stay as they are. A litellm whose cache looks different is left alone.
+    """
+    litellm = _litellm()
+    try:
+        from litellm.caching.evicted_client_closer import running_loop_token
+
+        cache = litellm.in_memory_llm_clients_cache
+        token = running_loop_token()
+        keys = [key for key in list(cache.cache_dict) if str(key).endswith(f"-{token}")]
+    except Exception:  # another litellm version: nothing to release that we know of
+        return
+    for key in keys if token is not None else ():
+        client = cache.cache_dict.get(key)
+        close = getattr(client, "aclose", None) or getattr(client, "close", None)
+        with contextlib.suppress(Exception):
+            closing = close() if callable(close) else None
+            if inspect.isawaitable(closing):
+                await closing
+        with contextlib.suppress(Exception):
+            cache.delete_cache(key)
 
 
 class _Route:

@@ -1,7 +1,9 @@
 """The ``command`` agent kind: an external process (never a shell string).
 
 Placeholders in argv, and the same values in the environment as ``TRAJGUARD_<NAME>``:
-``{output}`` (where it may write an ATIF file), ``{input}``, ``{seed}``, ``{scenario}``,
+``{output}`` (where it may write an ATIF file), ``{agent_error}`` (where it may write
+``{"reason": "max_steps", "message": "…"}`` when it stopped without an answer: the run is then an
+``agent_error`` with that reason), ``{input}``, ``{seed}``, ``{scenario}``,
 ``{variant}``, ``{temperature}``, ``{max_tokens}``, ``{max_steps}``, ``{system_prompt}``,
 ``{params.NAME}`` (all parameters as JSON in ``TRAJGUARD_PARAMS``), and, unless the agent brings
 its own model, ``{model}``, ``{litellm_model}``, ``{api_base}`` and ``{api_key}``. ``{api_base}``
@@ -52,6 +54,7 @@ def _values(
 ) -> dict[str, str]:
     values = {
         "output": str(output),
+        "agent_error": str(output.with_name("agent_error.json")),
         "input": resolved.input,
         "seed": str(seed),
         "scenario": resolved.scenario,
@@ -109,6 +112,7 @@ async def run_command(
             await process.wait()
             raise
         tail = stderr.decode(errors="replace")[-1000:].strip()
+        _read_agent_error(Path(values["agent_error"]), capture)
         written = _read_output(output) if output.exists() else None
         if process.returncode != 0:
             failure = AgentFailure(f"command exited with status {process.returncode}: {tail}")
@@ -127,6 +131,22 @@ async def run_command(
                 f"through {{api_base}}: {tail}"
             )
         return captured
+
+
+def _read_agent_error(path: Path, capture: RunCapture) -> None:
+    """The reason the command gave for ending without an answer, if it wrote one."""
+    if not path.exists():
+        return
+    try:
+        declared = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AgentFailure(f"command wrote an unreadable {{agent_error}} file: {exc}") from None
+    if not isinstance(declared, dict) or not isinstance(declared.get("reason"), str):
+        raise AgentFailure(
+            'the {agent_error} file must hold {"reason": "...", "message": "..."}, got '
+            f"{str(declared)[:200]}"
+        )
+    capture.agent_error(declared["reason"], str(declared.get("message", "")))
 
 
 def _read_output(path: Path) -> Trajectory | None:

@@ -37,7 +37,9 @@ def batch_wire(plan: Plan) -> Iterator[WireServer | None]:
     if not any(_uses_wire(arm) for _, arm in plan):
         yield None
         return
-    with WireServer() as wire:
+    from trajguard.capture.llm import release_loop_clients
+
+    with WireServer(on_stop=release_loop_clients) as wire:
         yield wire
 
 

@@ -17,6 +17,7 @@ import contextlib
 import json
 import secrets
 import threading
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,10 +44,18 @@ class WireServer:
 
     Args:
         host: the interface to bind; loopback only.
+        on_stop: awaited on the endpoint's loop before it closes (e.g. to close the HTTP
+            clients the forwarders opened on it).
     """
 
-    def __init__(self, *, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        on_stop: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.host = host
+        self._on_stop = on_stop
         self._port: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -158,7 +167,9 @@ class WireServer:
             for session in list(self._sessions.values()):
                 loop.run_until_complete(_cancel(session))
             loop.run_until_complete(runner.cleanup())
-            loop.close()
+            if self._on_stop is not None:
+                loop.run_until_complete(self._on_stop())
+            _close(loop)
 
     def _app(self) -> web.Application:
         app = web.Application(client_max_size=_MAX_BODY)
@@ -233,6 +244,22 @@ class WireServer:
             return _error(status, str(exc), param=None, code=code, kind=kind)
         record.response, record.ended_at = response, datetime.now(UTC)
         return await _answer(request, parsed, response, model=session.model)
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Close the endpoint's loop as ``asyncio.run`` closes its own: cancel what is left
+    (background tasks a client library started there), then asynchronous generators."""
+    tasks = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in tasks:
+        task.cancel()
+    loop.run_until_complete(_settle(tasks))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(loop.shutdown_default_executor())
+    loop.close()
+
+
+async def _settle(tasks: list[asyncio.Task[Any]]) -> None:
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _cancel(session: WireSession) -> None:

@@ -229,7 +229,7 @@ def _from_conversation(record: CallRecord, later: Sequence[CallRecord]) -> LLMRe
     return None
 
 
-@dataclass
+@dataclass(eq=False)
 class _Pending:
     """A tool call of the latest agent step that no result has answered yet."""
 
@@ -255,8 +255,11 @@ class _Builder:
         self.clock[0] = record.started_at
         keys = [_key(m) for m in record.messages]
         new = _new_positions(keys, self.seen)
+        after: list[_Pending] = []  # unanswered calls the latest assistant message refers to
         for index, message in enumerate(record.messages):
             role = message["role"]
+            if role == "assistant":
+                after = self._referenced(message)
             if index not in new:
                 continue
             if role == "tool":
@@ -266,12 +269,22 @@ class _Builder:
                 if text not in self.system_texts:
                     self.system_texts.add(text)
                     self.recorder.system(text)
-            elif role == "user" and self.pending:
-                self._text_result(_text(message.get("content")))
+            elif role == "user" and any(p in self.pending for p in after):
+                self._text_result(_text(message.get("content")), after)
             elif role == "user":
                 self.recorder.user(_text(message.get("content")))
         for key, count in Counter(keys).items():
             self.seen[key] = max(self.seen[key], count)
+
+    def _referenced(self, message: Message) -> list[_Pending]:
+        """The unanswered calls an assistant message of the conversation makes or names."""
+        ids = {call["id"] for call in message.get("tool_calls", ())}
+        text = _text(message.get("content"))
+        return [
+            p
+            for p in self.pending
+            if p.provider_id and (p.provider_id in ids or _names_id(text, p.provider_id))
+        ]
 
     def _tool_result(self, message: Message) -> None:
         provider_id = message.get("tool_call_id") or ""
@@ -285,23 +298,24 @@ class _Builder:
         self.answered.add((step.step_id, call_id))
         self.recorder.observe(step, call_id, _text(message.get("content")))
 
-    def _text_result(self, text: str) -> None:
-        """A user message sent while tool calls are unanswered: their results, as text.
+    def _text_result(self, text: str, after: list[_Pending]) -> None:
+        """A user message that follows, in the conversation, an assistant message making (or
+        naming) tool calls still unanswered: their results, sent back as text.
 
-        Frameworks such as smolagents send tool results back as user text ("Call id: …
-        Observation: …") instead of ``role: tool`` messages. The text is joined to the call it
-        names, or to the only call left unanswered; otherwise it is kept as a result of the
+        Frameworks such as smolagents send tool results as user text ("Call id: … Observation:
+        …") instead of ``role: tool`` messages. The text is joined to the call it names, or to
+        the only one of those calls left unanswered; otherwise it is kept as a result of their
         step without a join (``extra.join = "ambiguous"``) and counted in the trajectory's
         ``extra.unjoined_observations``.
         """
-        named = [p for p in self.pending if p.provider_id and _names_id(text, p.provider_id)]
+        open_calls = [p for p in after if p in self.pending]
+        named = [p for p in open_calls if _names_id(text, p.provider_id)]
         target = named[0] if len(named) == 1 else None
-        if target is None and not named and len(self.pending) == 1:
-            target = self.pending[0]
+        if target is None and not named and len(open_calls) == 1:
+            target = open_calls[0]
         if target is None:
             self.unjoined += 1
-            step = self.pending[-1].step
-            self.recorder.observe(step, None, text, extra={"join": "ambiguous"})
+            self.recorder.observe(open_calls[-1].step, None, text, extra={"join": "ambiguous"})
             return
         self.pending.remove(target)
         self.answered.add((target.step.step_id, target.call_id))

@@ -6,7 +6,6 @@ forwarder here; tests/run and tests/frameworks drive the real one."""
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -292,7 +291,10 @@ def test_an_unsupported_request_gets_an_openai_error_and_the_run_records_it(
     assert isinstance(error, dict)
     assert error["param"] == "messages[0].content[0].type"
     assert error["type"] == "invalid_request_error"
-    assert "the embedded model reads text only" in error["message"]
+    assert error["message"] == (
+        "messages[0].content[0].type: 'image_url' parts are not supported: "
+        "the embedded model reads text only"
+    )
     assert script.requests == [], "nothing reached the model"
     (record,) = _records(wire, session)
     assert record.error is not None and record.error[0] == "RequestShapeError"

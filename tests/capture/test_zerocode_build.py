@@ -16,7 +16,7 @@ T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 TASK = {"role": "user", "content": "What is 17 * 23?"}
 
 
-class MessageRole(str, enum.Enum):  # as smolagents defines its roles
+class MessageRole(enum.StrEnum):  # as smolagents defines its roles
     SYSTEM = "system"
     USER = "user"
 

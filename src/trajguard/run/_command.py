@@ -125,6 +125,11 @@ async def run_command(
         if written is not None:
             return capture.stamp(written, source="atif_file")
         captured = await capture.trajectory()
+        if captured is None and not spec.uses_model:
+            raise AgentFailure(
+                "command exited 0 but wrote no ATIF file to {output} (with uses_model: false "
+                f"it must write one): {tail}"
+            )
         if captured is None:
             raise AgentFailure(
                 "command exited 0 but wrote no ATIF file to {output} and made no model call "

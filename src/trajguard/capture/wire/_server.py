@@ -229,7 +229,7 @@ class WireServer:
             parsed = parse_request(body, embedded=session.embedded)
         except RequestShapeError as exc:
             session.add(_refused(session, body, started, exc))
-            return _error(400, exc.message, param=exc.param, code="unsupported_field")
+            return _error(400, str(exc), param=exc.param, code="unsupported_field")
         record = session.add(_record(session, parsed, started))
         try:
             response = await session.forward(parsed)

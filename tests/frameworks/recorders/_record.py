@@ -32,6 +32,7 @@ def write(
     final_output: str | None,
     errors: list[str] = (),  # type: ignore[assignment]
     stopped: str | None = None,
+    raised: str | None = None,
 ) -> None:
     record = {
         "model_calls": model_calls,
@@ -41,6 +42,7 @@ def write(
         "final_output": final_output,
         "errors": list(errors),
         "stopped": stopped,
+        "raised": raised,
     }
     folder = Path(ctx.params["record_dir"])
     folder.mkdir(parents=True, exist_ok=True)

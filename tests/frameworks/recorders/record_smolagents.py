@@ -12,8 +12,25 @@ def run(ctx: Any) -> None:
     agent = smolagents_agent.build_agent(ctx)
     try:
         run_result = agent.run(ctx.input, return_full_result=True)
+    except Exception as exc:  # what smolagents recorded until it raised is the record
+        _write(ctx, agent, None, raised=type(exc).__name__)
+        raise
     finally:
         agent.model.client.close()
+    stopped = "max_steps" if run_result.state == "max_steps_error" else None
+    if stopped:
+        ctx.agent_error("max_steps", f"no final answer within {ctx.max_steps} steps")
+    _write(ctx, agent, None if stopped else str(run_result.output), stopped=stopped)
+
+
+def _write(
+    ctx: Any,
+    agent: Any,
+    final: str | None,
+    *,
+    stopped: str | None = None,
+    raised: str | None = None,
+) -> None:
     calls, errors, model_calls, prompt, completion = [], [], 0, 0, 0
     for step in agent.memory.steps:
         usage = getattr(step, "token_usage", None)
@@ -32,18 +49,16 @@ def run(ctx: Any) -> None:
             sent_back = error is None and name != "final_answer"
             output = step.observations if sent_back else None
             calls.append(_record.tool_call(name, arguments, output, from_text=from_text))
-    stopped = "max_steps" if run_result.state == "max_steps_error" else None
-    if stopped:
-        ctx.agent_error("max_steps", f"no final answer within {ctx.max_steps} steps")
     _record.write(
         ctx,
         model_calls=model_calls,
         tool_calls=calls,
         prompt_tokens=prompt,
         completion_tokens=completion,
-        final_output=None if stopped else str(run_result.output),
+        final_output=final,
         errors=errors,
         stopped=stopped,
+        raised=raised,
     )
 
 

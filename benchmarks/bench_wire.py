@@ -96,7 +96,11 @@ def _timed(client: httpx.Client, url: str, body: dict[str, Any]) -> tuple[float,
     elapsed = time.perf_counter() - started
     response.raise_for_status()
     message = response.json()["choices"][0]["message"]
-    return elapsed, (message.get("content") or "", json.dumps(message.get("tool_calls") or []))
+    calls = [  # call ids are random per response: compare what was called
+        (call["function"]["name"], call["function"]["arguments"])
+        for call in message.get("tool_calls") or ()
+    ]
+    return elapsed, (message.get("content") or "", json.dumps(calls))
 
 
 def per_call_overhead(requests: list[Any], pairs: int) -> list[dict[str, float]]:

@@ -107,17 +107,13 @@ async def run_batch(
         manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
     if observer is not None:
         observer.start(len(plan), len(plan) - len(todo), len(interrupted))
-    models = make_models(todo, make_model)
-    await preflight(models, todo)  # before anything is written: a failed start leaves nothing
-    if not resume:
-        store.write_manifest(runset, manifest)
     queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)
     concurrency = options.concurrency or suite.defaults.concurrency
     rows: list[Mapping[str, Any]] = []
 
-    async def worker(wire: WireServer | None) -> None:
+    async def worker(models: Mapping[str, ChatModel], wire: WireServer | None) -> None:
         while not queue.empty():
             spec, arm = queue.get_nowait()
             store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
@@ -127,9 +123,13 @@ async def run_batch(
             if observer is not None:
                 observer.update(row)
 
-    with batch_wire(todo) as wire:  # the endpoint callable and command agents call
+    # the endpoint callable and command agents call; it holds the batch's litellm calls
+    with batch_wire(todo, make_models(todo, make_model)) as (wire, models):
+        await preflight(models, todo)  # before anything is written: a failed start leaves nothing
+        if not resume:
+            store.write_manifest(runset, manifest)
         workers = min(concurrency, max(len(todo), 1))
-        await asyncio.gather(*(worker(wire) for _ in range(workers)))
+        await asyncio.gather(*(worker(models, wire) for _ in range(workers)))
         server_log = keep_server_log(runset, todo, rows, wire)
     store.compact(runset)
     manifest.update(

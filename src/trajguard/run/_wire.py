@@ -1,6 +1,12 @@
 """The wire endpoint around a batch: started when an agent of the batch reaches its model
 through it, one session per run forwarding to the run's model, and the embedded server's log
-kept in the run set when a model call failed."""
+kept in the run set when a model call failed.
+
+While the endpoint runs, every litellm call of the batch runs on its event loop: the endpoint's
+forwards, and through :class:`OnWireLoop` the calls the batch's own loop makes (the reference
+agent, ``ctx.model``, the first check of each model). litellm keeps per-loop state (its clients,
+its logging worker); one loop for all of them keeps that state in one place.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from trajguard._files import atomic_write_text
-from trajguard.capture.types import ChatModel, LLMResponse
+from trajguard.capture.types import ChatModel, LLMResponse, Message
 from trajguard.capture.wire import Forward, WireRequest, WireServer
 from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._plan import Plan, RunSpec, derive_seed
 from trajguard.suite import BuiltinAgent, CommandAgent, ResolvedScenario
 
-__all__ = ["SERVER_LOG", "batch_wire", "forwarder", "keep_server_log", "run_capture"]
+__all__ = [
+    "SERVER_LOG",
+    "OnWireLoop",
+    "batch_wire",
+    "forwarder",
+    "keep_server_log",
+    "run_capture",
+]
 
 SERVER_LOG = "model-server.log"
 """The embedded server's log, kept in the run set when a model call failed."""
@@ -31,16 +44,60 @@ def _uses_wire(arm: ResolvedScenario) -> bool:
     return not isinstance(agent, CommandAgent) or agent.uses_model
 
 
+class OnWireLoop:
+    """A litellm-backed model whose calls run on the wire endpoint's event loop."""
+
+    def __init__(self, inner: ChatModel, wire: WireServer) -> None:
+        self.inner = inner
+        self._wire = wire
+
+    def __repr__(self) -> str:
+        return f"OnWireLoop({self.inner!r})"
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> LLMResponse:
+        call = self.inner.complete(
+            messages,
+            tools=tools,
+            response_format=response_format,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
+        return await self._wire.run(call)
+
+
 @contextmanager
-def batch_wire(plan: Plan) -> Iterator[WireServer | None]:
-    """The endpoint of a batch (``None`` when no agent of the plan reaches a model through it)."""
+def batch_wire(
+    plan: Plan, models: dict[str, ChatModel]
+) -> Iterator[tuple[WireServer | None, dict[str, ChatModel]]]:
+    """The endpoint of a batch (``None`` when no agent of the plan reaches a model through it)
+    and the batch's models, their litellm calls moved onto the endpoint's loop."""
     if not any(_uses_wire(arm) for _, arm in plan):
-        yield None
+        yield None, models
         return
-    from trajguard.capture.llm import release_loop_clients
+    from trajguard.capture.llm import LiteLLMModel, release_loop_clients
 
     with WireServer(on_stop=release_loop_clients) as wire:
-        yield wire
+        yield (
+            wire,
+            {
+                name: OnWireLoop(model, wire) if isinstance(model, LiteLLMModel) else model
+                for name, model in models.items()
+            },
+        )
 
 
 def forwarder(model: ChatModel, arm: ResolvedScenario, seed: int) -> Forward:
@@ -95,7 +152,7 @@ def run_capture(
     if wire is None or not _uses_wire(arm):
         return RunCapture(agent_name=name, model_name=arm.model)
     session = wire.open(
-        forward=forwarder(model, arm, spec.seed),
+        forward=forwarder(getattr(model, "inner", model), arm, spec.seed),
         model=arm.model,
         embedded=is_local_model(arm.model),
     )

@@ -17,9 +17,9 @@ import contextlib
 import json
 import secrets
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -32,6 +32,7 @@ from trajguard.errors import InfrastructureError, ModelRequestError, ModelUnavai
 
 __all__ = ["WireServer"]
 
+_T = TypeVar("_T")
 _MAX_BODY = 64 * 1024 * 1024
 _START_TIMEOUT_S = 30.0
 _CHAT = ("/runs/{token}/v1/chat/completions", "/runs/{token}/chat/completions")
@@ -143,6 +144,15 @@ class WireServer:
             return
         done = asyncio.run_coroutine_threadsafe(_cancel(session), loop)
         await asyncio.wrap_future(done)
+
+    async def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``coroutine`` on the endpoint's event loop and await its result from any loop
+        (cancelling the wait cancels it there too)."""
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            coroutine.close()
+            raise InfrastructureError("the wire endpoint is not running")
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, loop))
 
     # --- the server thread -------------------------------------------------------------
 

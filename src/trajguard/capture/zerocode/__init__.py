@@ -5,13 +5,9 @@ without changing it (see :func:`capture_litellm` for what is captured and its li
 callbacks here, the wire endpoint of :mod:`trajguard.capture.wire`) into one trajectory.
 """
 
-from trajguard.capture.zerocode._build import (
-    CallRecord,
-    build_trajectory,
-    normalize_messages,
-    normalize_response,
-)
+from trajguard.capture.zerocode._build import CallRecord, build_trajectory
 from trajguard.capture.zerocode._capture import LiteLLMCapture, capture_litellm
+from trajguard.capture.zerocode._messages import normalize_messages, normalize_response
 
 __all__ = [
     "CallRecord",

@@ -13,20 +13,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
 from typing import Any
 
 from trajguard.atif import Step, Trajectory
 from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture.types import LLMResponse, Message, ToolCallRequest
+from trajguard.capture.zerocode._messages import field_of
+from trajguard.capture.zerocode._messages import text as content_text
 
-__all__ = [
-    "CallRecord",
-    "build_trajectory",
-    "is_chat_response",
-    "normalize_messages",
-    "normalize_response",
-]
+__all__ = ["CallRecord", "build_trajectory"]
 
 
 @dataclass
@@ -69,124 +64,6 @@ class CallRecord:
         return self.response is not None or self.error is not None
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _plain(obj: Any) -> Any:
-    """A JSON-like copy of ``obj`` (pydantic objects dumped, containers copied)."""
-    if hasattr(obj, "model_dump"):
-        obj = obj.model_dump()
-    if isinstance(obj, Mapping):
-        return {str(key): _plain(value) for key, value in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_plain(value) for value in obj]
-    if obj is None or isinstance(obj, str | int | float | bool):
-        return obj
-    return str(obj)
-
-
-def _arguments_text(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        return arguments
-    if arguments is None:
-        return ""
-    return json.dumps(_plain(arguments), ensure_ascii=False)
-
-
-def _tool_calls(raw: Any) -> list[dict[str, Any]]:
-    calls = []
-    for call in raw or ():
-        function = _get(call, "function") or {}
-        calls.append(
-            {
-                "id": _get(call, "id") or "",
-                "name": _get(function, "name") or "",
-                "arguments": _arguments_text(_get(function, "arguments")),
-            }
-        )
-    return calls
-
-
-def _role(value: Any) -> str:
-    """A message role as text: an enum role (smolagents' ``MessageRole``) by its value."""
-    if isinstance(value, Enum):
-        value = value.value
-    return str(value or "")
-
-
-def normalize_messages(messages: Any) -> list[Message]:
-    """Plain-dict copies of chat messages, reduced to what the conversion reads.
-
-    The copy is taken when the call is made: agents append to the same list afterwards.
-    """
-    out: list[Message] = []
-    for message in messages or ():
-        normal: Message = {
-            "role": _role(_get(message, "role")),
-            "content": _plain(_get(message, "content")),
-        }
-        calls = _tool_calls(_get(message, "tool_calls"))
-        if calls:
-            normal["tool_calls"] = calls
-        for key in ("tool_call_id", "name"):
-            value = _get(message, key)
-            if value is not None:
-                normal[key] = str(value)
-        out.append(normal)
-    return out
-
-
-def is_chat_response(response: Any) -> bool:
-    """Whether ``response`` looks like a chat completion (it has choices)."""
-    return bool(_get(response, "choices"))
-
-
-def normalize_response(response: Any, *, latency_s: float = 0.0) -> LLMResponse:
-    """An :class:`LLMResponse` from a litellm ``ModelResponse`` (or its dict form).
-
-    Only the first choice is read.
-    """
-    choices = _get(response, "choices") or [None]
-    message = _get(choices[0], "message") or {}
-    usage = _get(response, "usage") or {}
-    details = _get(usage, "prompt_tokens_details") or {}
-    return LLMResponse(
-        content=_text(_get(message, "content")) if _get(message, "content") is not None else None,
-        tool_calls=tuple(
-            ToolCallRequest(id=call["id"], name=call["name"], arguments=call["arguments"])
-            for call in _tool_calls(_get(message, "tool_calls"))
-        ),
-        finish_reason=_get(choices[0], "finish_reason"),
-        usage=Usage(
-            prompt_tokens=int(_get(usage, "prompt_tokens") or 0),
-            completion_tokens=int(_get(usage, "completion_tokens") or 0),
-            cached_tokens=int(_get(details, "cached_tokens") or 0),
-        ),
-        model=str(_get(response, "model") or ""),
-        latency_s=latency_s,
-    )
-
-
-def _text(content: Any) -> str:
-    """Message content as text: content parts are joined, non-text parts are named."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if _get(part, "type") == "text":
-                parts.append(str(_get(part, "text") or ""))
-            else:
-                parts.append(f"[{_get(part, 'type') or 'part'}]")
-        return "\n".join(parts)
-    return str(content)
-
-
 def _key(message: Message) -> str:
     return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -219,7 +96,9 @@ def _from_conversation(record: CallRecord, later: Sequence[CallRecord]) -> LLMRe
             continue
         echoed = other.messages[size]
         return LLMResponse(
-            content=_text(echoed.get("content")) if echoed.get("content") is not None else None,
+            content=content_text(echoed.get("content"))
+            if echoed.get("content") is not None
+            else None,
             tool_calls=tuple(
                 ToolCallRequest(id=c["id"], name=c["name"], arguments=c["arguments"])
                 for c in echoed.get("tool_calls", ())
@@ -265,21 +144,21 @@ class _Builder:
             if role == "tool":
                 self._tool_result(message)
             elif role in ("system", "developer"):
-                text = _text(message.get("content"))
+                text = content_text(message.get("content"))
                 if text not in self.system_texts:
                     self.system_texts.add(text)
                     self.recorder.system(text)
             elif role == "user" and any(p in self.pending for p in after):
-                self._text_result(_text(message.get("content")), after)
+                self._text_result(content_text(message.get("content")), after)
             elif role == "user":
-                self.recorder.user(_text(message.get("content")))
+                self.recorder.user(content_text(message.get("content")))
         for key, count in Counter(keys).items():
             self.seen[key] = max(self.seen[key], count)
 
     def _referenced(self, message: Message) -> list[_Pending]:
         """The unanswered calls an assistant message of the conversation makes or names."""
         ids = {call["id"] for call in message.get("tool_calls", ())}
-        text = _text(message.get("content"))
+        text = content_text(message.get("content"))
         return [
             p
             for p in self.pending
@@ -296,7 +175,7 @@ class _Builder:
         if (step.step_id, call_id) in self.answered:
             return
         self.answered.add((step.step_id, call_id))
-        self.recorder.observe(step, call_id, _text(message.get("content")))
+        self.recorder.observe(step, call_id, content_text(message.get("content")))
 
     def _text_result(self, text: str, after: list[_Pending]) -> None:
         """A user message that follows, in the conversation, an assistant message making (or
@@ -370,7 +249,7 @@ def build_trajectory(
     tools: dict[str, dict[str, Any]] = {}
     for record in ordered:
         for tool in record.tools:
-            name = str(_get(_get(tool, "function") or {}, "name") or len(tools))
+            name = str(field_of(field_of(tool, "function") or {}, "name") or len(tools))
             tools.setdefault(name, tool)
     clock = [ordered[0].started_at if ordered else datetime.now(UTC)]
     recorder = TrajectoryRecorder(

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trajguard.capture.zerocode._build import (
-    CallRecord,
+from trajguard.capture.zerocode._build import CallRecord
+from trajguard.capture.zerocode._messages import (
     is_chat_response,
     normalize_messages,
     normalize_response,

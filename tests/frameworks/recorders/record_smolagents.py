@@ -20,7 +20,8 @@ def run(ctx: Any) -> None:
     stopped = "max_steps" if run_result.state == "max_steps_error" else None
     if stopped:
         ctx.agent_error("max_steps", f"no final answer within {ctx.max_steps} steps")
-    _write(ctx, agent, None if stopped else str(run_result.output), stopped=stopped)
+    # at its step cap smolagents still answers, with one more model call: that is its output
+    _write(ctx, agent, str(run_result.output), stopped=stopped)
 
 
 def _write(

@@ -16,6 +16,7 @@ Every consumer (the row builder, the progress bar, ``trajguard run``'s summary, 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -31,11 +32,13 @@ __all__ = [
     "HARNESS_ERROR",
     "STATUSES",
     "STATUS_TABLE",
+    "ErrorCount",
     "Outcomes",
     "Status",
     "StatusInfo",
     "Tally",
     "classify",
+    "common_errors",
     "is_crash_row",
     "passed_row",
     "tally",
@@ -200,4 +203,38 @@ def tally(
         judged=int(outcomes.judged.sum()),
         passed=int(outcomes.passed.sum()),
         crashed=int(outcomes.crashed.sum()),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorCount:
+    """How many runs ended with one error (its type, and the first line of its message)."""
+
+    error_type: str
+    message: str
+    runs: int
+
+
+_MESSAGE_CHARS = 160
+
+
+def common_errors(
+    errors: Iterable[tuple[object, object]], *, top: int = 3
+) -> tuple[ErrorCount, ...]:
+    """The most common ``(error_type, error_message)`` pairs of some runs, most frequent first.
+
+    Runs without an error type are skipped; messages are compared on their first line, cut at
+    160 characters (the rest usually holds ids and tracebacks that differ run to run).
+    """
+    counts: Counter[tuple[str, str]] = Counter()
+    for error_type, message in errors:
+        if error_type is None or (isinstance(error_type, float) and np.isnan(error_type)):
+            continue
+        text = message if isinstance(message, str) else ""
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        counts[str(error_type), first[:_MESSAGE_CHARS]] += 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return tuple(
+        ErrorCount(error_type=kind, message=message, runs=runs)
+        for (kind, message), runs in ranked[:top]
     )

@@ -101,6 +101,7 @@ def test_run_summary_counts_crashes_as_show_does(
     assert main(["run", "suite.yaml", "--out", "rs", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "(2 agent_error, 2 ok); 2 passed, 2 crashed" in out, out
+    assert "most common errors:\n  b/base: 2× AgentFailure: command exited with status 3:" in out
     runs = store.read_runs(project / "rs")
     failed = runs[runs["scenario"] == "b"]
     assert failed["passed"].tolist() == [False, False], "a failed command did not pass"
@@ -111,6 +112,8 @@ def test_run_summary_counts_crashes_as_show_does(
     assert main(["show", "rs"]) == 0
     shown = capsys.readouterr().out
     assert "100%" in shown and "0% (0/2)" in shown, shown
+    assert "most common errors" in shown
+    assert "b / base: 2× AgentFailure: command exited with status 3:" in shown, shown
 
 
 def test_progress_counts_timeouts_as_crashes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,6 +66,9 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
     gate = project / "gate"
     os.mkfifo(gate)
     reader = os.open(gate, os.O_RDONLY | os.O_NONBLOCK)  # before the writers open it
+    # A writer of our own: without one, poll() reports a hang-up whenever no agent holds the
+    # FIFO open, and the read finds nothing.
+    keep_open = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
     process = subprocess.Popen(
         [*TRAJGUARD, "run", "suite.yaml", "--out", "rs", "--no-progress", "--seed", "7"],
         cwd=project,
@@ -80,6 +83,7 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
         assert poller.poll(180_000), "two runs in flight within 3 minutes"
         received += os.read(reader, 1024)
         assert process.poll() is None, "the batch ended before it could be killed"
+    os.close(keep_open)
     os.close(reader)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()

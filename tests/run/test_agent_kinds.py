@@ -354,8 +354,14 @@ async def async_dict(ctx):
     return _atif(ctx, "async " + _describe(ctx))
 
 
-def sync_json_text(ctx):
-    return json.dumps(_atif(ctx, "text " + _describe(ctx)))
+def sync_answer_via_wire(ctx):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0)
+    client.chat.completions.create(
+        model=ctx.model_name, messages=[{"role": "user", "content": ctx.input}]
+    )
+    return "text " + _describe(ctx)
 
 
 def sync_recorder(ctx):
@@ -388,7 +394,7 @@ def does_nothing(ctx):
     [
         ("sync_trajectory", "sync", 6),
         ("async_dict", "async", 6),
-        ("sync_json_text", "text", 6),
+        ("sync_answer_via_wire", "text", 48),
         ("sync_recorder", "recorded", 9),
     ],
 )
@@ -470,9 +476,10 @@ async def test_callable_agent_that_does_nothing_is_an_agent_error(project: Proje
     assert result.counts == {"agent_error": 2}
     for _, row in runs.iterrows():
         assert row["status"] == "agent_error"
-        assert row["error_message"] == (
-            f"{module}:does_nothing returned nothing, fed no recorder and made no litellm call"
+        assert row["error_message"].startswith(
+            f"{module}:does_nothing made no model call trajguard could see and fed no recorder"
         )
+        assert "ctx.base_url" in row["error_message"], "the message says how to be captured"
         assert row["passed"] is False, "an agent error is a crash: not a pass"
         assert not row["crashed"], "returning nothing is not raising"
 
@@ -556,7 +563,8 @@ async def test_command_agent_writing_no_file(project: Project) -> None:
     for _, row in runs.iterrows():
         assert row["status"] == "agent_error"
         assert row["error_message"] == (
-            "command exited 0 but wrote no ATIF file to {output}: I forgot the file"
+            "command exited 0 but wrote no ATIF file to {output} and made no model call through "
+            "{api_base}: I forgot the file"
         )
 
 
@@ -806,7 +814,11 @@ def a_number(ctx):
 
 
 @pytest.mark.parametrize(
-    ("function", "fragment"), [("bad_atif", "not valid ATIF"), ("a_number", "")]
+    ("function", "fragment"),
+    [
+        ("bad_atif", "an invalid trajectory"),
+        ("a_number", "a int: return the final answer as a string, an ATIF trajectory"),
+    ],
 )
 async def test_callable_returning_an_invalid_trajectory_is_an_agent_error(
     project: Project, function: str, fragment: str
@@ -816,8 +828,7 @@ async def test_callable_returning_an_invalid_trajectory_is_an_agent_error(
     result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
     assert result.counts == {"agent_error": 1}
     (row,) = runs.to_dict("records")
-    assert row["error_message"].startswith(f"{module}:{function} returned an invalid trajectory")
-    assert fragment in row["error_message"]
+    assert row["error_message"].startswith(f"{module}:{function} returned {fragment}")
     assert row["passed"] is False
 
 

@@ -120,12 +120,22 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
     ),
     "variant_on_callable.yaml": (
         9,
-        "scenarios[0].variants.worse.system_prompt",
-        ["variant 'worse' sets system_prompt, which a callable agent never sees"],
+        "scenarios[0].variants.worse.tools",
+        ["variant 'worse' sets tools, which a callable agent never sees"],
+    ),
+    "params_on_builtin.yaml": (
+        8,
+        "scenarios[0].variants.chatty.params",
+        ["variant 'chatty' sets params, which a builtin agent never sees"],
+    ),
+    "agent_errors_not_exception.yaml": (
+        8,
+        "scenarios[0].agent.agent_errors.trajguard.examples.predicates:answered_with_a_number",
+        ["which is not an exception type"],
     ),
     "suite_variant_on_command.yaml": (
         4,
-        "variants.weather_bot.system_prompt",
+        "variants.weather_bot.tool_budget",
         [
             "which a command agent never sees, so the variant would run unchanged in scenario "
             "'cmd'",
@@ -165,7 +175,11 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
         "scenarios[0].agent.system_prompt_file",
         ["both system_prompt and system_prompt_file are set"],
     ),
-    "command_without_output.yaml": (6, "scenarios[0].agent.argv", ["argv must contain {output}"]),
+    "command_unknown_param.yaml": (
+        6,
+        "scenarios[0].agent.argv[2]",
+        ["argv uses {params.style}, which is not a parameter", "known: tone"],
+    ),
     "command_shell_string.yaml": (6, "scenarios[0].agent.argv", ["valid list"]),
     "bad_variant_field.yaml": (
         8,

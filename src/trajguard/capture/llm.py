@@ -23,6 +23,8 @@ litellm is imported lazily (about 3 s), so importing trajguard stays cheap.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import os
 import random
 import time
@@ -53,7 +55,14 @@ from trajguard.local_model import (
 )
 from trajguard.redaction import scrub
 
-__all__ = ["DEFAULT_MODEL", "MAX_RETRY_AFTER_S", "LiteLLMModel", "backoff_delay", "model_problem"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "MAX_RETRY_AFTER_S",
+    "LiteLLMModel",
+    "backoff_delay",
+    "model_problem",
+    "release_loop_clients",
+]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -180,6 +189,7 @@ class LiteLLMModel:
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> LLMResponse:
         """Run one chat completion, retrying transport failures.
 
@@ -191,6 +201,10 @@ class LiteLLMModel:
             temperature: sampling temperature; ``None`` leaves the provider default.
             max_tokens: completion cap; ``None`` leaves the provider default.
             seed: sampling seed; ``None`` sends none.
+            options: further OpenAI parameters for this call only (``stop``, ``top_p``,
+                ``tool_choice`` ...), over ``extra_params``; the explicit arguments above win.
+                Keys the model layer sets itself (``model``, ``messages``, ``api_key`` ...)
+                are refused.
 
         Returns:
             The response; ``latency_s`` includes retries and backoff.
@@ -200,8 +214,12 @@ class LiteLLMModel:
                 credentials, or does not serve the model.
             ModelRequestError: the endpoint rejected the request (bad request, context overflow).
             MissingExtra: ``local/smollm2`` without the ``local`` extra installed.
+            ValueError: ``options`` sets a key the model layer sets itself.
         """
         started = time.perf_counter()
+        reserved = _RESERVED_PARAMS.intersection(options or {})
+        if reserved:
+            raise ValueError(f"options may not set {sorted(reserved)}; use the arguments")
         kwargs = self._call_kwargs(
             messages,
             tools=tools,
@@ -209,6 +227,7 @@ class LiteLLMModel:
             temperature=temperature,
             max_tokens=max_tokens,
             seed=seed,
+            options=options,
         )
         return await self._call_with_retries(kwargs, started=started)
 
@@ -230,8 +249,9 @@ class LiteLLMModel:
         temperature: float | None,
         max_tokens: int | None,
         seed: int | None,
+        options: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        kwargs: dict[str, Any] = dict(self.extra_params)
+        kwargs: dict[str, Any] = {**self.extra_params, **(options or {})}
         optional = {
             "response_format": dict(response_format) if response_format is not None else None,
             "temperature": temperature,
@@ -344,6 +364,33 @@ class LiteLLMModel:
         if self.is_local:
             return "the embedded llama.cpp server stopped answering; rerun, or use --model"
         return "check that the model server is running and reachable, then rerun"
+
+
+async def release_loop_clients() -> None:
+    """Close the HTTP clients litellm cached for the running event loop, before that loop is
+    closed (litellm keys its async clients by loop; left open, their sockets outlive the loop).
+
+    Only the clients of this loop are touched: those of other loops, the user's among them,
+    stay as they are. A litellm whose cache looks different is left alone.
+    """
+    litellm = _litellm()
+    try:
+        from litellm.caching.evicted_client_closer import running_loop_token
+
+        cache = litellm.in_memory_llm_clients_cache
+        token = running_loop_token()
+        keys = [key for key in list(cache.cache_dict) if str(key).endswith(f"-{token}")]
+    except Exception:  # another litellm version: nothing to release that we know of
+        return
+    for key in keys if token is not None else ():
+        client = cache.cache_dict.get(key)
+        close = getattr(client, "aclose", None) or getattr(client, "close", None)
+        with contextlib.suppress(Exception):
+            closing = close() if callable(close) else None
+            if inspect.isawaitable(closing):
+                await closing
+        with contextlib.suppress(Exception):
+            cache.delete_cache(key)
 
 
 class _Route:

@@ -50,12 +50,19 @@ def register(commands: Any) -> None:
 
 
 def summary(result: BatchResult) -> str:
-    """What the batch did, in one line."""
+    """What the batch did: one line, then the most common errors per scenario and variant."""
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result.counts.items()))
-    return (
+    lines = [
         f"{result.planned - result.skipped} runs in {result.elapsed_s:.0f} s ({counts or 'none'}); "
         f"{result.passed} passed, {result.crashed} crashed → {result.runset}"
-    )
+    ]
+    if result.errors:
+        lines.append("most common errors:")
+    for arm, errors in result.errors.items():
+        lines += [f"  {arm}: {e.runs}× {e.error_type}: {e.message}" for e in errors]
+    if result.server_log is not None:
+        lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
+    return "\n".join(lines)
 
 
 def main(args: argparse.Namespace) -> int:

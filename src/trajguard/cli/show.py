@@ -19,7 +19,7 @@ def register(commands: Any) -> None:
         "show",
         help="summarise a run set per scenario, or one trajectory file",
         description="Per scenario: pass rate, crash rate, median steps, top tool sequences, "
-        "median tokens. Given an ATIF file instead, print its shape.",
+        "median tokens, and the most common errors. Given an ATIF file instead, print its shape.",
     )
     parser.add_argument(
         "target",
@@ -82,4 +82,14 @@ def main(args: argparse.Namespace) -> int:
     for arm in view.arms:
         table.add_row(*_row(arm))
     console.print(table)
+    failing = [arm for arm in view.arms if arm.errors]
+    if failing:
+        console.print("[bold]most common errors[/bold]")
+    for arm in failing:
+        for error in arm.errors:
+            console.print(
+                escape(f"  {arm.scenario} / {arm.variant}: {error.runs}× {error.error_type}: ")
+                + escape(error.message),
+                soft_wrap=True,
+            )
     return 0

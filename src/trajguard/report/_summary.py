@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajguard.outcome import HARNESS_ERROR, Tally, tally
+from trajguard.outcome import HARNESS_ERROR, ErrorCount, Tally, common_errors, tally
 
 __all__ = ["ArmSummary", "summarize"]
 
@@ -25,6 +25,8 @@ class ArmSummary:
     median_tokens: float | None
     top_sequences: list[tuple[tuple[str, ...], int]]
     distinct_sequences: int
+    errors: tuple[ErrorCount, ...] = ()
+    """The most common errors of its runs (type and first line of the message), if any."""
 
     @property
     def runs(self) -> int:
@@ -68,6 +70,13 @@ def _total_tokens(runs: pd.DataFrame) -> Any:
     return runs["prompt_tokens"] + runs["completion_tokens"]
 
 
+def _errors(runs: pd.DataFrame, top: int) -> tuple[ErrorCount, ...]:
+    if "error_type" not in runs.columns:
+        return ()
+    messages = runs["error_message"] if "error_message" in runs.columns else [None] * len(runs)
+    return common_errors(zip(runs["error_type"], messages, strict=True), top=top)
+
+
 def summarize(runs: pd.DataFrame, *, top: int = 3) -> list[ArmSummary]:
     """Summaries per (scenario, variant) of a run-set DataFrame, in scenario order."""
     out = []
@@ -86,6 +95,7 @@ def summarize(runs: pd.DataFrame, *, top: int = 3) -> list[ArmSummary]:
                 median_tokens=_median(_total_tokens(behavioural)),
                 top_sequences=sequences.most_common(top),
                 distinct_sequences=len(sequences),
+                errors=_errors(group, top),
             )
         )
     return out

@@ -1,17 +1,21 @@
 """Run one scenario once, whatever kind of agent it names, and return its trajectory.
 
 * ``builtin``: the reference agent (:mod:`trajguard.agent`) on the scenario's model;
-* ``callable``: ``module:function(ctx)``, sync or async, given a :class:`RunContext`. It may
-  return a trajectory (a :class:`~trajguard.atif.Trajectory`, an ATIF dict or JSON text), feed
-  ``ctx.recorder``, or call litellm itself and leave capture to zero-code capture. An async
-  function runs on the event loop; a sync one in its own daemon thread, under a copy of the
-  run's context (so zero-code capture sees its litellm calls), so that it neither blocks the
-  other runs nor escapes the per-run timeout. A thread cannot be killed: after a timeout the
-  run is recorded as ``timeout`` at once, but the function keeps running in the background until
-  it returns (its result is discarded; being a daemon thread, it does not hold the process open);
-* ``command``: an external process (argv list, never a shell string) that writes an ATIF file to
-  the path substituted for ``{output}``. ``{input}``, ``{model}``, ``{api_base}`` and ``{seed}`` are
-  substituted too, and the same values are in the environment as ``TRAJGUARD_INPUT`` …
+* ``callable``: ``module:function(ctx)``, sync or async, given a :class:`RunContext` (its
+  model as a litellm string, an OpenAI-compatible ``base_url`` and ``api_key``, seed,
+  temperature, ``max_tokens``, prompt, ``params`` ...). Its model calls are captured at the
+  wire endpoint (any client given ``ctx.base_url``) and by zero-code capture of litellm; it may
+  also feed ``ctx.recorder``. What it returns: a string is the final answer; an ATIF dict, a
+  :class:`~trajguard.atif.Trajectory` or a path to an ATIF file is the trajectory as it is;
+  ``None`` leaves the trajectory to capture. An exception type listed in ``agent_errors`` (or
+  ``ctx.agent_error(reason, message)``) ends the run as ``agent_error`` with that reason; any
+  other exception is a crash. Either way the run keeps what was captured until then.
+  An async function runs on the event loop; a sync one in its own daemon thread, under a copy
+  of the run's context (so zero-code capture sees its litellm calls), so that it neither
+  blocks the other runs nor escapes the per-run timeout. A thread cannot be killed: after a
+  timeout the run is recorded as ``timeout`` at once, but the function keeps running in the
+  background until it returns (its result is discarded; its wire requests are refused);
+* ``command``: an external process (argv list, never a shell string); see :mod:`._command`.
 
 Errors are sorted here into what the runner records: :class:`~trajguard.errors.AgentFailure`
 (the agent misbehaved: data; an invalid trajectory from any kind of agent is one) versus
@@ -24,50 +28,52 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from trajguard.atif import Trajectory, load_trajectory
-from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import ChatModel
 from trajguard.errors import AgentFailure, TrajguardError
+from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._command import run_command
+from trajguard.run._context import WIRE_API_KEY, RunContext
 from trajguard.suite import BuiltinAgent, CallableAgent, ResolvedScenario, import_object
 
-__all__ = ["RunContext", "run_agent", "trajectory_of"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunContext:
-    """What a ``callable`` agent receives."""
-
-    input: str
-    model: ChatModel
-    recorder: TrajectoryRecorder
-    seed: int
-    scenario: str
-    variant: str
-    system_prompt: str | None
-    max_steps: int
-    temperature: float | None = None
+__all__ = ["run_agent", "trajectory_of"]
 
 
 async def run_agent(
-    resolved: ResolvedScenario, *, model: ChatModel, seed: int, api_base: str | None
+    resolved: ResolvedScenario,
+    *,
+    model: ChatModel,
+    seed: int,
+    api_base: str | None,
+    capture: RunCapture | None = None,
 ) -> Trajectory:
     """Run the scenario once and return the trajectory.
+
+    Args:
+        capture: the run's recorders (its wire session, if any); a fresh one without a wire
+            endpoint when omitted.
+        api_base: the model's own endpoint, for a command agent run without a wire endpoint.
 
     Raises:
         AgentFailure: the agent raised or produced no usable trajectory.
     """
     agent = resolved.agent
+    if capture is None:
+        capture = RunCapture(agent_name=agent_name(resolved), model_name=resolved.model)
     if isinstance(agent, BuiltinAgent):
         return await _run_builtin(resolved, agent, model=model, seed=seed)
     if isinstance(agent, CallableAgent):
-        return await _run_callable(resolved, agent, model=model, seed=seed)
-    return await run_command(resolved, agent, seed=seed, api_base=api_base)
+        return await _run_callable(resolved, agent, model=model, seed=seed, capture=capture)
+    return await run_command(
+        resolved, agent, seed=seed, api_base=capture.base_url or api_base, capture=capture
+    )
 
 
 async def _run_builtin(
@@ -88,45 +94,82 @@ async def _run_builtin(
     return result.trajectory
 
 
+def context_for(
+    resolved: ResolvedScenario, *, model: ChatModel, seed: int, capture: RunCapture
+) -> RunContext:
+    """The :class:`RunContext` of one run of a callable agent."""
+    return RunContext(
+        input=resolved.input,
+        scenario=resolved.scenario,
+        variant=resolved.variant,
+        seed=seed,
+        temperature=resolved.temperature,
+        max_tokens=resolved.max_tokens,
+        max_steps=resolved.max_steps,
+        system_prompt=resolved.system_prompt,
+        params=MappingProxyType(dict(resolved.params)),
+        model=model,
+        model_name=resolved.model,
+        litellm_model=f"openai/{resolved.model}",
+        base_url=capture.base_url,
+        api_key=WIRE_API_KEY,
+        recorder=capture.recorder,
+        agent_error=capture.agent_error,
+    )
+
+
 async def _run_callable(
-    resolved: ResolvedScenario, spec: CallableAgent, *, model: ChatModel, seed: int
+    resolved: ResolvedScenario,
+    spec: CallableAgent,
+    *,
+    model: ChatModel,
+    seed: int,
+    capture: RunCapture,
 ) -> Trajectory:
     from trajguard.capture.zerocode import capture_litellm
 
     function = import_object(spec.function)
-    recorder = TrajectoryRecorder(
-        agent_name=spec.function, agent_version="0", model_name=model.model_name
-    )
-    context = RunContext(
-        input=resolved.input,
-        model=model,
-        recorder=recorder,
-        seed=seed,
-        scenario=resolved.scenario,
-        variant=resolved.variant,
-        system_prompt=resolved.system_prompt,
-        max_steps=resolved.max_steps,
-        temperature=resolved.temperature,
-    )
-    async with capture_litellm(agent_name=spec.function) as captured:
+    context = context_for(resolved, model=model, seed=seed, capture=capture)
+    declared = {import_object(path): reason for path, reason in spec.agent_errors.items()}
+    async with capture_litellm(agent_name=spec.function) as litellm_capture:
+        capture.litellm = litellm_capture
         try:
             returned = await _call(function, context)
         except (TrajguardError, asyncio.CancelledError):
             raise
         except Exception as exc:
-            trajectory = recorder.finish(error=exc) if recorder.steps else None
-            raise AgentFailure(f"{type(exc).__name__}: {exc}", trajectory=trajectory) from exc
-    if returned is not None:
+            reason = next((r for t, r in declared.items() if isinstance(exc, t)), None)
+            if reason is None:
+                trajectory = await capture.trajectory(error=exc)
+                raise AgentFailure(f"{type(exc).__name__}: {exc}", trajectory=trajectory) from exc
+            capture.agent_error(reason, f"{type(exc).__name__}: {exc}")
+            returned = None
+    return await _result(spec.function, returned, capture)
+
+
+async def _result(name: str, returned: Any, capture: RunCapture) -> Trajectory:
+    """What the callable returned, read as the module docstring says."""
+    if isinstance(returned, str):
+        capture.final_output = returned
+    elif returned is not None:
+        if not isinstance(returned, Trajectory | dict | os.PathLike):
+            raise AgentFailure(
+                f"{name} returned a {type(returned).__name__}: return the final answer as a "
+                "string, an ATIF trajectory (dict or Trajectory), a path to an ATIF file, "
+                "or None"
+            )
         try:
-            return load_trajectory(returned)
+            source = Path(returned) if isinstance(returned, os.PathLike) else returned
+            given = load_trajectory(source)
         except (TrajguardError, TypeError, ValueError) as exc:
-            raise AgentFailure(f"{spec.function} returned an invalid trajectory: {exc}") from None
-    if recorder.steps:
-        return recorder.finish()
-    trajectory = captured.trajectory
-    if not trajectory.steps:
+            raise AgentFailure(f"{name} returned an invalid trajectory: {exc}") from None
+        return capture.stamp(given, source="returned")
+    trajectory = await capture.trajectory()
+    if trajectory is None:
         raise AgentFailure(
-            f"{spec.function} returned nothing, fed no recorder and made no litellm call"
+            f"{name} made no model call trajguard could see and fed no recorder: point the "
+            "framework's client at ctx.base_url (or litellm at ctx.litellm_model with "
+            "api_base=ctx.base_url), or return an ATIF trajectory"
         )
     return trajectory
 

@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,11 +24,12 @@ from typing import Any, Protocol
 from trajguard import store
 from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted
-from trajguard.outcome import is_crash_row, passed_row
+from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
 from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import Plan, RunSpec, plan_batch
 from trajguard.run._provenance import check_resumable, new_manifest, record_executor
+from trajguard.run._rows import errors_by_arm
 from trajguard.suite import ResolvedScenario, Suite
 
 __all__ = ["BatchObserver", "BatchResult", "ObserverFactory", "execute", "run_batch"]
@@ -61,6 +62,10 @@ class BatchResult:
     passed: int
     crashed: int
     elapsed_s: float
+    errors: Mapping[str, tuple[ErrorCount, ...]] = field(default_factory=dict)
+    """The most common errors of this invocation's runs, per ``scenario/variant``."""
+    server_log: Path | None = None
+    """The embedded server's log, kept in the run set because a model call failed."""
 
 
 async def run_batch(
@@ -113,6 +118,7 @@ async def run_batch(
             store.write_manifest(runset, manifest)
         concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
         rows = await _run_all(todo, executor, runset, observer, concurrency)
+        server_log = executor.keep_server_log(runset, todo, rows)
     store.compact(runset)
     manifest.update(
         finished_at=datetime.now(UTC).isoformat(),
@@ -129,6 +135,8 @@ async def run_batch(
         passed=sum(passed_row(r["status"], r.get("crashed"), r.get("passed")) for r in rows),
         crashed=sum(is_crash_row(r["status"], r.get("crashed")) for r in rows),
         elapsed_s=time.monotonic() - started,
+        errors=errors_by_arm(rows),
+        server_log=server_log,
     )
 
 

@@ -1,22 +1,34 @@
-"""The ``command`` agent kind: an external process (never a shell string) that writes ATIF.
+"""The ``command`` agent kind: an external process (never a shell string).
 
-``{output}``, ``{input}``, ``{seed}`` (and, unless the agent brings its own model, ``{model}`` and
-``{api_base}``) are substituted into argv and set in the environment as ``TRAJGUARD_OUTPUT`` …
-The process runs in a session of its own, so a timeout kills it and everything it started.
+Placeholders in argv, and the same values in the environment as ``TRAJGUARD_<NAME>``:
+``{output}`` (where it may write an ATIF file), ``{agent_error}`` (where it may write
+``{"reason": "max_steps", "message": "…"}`` when it stopped without an answer: the run is then an
+``agent_error`` with that reason), ``{input}``, ``{seed}``, ``{scenario}``,
+``{variant}``, ``{temperature}``, ``{max_tokens}``, ``{max_steps}``, ``{system_prompt}``,
+``{params.NAME}`` (all parameters as JSON in ``TRAJGUARD_PARAMS``), and, unless the agent brings
+its own model, ``{model}``, ``{litellm_model}``, ``{api_base}`` and ``{api_key}``. ``{api_base}``
+is the run's wire endpoint, so the process's model calls are captured whatever it is written in:
+an ATIF file written to ``{output}`` is the run's trajectory; without one, the calls seen at the
+endpoint are. The process runs in a session of its own, so a timeout kills it and everything it
+started.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from trajguard.atif import Trajectory, load_trajectory
 from trajguard.errors import AgentFailure, TrajguardError
+from trajguard.run._captured import RunCapture
+from trajguard.run._context import WIRE_API_KEY
 from trajguard.suite import CommandAgent, ResolvedScenario
 
 __all__ = ["run_command"]
@@ -31,26 +43,62 @@ def _substitute(argv: list[str], values: Mapping[str, str]) -> list[str]:
     return out
 
 
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _values(
+    resolved: ResolvedScenario, spec: CommandAgent, *, seed: int, output: Path, api_base: str | None
+) -> dict[str, str]:
+    values = {
+        "output": str(output),
+        "agent_error": str(output.with_name("agent_error.json")),
+        "input": resolved.input,
+        "seed": str(seed),
+        "scenario": resolved.scenario,
+        "variant": resolved.variant,
+        "temperature": _text(resolved.temperature),
+        "max_tokens": _text(resolved.max_tokens),
+        "max_steps": str(resolved.max_steps),
+        "system_prompt": resolved.system_prompt or "",
+    }
+    if spec.uses_model:  # else it brings its own model: hand it none
+        values |= {
+            "model": resolved.model,
+            "litellm_model": f"openai/{resolved.model}",
+            "api_base": api_base or "",
+            "api_key": WIRE_API_KEY,
+        }
+    return values
+
+
 async def run_command(
-    resolved: ResolvedScenario, spec: CommandAgent, *, seed: int, api_base: str | None
+    resolved: ResolvedScenario,
+    spec: CommandAgent,
+    *,
+    seed: int,
+    api_base: str | None,
+    capture: RunCapture,
 ) -> Trajectory:
-    """Run the command once and read the trajectory it wrote.
+    """Run the command once: the ATIF file it wrote, else its calls seen at the wire.
 
     Raises:
-        AgentFailure: it exited non-zero, wrote nothing, or wrote an invalid trajectory.
+        AgentFailure: it exited non-zero, wrote an invalid trajectory, or left nothing to read.
     """
     with tempfile.TemporaryDirectory(prefix="trajguard-run-") as workdir:
         output = Path(workdir) / "trajectory.json"
-        values = {"output": str(output), "input": resolved.input, "seed": str(seed)}
-        if spec.uses_model:  # else it brings its own model: hand it none
-            values |= {"model": resolved.model, "api_base": api_base or ""}
+        values = _values(resolved, spec, seed=seed, output=output, api_base=api_base)
+        params = {f"params.{k}": _text(v) for k, v in resolved.params.items()}
         env = {
             **os.environ,
             **spec.env,
             **{f"TRAJGUARD_{key.upper()}": value for key, value in values.items()},
+            "TRAJGUARD_PARAMS": json.dumps(resolved.params, ensure_ascii=False),
         }
         process = await asyncio.create_subprocess_exec(
-            *_substitute(spec.argv, values),
+            *_substitute(spec.argv, {**values, **params}),
             cwd=resolved.base_dir,
             env=env,
             stdout=asyncio.subprocess.DEVNULL,
@@ -64,14 +112,46 @@ async def run_command(
             await process.wait()
             raise
         tail = stderr.decode(errors="replace")[-1000:].strip()
-        trajectory = _read_output(output) if output.exists() else None
+        _read_agent_error(Path(values["agent_error"]), capture)
+        written = _read_output(output) if output.exists() else None
         if process.returncode != 0:
-            raise AgentFailure(
-                f"command exited with status {process.returncode}: {tail}", trajectory=trajectory
+            failure = AgentFailure(f"command exited with status {process.returncode}: {tail}")
+            failure.trajectory = (
+                capture.stamp(written, source="atif_file")
+                if written is not None
+                else await capture.trajectory(error=failure)
             )
-        if trajectory is None:
-            raise AgentFailure(f"command exited 0 but wrote no ATIF file to {{output}}: {tail}")
-        return trajectory
+            raise failure
+        if written is not None:
+            return capture.stamp(written, source="atif_file")
+        captured = await capture.trajectory()
+        if captured is None and not spec.uses_model:
+            raise AgentFailure(
+                "command exited 0 but wrote no ATIF file to {output} (with uses_model: false "
+                f"it must write one): {tail}"
+            )
+        if captured is None:
+            raise AgentFailure(
+                "command exited 0 but wrote no ATIF file to {output} and made no model call "
+                f"through {{api_base}}: {tail}"
+            )
+        return captured
+
+
+def _read_agent_error(path: Path, capture: RunCapture) -> None:
+    """The reason the command gave for ending without an answer, if it wrote one."""
+    if not path.exists():
+        return
+    try:
+        declared = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AgentFailure(f"command wrote an unreadable {{agent_error}} file: {exc}") from None
+    if not isinstance(declared, dict) or not isinstance(declared.get("reason"), str):
+        raise AgentFailure(
+            'the {agent_error} file must hold {"reason": "...", "message": "..."}, got '
+            f"{str(declared)[:200]}"
+        )
+    capture.agent_error(declared["reason"], str(declared.get("message", "")))
 
 
 def _read_output(path: Path) -> Trajectory | None:

@@ -1,4 +1,9 @@
-"""One run: the agent under its timeout, the outcome sorted into a status, the row built."""
+"""One run: the agent under its timeout, the outcome sorted into a status, the row built.
+
+Whatever the outcome, the run keeps what was captured until it ended: a crashed or timed-out
+agent's trajectory is made of the model calls it had made (at the wire endpoint, through
+litellm, or in the recorder it fed).
+"""
 
 from __future__ import annotations
 
@@ -8,43 +13,62 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from trajguard.atif import Trajectory
 from trajguard.capture.types import ChatModel
+from trajguard.capture.wire import WireServer
 from trajguard.errors import AgentFailure
 from trajguard.outcome import Status
 from trajguard.run._agents import run_agent, trajectory_of
 from trajguard.run._models import endpoint
 from trajguard.run._plan import RunSpec
 from trajguard.run._rows import build_row
+from trajguard.run._wire import run_capture
 from trajguard.suite import ResolvedScenario, import_object
 
 __all__ = ["one_run"]
 
 
 async def one_run(
-    spec: RunSpec, arm: ResolvedScenario, model: ChatModel, manifest: Mapping[str, Any]
+    spec: RunSpec,
+    arm: ResolvedScenario,
+    model: ChatModel,
+    manifest: Mapping[str, Any],
+    *,
+    wire: WireServer | None = None,
 ) -> dict[str, Any]:
-    """Run ``spec`` once and return its row (never raises for what the agent does)."""
+    """Run ``spec`` once and return its row (never raises for what the agent does).
+
+    Args:
+        wire: the batch's wire endpoint; callable and command agents reach their model there.
+    """
     started_at = datetime.now(UTC)
     clock = time.monotonic()
     status: Status = "ok"
-    trajectory = None
+    trajectory: Trajectory | None = None
     error: BaseException | None = None
     error_message: str | None = None
-    api_base = endpoint(arm, model)
+    capture = run_capture(spec, arm, model, wire)
     try:
         trajectory = await asyncio.wait_for(
-            run_agent(arm, model=model, seed=spec.seed, api_base=api_base), timeout=arm.timeout_s
+            run_agent(
+                arm, model=model, seed=spec.seed, api_base=endpoint(arm, model), capture=capture
+            ),
+            timeout=arm.timeout_s,
         )
         extra = trajectory.extra or {}
         if extra.get("crashed") or extra.get("agent_error"):
             status = "agent_error"
     except TimeoutError as exc:
-        status, error, trajectory = "timeout", exc, trajectory_of(exc)
+        status, error = "timeout", exc
+        trajectory = trajectory_of(exc) or await capture.trajectory(error=exc)
         error_message = f"run exceeded its {arm.timeout_s:g} s timeout"
     except AgentFailure as exc:
-        status, error, trajectory = "agent_error", exc, exc.trajectory
+        status, error = "agent_error", exc
+        trajectory = exc.trajectory or await capture.trajectory(error=exc)
     except Exception as exc:  # trajguard or the infrastructure failed: not the agent's doing
         status, error, trajectory = "harness_error", exc, trajectory_of(exc)
+    finally:
+        await capture.close()
     return build_row(
         spec=spec,
         batch=manifest,
@@ -57,4 +81,5 @@ async def one_run(
         resolve=import_object,
         error=error,
         error_message=error_message,
+        final_answer_tool=getattr(arm.agent, "final_answer_tool", None),
     )

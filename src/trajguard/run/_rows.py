@@ -13,7 +13,8 @@ passed). ``crashed`` is true when the agent raised (the trajectory's ``extra.cra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,11 +22,11 @@ from trajguard.atif import Trajectory
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
 from trajguard.errors import AgentFailure
-from trajguard.outcome import Status, is_crash_row
+from trajguard.outcome import Status, common_errors, is_crash_row
 from trajguard.run._plan import RunSpec
 from trajguard.suite import evaluate_criteria
 
-__all__ = ["build_row"]
+__all__ = ["build_row", "errors_by_arm", "final_output"]
 
 
 def build_row(
@@ -41,8 +42,14 @@ def build_row(
     resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
     error: BaseException | None = None,
     error_message: str | None = None,
+    final_answer_tool: str | None = None,
 ) -> dict[str, Any]:
-    """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`)."""
+    """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`).
+
+    The final output is the answer the agent returned (``extra.final_output``), else the
+    answer given through a call of ``final_answer_tool`` on the last agent step, else the text
+    of the last agent step.
+    """
     raised = _raised_by_agent(error)
     if raised is not None:  # report the agent's own exception, not the wrapper around it
         error = raised
@@ -73,6 +80,9 @@ def build_row(
         return row
     normalized = normalize(trajectory)
     run_shape = shape(normalized)
+    final = final_output(normalized, final_answer_tool)
+    if final is not None:
+        run_shape = replace(run_shape, final_output=final)
     crashed = run_shape.crashed or row["crashed"] is True
     extra_error = (trajectory.extra or {}).get("error")
     if row["error_message"] is None and isinstance(extra_error, Mapping):
@@ -110,6 +120,42 @@ def build_row(
         }
     )
     return row
+
+
+def final_output(normalized: Mapping[str, Any], final_answer_tool: str | None) -> str | None:
+    """The answer a run gave other than as its last message, or ``None``: the string the
+    agent returned, or the argument of a final-answer tool call on its last agent step."""
+    returned = (normalized.get("extra") or {}).get("final_output")
+    if isinstance(returned, str):
+        return returned
+    agent_steps = [s for s in normalized.get("steps", []) if s.get("source") == "agent"]
+    if final_answer_tool is None or not agent_steps:
+        return None
+    calls = [
+        call
+        for call in agent_steps[-1].get("tool_calls") or ()
+        if call.get("function_name") == final_answer_tool
+    ]
+    if not calls:
+        return None
+    arguments = calls[-1].get("arguments") or {}
+    if isinstance(arguments, Mapping) and "answer" in arguments:
+        answer = arguments["answer"]
+    elif isinstance(arguments, Mapping) and len(arguments) == 1:
+        answer = next(iter(arguments.values()))
+    else:
+        answer = arguments
+    return answer if isinstance(answer, str) else canonical_json(answer)
+
+
+def errors_by_arm(rows: Sequence[Mapping[str, Any]], *, top: int = 3) -> dict[str, Any]:
+    """The most common errors of some rows per ``scenario/variant`` (arms without any left out)."""
+    grouped: dict[str, list[tuple[object, object]]] = {}
+    for row in rows:
+        if row.get("error_type") is not None:
+            key = f"{row['scenario']}/{row['variant']}"
+            grouped.setdefault(key, []).append((row["error_type"], row.get("error_message")))
+    return {key: common_errors(pairs, top=top) for key, pairs in sorted(grouped.items())}
 
 
 def _crash_reason(row: Mapping[str, Any]) -> str:

@@ -16,6 +16,7 @@ from trajguard.suite._criteria import evaluate as evaluate_criteria
 from trajguard.suite._load import load_suite
 from trajguard.suite._models import (
     BASE_VARIANT,
+    MODEL_PLACEHOLDERS,
     BuiltinAgent,
     CallableAgent,
     CommandAgent,
@@ -34,6 +35,7 @@ __all__ = [
     "BASE_VARIANT",
     "CRITERION_TYPES",
     "KINDS",
+    "MODEL_PLACEHOLDERS",
     "BuiltinAgent",
     "CallableAgent",
     "CommandAgent",

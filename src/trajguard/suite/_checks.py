@@ -11,6 +11,7 @@ build them), the tool names the criteria expect, and the programs command agents
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -95,19 +96,23 @@ class _Fail:
 
 _BOTH_PROMPTS = "both system_prompt and system_prompt_file are set"
 _PROMPT_HINT = "keep one of them: the inline prompt or the file"
-# Variant settings each agent kind never sees (a callable gets ctx.model, ctx.temperature and
-# ctx.max_steps; a command gets {model}).
+# Variant settings each agent kind never sees (callable and command agents get the prompt,
+# model, temperature, max_steps and params through ctx or their placeholders; the reference
+# agent takes no params).
 _UNUSED = {
-    "callable": ("system_prompt", "system_prompt_file", "tools", "tool_budget"),
-    "command": (
-        "system_prompt",
-        "system_prompt_file",
-        "tools",
-        "tool_budget",
-        "temperature",
-        "max_steps",
-    ),
+    "builtin": ("params",),
+    "callable": ("tools", "tool_budget"),
+    "command": ("tools", "tool_budget"),
 }
+_UNUSED_HINT = {
+    "builtin": "variants of builtin agents may set system_prompt(_file), model, temperature, "
+    "max_steps, tool_budget and tools",
+    "callable": "variants of callable agents may set system_prompt(_file), model, temperature, "
+    "max_steps and params",
+    "command": "variants of command agents may set system_prompt(_file), model, temperature, "
+    "max_steps and params",
+}
+_PARAM_PLACEHOLDER = re.compile(r"\{params\.([^{}]*)\}")
 
 
 Where = tuple[int | str, ...]
@@ -134,11 +139,9 @@ def _check_variants(suite: Suite, fail: _Fail) -> None:
                 raise fail((*where, name, "system_prompt_file"), _BOTH_PROMPTS, _PROMPT_HINT)
     for index, scenario in enumerate(suite.scenarios):
         agent = scenario.agent
-        if isinstance(agent, BuiltinAgent):
-            if agent.system_prompt is not None and agent.system_prompt_file is not None:
-                where = ("scenarios", index, "agent", "system_prompt_file")
-                raise fail(where, _BOTH_PROMPTS, _PROMPT_HINT)
-            continue
+        if agent.system_prompt is not None and agent.system_prompt_file is not None:
+            where = ("scenarios", index, "agent", "system_prompt_file")
+            raise fail(where, _BOTH_PROMPTS, _PROMPT_HINT)
         for name, variant in {**suite.variants, **scenario.variants}.items():
             own = name in scenario.variants
             unused = [f for f in _UNUSED[agent.kind] if getattr(variant, f) is not None]
@@ -149,10 +152,36 @@ def _check_variants(suite: Suite, fail: _Fail) -> None:
                     f"variant {name!r} sets {', '.join(unused)}, which a {agent.kind} agent "
                     "never sees, so the variant would run unchanged"
                     + ("" if own else f" in scenario {scenario.id!r}"),
-                    "variants of callable agents may set model, temperature and max_steps; of "
-                    "command agents, model"
+                    _UNUSED_HINT[agent.kind]
                     + ("" if own else f"; give scenario {scenario.id!r} its own {name!r}"),
                 )
+    _check_param_placeholders(suite, fail)
+
+
+def _check_param_placeholders(suite: Suite, fail: _Fail) -> None:
+    """Every ``{params.NAME}`` of a command's argv names a parameter under every variant."""
+    for index, scenario in enumerate(suite.scenarios):
+        agent = scenario.agent
+        if not isinstance(agent, CommandAgent):
+            continue
+        wanted = [
+            (position, name)
+            for position, arg in enumerate(agent.argv)
+            for name in _PARAM_PLACEHOLDER.findall(arg)
+        ]
+        variants = {**suite.variants, **scenario.variants}
+        for variant in [BASE_VARIANT, *variants]:
+            override = variants.get(variant, Variant())
+            params = {**agent.params, **(override.params or {})}
+            for position, name in wanted:
+                if name not in params:
+                    known = ", ".join(sorted(params)) or "none"
+                    label = "" if variant == BASE_VARIANT else f" under variant {variant!r}"
+                    raise fail(
+                        ("scenarios", index, "agent", "argv", position),
+                        f"argv uses {{params.{name}}}, which is not a parameter{label}",
+                        f"add {name} to the agent's params (known: {known})",
+                    )
 
 
 def _check_models(suite: Suite, fail: _Fail) -> None:
@@ -185,7 +214,6 @@ def _check_prompt_files(suite: Suite, fail: _Fail) -> None:
     files: list[tuple[Where, str | None]] = [
         (("scenarios", i, "agent"), s.agent.system_prompt_file)
         for i, s in enumerate(suite.scenarios)
-        if isinstance(s.agent, BuiltinAgent)
     ]
     files += [
         ((*where, name), variant.system_prompt_file)
@@ -228,6 +256,8 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
     here: tuple[int | str, ...] = ("scenarios", index)
     if isinstance(agent, CallableAgent):
         targets.append(((*here, "agent", "function"), agent.function))
+        for target in agent.agent_errors:
+            _check_exception_type(target, (*here, "agent", "agent_errors", target), fail)
     for c_index, criterion in enumerate(scenario.pass_criteria):
         if criterion.kind == "predicate":
             targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
@@ -259,6 +289,20 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
                 + (f"; did you mean {close[0]!r}?" if close else ""),
                 f"its tools (base and variants): {', '.join(sorted(offered)) or 'none'}",
             )
+
+
+def _check_exception_type(target: str, where: Where, fail: _Fail) -> None:
+    try:
+        found = import_object(target)
+    except ImportPathError as exc:
+        raise fail(where, exc.message, exc.hint) from None
+    if not (isinstance(found, type) and issubclass(found, BaseException)):
+        raise fail(
+            where,
+            f"agent_errors names {target!r}, which is not an exception type",
+            "name the exception class the framework raises, e.g. "
+            "agents.exceptions:MaxTurnsExceeded",
+        )
 
 
 def _check_tools(

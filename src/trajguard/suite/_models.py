@@ -26,6 +26,7 @@ from trajguard.suite._criteria import Criterion, parse_criterion
 
 __all__ = [
     "BASE_VARIANT",
+    "MODEL_PLACEHOLDERS",
     "BuiltinAgent",
     "CallableAgent",
     "CommandAgent",
@@ -124,15 +125,42 @@ class BuiltinAgent(_Strict):
     tool_budget: int | None = Field(default=None, ge=0)
 
 
-class CallableAgent(_Strict):
+class _Prompted(_Strict):
+    """What callable and command agents share: a prompt, parameters, a final-answer tool."""
+
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    """A path relative to the suite file."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Anything the agent reads (``ctx.params`` / ``{params.NAME}``); variants may override keys."""
+    final_answer_tool: str | None = "final_answer"
+    """A call of this tool on the last agent step is the run's final output (its ``answer``
+    argument, or its only argument); ``null`` turns this off."""
+
+
+class CallableAgent(_Prompted):
     """``module:function`` (sync or async) called with a run context."""
 
     kind: Literal["callable"]
     function: str = Field(pattern=IMPORT_PATH)
+    agent_errors: dict[Annotated[str, Field(pattern=IMPORT_PATH)], str] = Field(
+        default_factory=dict
+    )
+    """Exception types of the agent's framework that end a run as ``agent_error`` with a
+    reason (``{"agents.exceptions:MaxTurnsExceeded": max_steps}``) rather than as a crash."""
+
+    @field_validator("agent_errors")
+    @classmethod
+    def _reasons_are_words(cls, errors: dict[str, str]) -> dict[str, str]:
+        for target, reason in errors.items():
+            if not reason.strip() or any(c.isspace() for c in reason):
+                raise ValueError(f"the reason for {target} must be one word, got {reason!r}")
+        return errors
 
 
-class CommandAgent(_Strict):
-    """An external process that writes an ATIF file to the path given in ``{output}``."""
+class CommandAgent(_Prompted):
+    """An external process; it may write an ATIF file to ``{output}``, else its model calls
+    are captured at the wire endpoint."""
 
     kind: Literal["command"]
     argv: list[str] = Field(min_length=1)
@@ -140,23 +168,22 @@ class CommandAgent(_Strict):
     uses_model: bool = True
     """Whether the process calls the scenario's model (handed over as ``{model}`` /
     ``{api_base}`` or ``TRAJGUARD_MODEL`` / ``TRAJGUARD_API_BASE``). ``false`` for an agent that
-    brings its own model: trajguard then neither checks nor starts one for it."""
-
-    @field_validator("argv")
-    @classmethod
-    def _needs_output_placeholder(cls, argv: list[str]) -> list[str]:
-        if not any("{output}" in arg for arg in argv):
-            raise ValueError("argv must contain {output}: the path where the ATIF file goes")
-        return argv
+    brings its own model: trajguard then neither checks nor starts one for it, and it must write
+    its trajectory to ``{output}``."""
 
     @model_validator(mode="after")
     def _model_placeholders_need_the_model(self) -> CommandAgent:
-        if not self.uses_model and any("{model}" in a or "{api_base}" in a for a in self.argv):
+        wants_model = any(f"{{{name}}}" in a for a in self.argv for name in MODEL_PLACEHOLDERS)
+        if not self.uses_model and wants_model:
             raise ValueError(
-                "argv asks for {model} or {api_base} but uses_model is false: "
+                "argv asks for {model}, {api_base} or {api_key} but uses_model is false: "
                 "remove uses_model: false, or the placeholders"
             )
         return self
+
+
+MODEL_PLACEHOLDERS = ("model", "litellm_model", "api_base", "api_key")
+"""Command placeholders that hand over the run's model (refused with ``uses_model: false``)."""
 
 
 AgentSpec = Annotated[BuiltinAgent | CallableAgent | CommandAgent, Field(discriminator="kind")]
@@ -172,6 +199,8 @@ class Variant(_Strict):
     max_steps: int | None = Field(default=None, ge=1)
     tool_budget: int | None = Field(default=None, ge=0)
     tools: list[Annotated[str, Field(pattern=IMPORT_PATH)]] | None = None
+    params: dict[str, Any] | None = None
+    """Keys merged over the agent's ``params`` (callable and command agents)."""
 
 
 class Scenario(_Strict):
@@ -257,10 +286,14 @@ class ResolvedScenario(_Strict):
     pass_criteria: list[Criterion]
     tolerances: dict[str, float]
     base_dir: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    """The agent's parameters with the variant's merged over them."""
 
     def config_hash(self) -> str:
-        """SHA-256 prefix over the scenario definition, prompt text included."""
+        """SHA-256 prefix over the scenario definition, prompt text and parameters included."""
         data = self.model_dump(mode="json", exclude={"runs", "base_dir"})
+        if not data["params"]:  # so definitions written before params keep their hash
+            del data["params"]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
 
 
@@ -286,12 +319,14 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
     override = known.get(variant, Variant())
     base_dir = suite.path.parent if suite.path else Path.cwd()
     agent: Any = scenario.agent
-    prompt = None
+    prompt_file = override.system_prompt_file or agent.system_prompt_file
+    prompt = override.system_prompt or agent.system_prompt
+    if override.system_prompt is None and prompt_file:
+        prompt = _read_prompt(base_dir, prompt_file)
+    params: dict[str, Any] = {}
+    if not isinstance(agent, BuiltinAgent):
+        params = {**agent.params, **(override.params or {})}
     if isinstance(agent, BuiltinAgent):
-        prompt_file = override.system_prompt_file or agent.system_prompt_file
-        prompt = override.system_prompt or agent.system_prompt
-        if override.system_prompt is None and prompt_file:
-            prompt = _read_prompt(base_dir, prompt_file)
         updates: dict[str, Any] = {}
         if override.tools is not None:
             updates["tools"] = override.tools
@@ -318,4 +353,5 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         pass_criteria=scenario.pass_criteria,
         tolerances=scenario.tolerances,
         base_dir=str(base_dir),
+        params=params,
     )

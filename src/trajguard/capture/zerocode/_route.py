@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trajguard.capture.zerocode._build import (
-    CallRecord,
+from trajguard.capture.zerocode._build import CallRecord
+from trajguard.capture.zerocode._messages import (
     is_chat_response,
     normalize_messages,
     normalize_response,
@@ -124,7 +124,13 @@ def _new_record(kwargs: dict[str, Any], messages: Any, call_id: str) -> CallReco
         messages=normalize_messages(messages if messages is not None else kwargs.get("messages")),
         tools=[dict(tool) for tool in tools if isinstance(tool, dict)],
         async_call=kwargs.get("call_type") == "acompletion",
+        api_base=_api_base(kwargs),
     )
+
+
+def _api_base(kwargs: dict[str, Any]) -> str | None:
+    value = (kwargs.get("litellm_params") or {}).get("api_base") or kwargs.get("api_base")
+    return value if isinstance(value, str) and value else None
 
 
 class _Sink:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from trajguard import store
-from trajguard.run._plan import RunSpec
+from trajguard.run._plan import Plan, RunSpec
 from trajguard.run._rows import build_row
 from trajguard.suite import ResolvedScenario, import_object
 
@@ -29,6 +29,12 @@ class RunExecutor(Protocol):
 
     async def run(self, spec: RunSpec, arm: ResolvedScenario) -> dict[str, Any]:
         """Run ``spec`` once and return its row (never raises for what the agent does)."""
+
+    def keep_server_log(
+        self, runset: Path, plan: Plan, rows: Sequence[Mapping[str, Any]]
+    ) -> Path | None:
+        """Copy the embedded model server's log into ``runset`` when a model call of ``rows``
+        failed (the server deletes it when it stops); the copy's path, else ``None``."""
 
 
 LOST = "RunLost"

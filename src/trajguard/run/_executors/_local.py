@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from trajguard.capture.types import ChatModel
+from trajguard.capture.wire import WireServer
 from trajguard.local_model import local_slots, model_slot
 from trajguard.run._models import make_models, preflight
 from trajguard.run._one import one_run
 from trajguard.run._plan import Plan, RunSpec
+from trajguard.run._wire import batch_wire, keep_server_log
 from trajguard.suite import ResolvedScenario
 
 __all__ = ["LocalExecutor", "open_local"]
 
 
 class LocalExecutor:
-    """Runs in this process's event loop, each through its agent on one shared model client.
+    """Runs in this process's event loop, each through its agent on one shared model client;
+    callable and command agents reach their model through the batch's wire endpoint.
 
     Each run keeps to one embedded-model server (the least busy when it starts) for all its
     calls, so every call finds the previous one's prefix in that server's cache."""
@@ -25,10 +30,16 @@ class LocalExecutor:
     slots: int | None = None
 
     def __init__(
-        self, models: Mapping[str, ChatModel], batch: Mapping[str, Any], *, model_slots: int
+        self,
+        models: Mapping[str, ChatModel],
+        batch: Mapping[str, Any],
+        *,
+        wire: WireServer | None,
+        model_slots: int,
     ) -> None:
         self._models = models
         self._batch = batch
+        self._wire = wire
         self._runs_on = [0] * model_slots
 
     async def run(self, spec: RunSpec, arm: ResolvedScenario) -> dict[str, Any]:
@@ -36,21 +47,29 @@ class LocalExecutor:
         self._runs_on[slot] += 1
         try:
             with model_slot(slot):
-                return await one_run(spec, arm, self._models[arm.model], self._batch)
+                model = self._models[arm.model]
+                return await one_run(spec, arm, model, self._batch, wire=self._wire)
         finally:
             self._runs_on[slot] -= 1
 
+    def keep_server_log(
+        self, runset: Path, plan: Plan, rows: Sequence[Mapping[str, Any]]
+    ) -> Path | None:
+        return keep_server_log(runset, plan, rows, self._wire, slots=len(self._runs_on))
 
+
+@contextlib.asynccontextmanager
 async def open_local(
     plan: Plan,
     make_model: Callable[[ResolvedScenario], ChatModel] | None,
     batch: Mapping[str, Any],
     *,
     concurrency: int = 1,
-) -> LocalExecutor:
+) -> AsyncIterator[LocalExecutor]:
     """One client per model of the plan, each called once (``ModelUnavailable`` if one does
-    not answer); the embedded model's servers for ``concurrency`` runs at once started."""
-    models = make_models(plan, make_model)
+    not answer); the embedded model's servers for ``concurrency`` runs at once started; the
+    wire endpoint served while the batch runs, when an agent of the plan uses it."""
     slots = local_slots(concurrency)
-    await preflight(models, plan, slots=slots)
-    return LocalExecutor(models, batch, model_slots=slots)
+    with batch_wire(plan, make_models(plan, make_model)) as (wire, models):
+        await preflight(models, plan, slots=slots)
+        yield LocalExecutor(models, batch, wire=wire, model_slots=slots)

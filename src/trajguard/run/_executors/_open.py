@@ -55,7 +55,8 @@ async def open_executor(
         ModelUnavailable, MissingExtra, InfrastructureError (exit 3); SuiteError (exit 2).
     """
     if isinstance(settings, LocalExecutorSettings) or not plan:
-        yield await open_local(plan, make_model, batch, concurrency=concurrency)
+        async with open_local(plan, make_model, batch, concurrency=concurrency) as local:
+            yield local
         return
     if make_model is not None:
         raise UsageError(

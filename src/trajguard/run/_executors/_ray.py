@@ -19,7 +19,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -100,6 +100,11 @@ class RayExecutor:
             raise _refused(reply)
         self._opened = reply
         self._reader = asyncio.create_task(self._read())
+
+    def keep_server_log(
+        self, runset: Path, plan: Plan, rows: Sequence[Mapping[str, Any]]
+    ) -> Path | None:
+        return None  # the embedded servers run on the cluster's nodes, their logs there
 
     async def run(self, spec: RunSpec, arm: ResolvedScenario) -> dict[str, Any]:
         """Run ``spec`` as a Ray task and return its row; a run whose worker died is a

@@ -21,6 +21,8 @@ from trajguard.local_model import MODEL_STRING, SERVED_MODEL_NAME, is_local_mode
 from trajguard.run._executors._jobs import decode_job, encode_row
 from trajguard.run._models import uses_model
 from trajguard.run._one import one_run
+from trajguard.run._plan import RunSpec
+from trajguard.run._wire import batch_wire
 from trajguard.suite import (
     BuiltinAgent,
     CallableAgent,
@@ -104,7 +106,15 @@ def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
 def run_job(job: str, urls: Mapping[str, str], node_id: str) -> str:
     """Run one job (JSON from :func:`._jobs.encode_job`) and return its row as JSON."""
     spec, arm, batch = decode_job(job)
-    return encode_row(_run(one_run(spec, arm, model_for(arm, urls, node_id), batch)))
+    return encode_row(_run(_one_run_with_wire(spec, arm, model_for(arm, urls, node_id), batch)))
+
+
+async def _one_run_with_wire(
+    spec: RunSpec, arm: ResolvedScenario, model: ChatModel, batch: Mapping[str, Any]
+) -> dict[str, Any]:
+    """One run with a wire endpoint of its own on this worker, when its agent uses one."""
+    with batch_wire([(spec, arm)], {arm.model: model}) as (wire, models):
+        return await one_run(spec, arm, models[arm.model], batch, wire=wire)
 
 
 def import_problems(arms: Sequence[str]) -> list[str]:

@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = (
+    "ok",  # a normal answer, to script "succeed, then fail"
     "rate_limited",
     "server_error",
     "hang",
@@ -124,7 +125,9 @@ def _handler(state: FaultyProvider, lock: threading.Lock) -> type[BaseHTTPReques
                 self._send(200, json.dumps(state.answer).encode())
                 return
             kind = fault.kind
-            if kind == "rate_limited":
+            if kind == "ok":
+                self._send(200, json.dumps(state.answer).encode())
+            elif kind == "rate_limited":
                 headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
                 error = {"error": {"message": "Rate limit reached", "type": "rate_limit"}}
                 self._send(429, json.dumps(error).encode(), headers)

@@ -180,6 +180,11 @@ class LiteLLMModel:
         """Whether this model is the embedded llama.cpp server."""
         return is_local_model(self._model)
 
+    async def prepare(self) -> None:
+        """Import litellm now (seconds, once per process), so a timed first call times the
+        endpoint and not the import."""
+        await asyncio.to_thread(_litellm)
+
     async def complete(
         self,
         messages: Sequence[Message],

@@ -83,7 +83,7 @@ async def _run_builtin(
 
     config = AgentConfig(
         system_prompt=resolved.system_prompt or "",
-        tools=[import_object(path) for path in spec.tools],
+        tools=[import_object(path, allowed_modules=resolved.allow_modules) for path in spec.tools],
         mode=spec.mode,
         max_steps=resolved.max_steps,
         tool_budget=spec.tool_budget,
@@ -128,7 +128,7 @@ async def _run_callable(
 ) -> Trajectory:
     from trajguard.capture.zerocode import capture_litellm
 
-    function = import_object(spec.function)
+    function = import_object(spec.function, allowed_modules=resolved.allow_modules)
     context = context_for(resolved, model=model, seed=seed, capture=capture)
     declared = {import_object(path): reason for path, reason in spec.agent_errors.items()}
     async with capture_litellm(agent_name=spec.function) as litellm_capture:

@@ -10,7 +10,7 @@ from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.run._plan import Plan
 from trajguard.suite import CommandAgent, ResolvedScenario
 
-__all__ = ["endpoint", "make_models", "preflight", "uses_model"]
+__all__ = ["PREFLIGHT_TIMEOUT_S", "endpoint", "make_models", "preflight", "uses_model"]
 
 
 def make_models(
@@ -37,22 +37,50 @@ def uses_model(arm: ResolvedScenario) -> bool:
     return not isinstance(arm.agent, CommandAgent) or arm.agent.uses_model
 
 
+PREFLIGHT_TIMEOUT_S = 60.0
+"""The longest the first call to a model may take before a batch starts (retries included),
+or the batch's run timeout if that is shorter; the embedded model's own start is bounded
+separately (its server start-up timeout)."""
+
+
 async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1) -> None:
     """Ping each model an agent of the plan will call, so an unreachable one stops the batch;
-    start the embedded model's server of every slot (one per concurrent run) in parallel."""
+    start the embedded model's server of every slot (one per concurrent run) in parallel.
+
+    Raises:
+        ModelUnavailable: a model did not answer, or not within :data:`PREFLIGHT_TIMEOUT_S`
+            (or the run timeout, if shorter).
+    """
     from trajguard.local_model import get_local_server
 
     used = {arm.model for _, arm in plan if uses_model(arm)}
     for name, model in models.items():
         if name not in used:
             continue
+        inner = getattr(model, "inner", model)
+        local = getattr(inner, "is_local", False)  # the embedded model
+        prepare = getattr(inner, "prepare", None)
+        if prepare is not None:
+            await prepare()
+        ping = model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
         try:
-            await model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
+            if local:
+                await ping
+            else:
+                limit = min(
+                    [PREFLIGHT_TIMEOUT_S, *(a.timeout_s for _, a in plan if a.model == name)]
+                )
+                await asyncio.wait_for(ping, timeout=limit)
+        except TimeoutError:
+            raise ModelUnavailable(
+                f"model {name} did not answer its first call within {limit:g} s",
+                hint="check that the endpoint is up and answering (--api-base)",
+            ) from None
         except ModelUnavailable:
             raise
         except InfrastructureError as exc:
             raise ModelUnavailable(f"model {name} failed its first call: {exc}") from None
-        if getattr(model, "is_local", False):
+        if local:
             await asyncio.gather(
                 *(asyncio.to_thread(get_local_server, slot) for slot in range(1, slots))
             )

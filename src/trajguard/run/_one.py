@@ -8,6 +8,7 @@ litellm, or in the recorder it fed).
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -78,7 +79,7 @@ async def one_run(
         duration_s=time.monotonic() - clock,
         trajectory=trajectory,
         criteria=arm.pass_criteria,
-        resolve=import_object,
+        resolve=functools.partial(import_object, allowed_modules=arm.allow_modules),
         error=error,
         error_message=error_message,
         final_answer_tool=getattr(arm.agent, "final_answer_tool", None),

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from trajguard.errors import SuiteError, UsageError
 from trajguard.suite import (
     BASE_VARIANT,
+    MAX_TIMEOUT_S,
     ExecutorSettings,
     LocalExecutorSettings,
     RayExecutorSettings,
@@ -116,8 +117,11 @@ class BatchOptions:
                 hint="split a larger experiment into several batches",
             )
         timeout = self.timeout_s
-        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-            raise UsageError(f"--timeout must be a number of seconds above 0, got {timeout}")
+        if timeout is not None and not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT_S):
+            raise UsageError(
+                f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} "
+                f"(a week), got {timeout}"
+            )
         if self.api_base is not None and self.model is None:
             raise UsageError(
                 "--api-base is the endpoint of the model given with --model, and there is none",
@@ -147,8 +151,18 @@ def options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> Ba
         SuiteError: an option that defines the runs (model, endpoint, timeout) is given with
             another value than the batch was started with.
     """
+    from trajguard.redaction import REDACTED, scrub
+
     for field_name, key, flag in _RECORDED:
         given, recorded = getattr(options, field_name), manifest.get(key)
+        if given is None and isinstance(recorded, str) and REDACTED in recorded:
+            # the endpoint held a secret and was stored redacted: it must be given again
+            raise UsageError(
+                f"this batch was started with {flag} {recorded}, whose secret is not stored",
+                hint=f"resume with the same {flag} again",
+            )
+        if isinstance(given, str) and isinstance(recorded, str):
+            given, recorded = scrub(given), scrub(recorded)  # never print the secret
         if given is not None and recorded is not None and given != recorded:
             raise SuiteError(
                 f"{flag} {given} differs from the {recorded} this batch was started with",
@@ -161,7 +175,7 @@ def options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> Ba
     return BatchOptions(
         runs=options.runs or manifest.get("runs"),
         model=options.model or manifest.get("model_override"),
-        api_base=options.api_base or manifest.get("api_base_override"),
+        api_base=options.api_base or manifest.get("api_base_override"),  # checked above
         scenarios=options.scenarios or manifest.get("scenarios", ()),
         variants=manifest.get("variants", (BASE_VARIANT,)),
         seed=manifest.get("batch_seed"),

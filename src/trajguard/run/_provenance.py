@@ -14,6 +14,7 @@ from typing import Any
 
 from trajguard import __version__
 from trajguard.errors import SuiteError
+from trajguard.redaction import scrub
 from trajguard.run._options import BatchOptions
 from trajguard.run._plan import Plan
 from trajguard.suite import Suite
@@ -64,7 +65,10 @@ def new_manifest(
         "scenarios": sorted({spec.scenario for spec, _ in plan}),
         "variants": list(options.variants),
         "model_override": options.model,
-        "api_base_override": options.api_base if options.model else None,  # only --model's
+        # only --model's endpoint; a key or password in it is not stored (resume asks again)
+        "api_base_override": scrub(options.api_base)
+        if options.model and options.api_base
+        else None,
         "timeout_override": options.timeout_s,
         "concurrency_override": options.concurrency,
         "runs": options.runs,

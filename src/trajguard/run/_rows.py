@@ -5,10 +5,11 @@ raised, overflowed its context, ran out of steps — data, not noise), ``harness
 or the infrastructure failed: excluded from every statistic), ``timeout`` (the per-run limit
 passed). ``crashed`` is true when the agent raised (the trajectory's ``extra.crashed``).
 
-``passed`` is null for a harness error (not judged), false for a crash in the sense of
-:func:`trajguard.outcome.is_crash_row` (an ``agent_error`` or ``timeout`` status, or the
-``crashed`` flag: a run that did not end normally has not passed, whatever its criteria say;
-``failed_criteria`` then starts with the reason), and otherwise whether every criterion held.
+``passed`` and ``crashed`` are null for a harness error (not judged); ``passed`` is false
+for a crash in the sense of :func:`trajguard.outcome.is_crash_row` (an ``agent_error`` or
+``timeout`` status, or the ``crashed`` flag: a run that did not end normally has not passed,
+whatever its criteria say; ``failed_criteria`` then starts with the reason), and otherwise
+whether every criterion held.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Any
 from trajguard.atif import Trajectory
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
-from trajguard.errors import AgentFailure
+from trajguard.errors import AgentFailure, ModelUnavailable
 from trajguard.outcome import Status, common_errors, is_crash_row
+from trajguard.redaction import Redactor, environment_secrets
 from trajguard.run._plan import RunSpec
 from trajguard.suite import evaluate_criteria
 
@@ -46,6 +48,10 @@ def build_row(
 ) -> dict[str, Any]:
     """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`).
 
+    Every string stored is redacted first (the patterns of :mod:`trajguard.redaction` and the
+    values of the environment's secret-named variables): a provider that echoes an API key in
+    an error, or an agent that prints one, does not put it in the run set.
+
     The final output is the answer the agent returned (``extra.final_output``), else the
     answer given through a call of ``final_answer_tool`` on the last agent step, else the text
     of the last agent step.
@@ -53,6 +59,7 @@ def build_row(
     raised = _raised_by_agent(error)
     if raised is not None:  # report the agent's own exception, not the wrapper around it
         error = raised
+    redactor = Redactor(secrets=environment_secrets())
     row: dict[str, Any] = {
         "run_id": spec.run_id,
         "batch_id": batch["batch_id"],
@@ -68,17 +75,21 @@ def build_row(
         "config_hash": spec.config_hash,
         "trajguard_version": batch["trajguard_version"],
         "status": status,
-        "error_type": type(error).__name__ if error is not None else None,
-        "error_message": error_message or (str(error)[:2000] if error is not None else None),
+        "error_type": _error_type(error),
+        "error_message": _redacted(
+            redactor, error_message or (str(error)[:2000] if error is not None else None)
+        ),
         "passed": None,
         "failed_criteria": None,
         "crashed": True if raised is not None else None,
     }
+    if status == "harness_error":
+        row["crashed"] = None
     if trajectory is None:
         if is_crash_row(status, row["crashed"]):
             row.update(passed=False, failed_criteria=[_crash_reason(row)])
         return row
-    normalized = normalize(trajectory)
+    normalized = redactor.value(normalize(trajectory))
     run_shape = shape(normalized)
     final = final_output(normalized, final_answer_tool)
     if final is not None:
@@ -87,17 +98,17 @@ def build_row(
     extra_error = (trajectory.extra or {}).get("error")
     if row["error_message"] is None and isinstance(extra_error, Mapping):
         row["error_type"] = str(extra_error.get("type", "")) or None
-        row["error_message"] = str(extra_error.get("message", ""))[:2000] or None
+        row["error_message"] = _redacted(redactor, str(extra_error.get("message", ""))[:2000])
     agent_error = (trajectory.extra or {}).get("agent_error")
     if row["error_message"] is None and isinstance(agent_error, Mapping):
         # ended without an answer (step cap, context overflow): the reason is the error type
         row["error_type"] = str(agent_error.get("reason", "")) or None
-        row["error_message"] = str(agent_error.get("message", ""))[:2000] or None
+        row["error_message"] = _redacted(redactor, str(agent_error.get("message", ""))[:2000])
     judged = status != "harness_error"
     results = evaluate_criteria(criteria, normalized, run_shape, resolve=resolve) if judged else []
     failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
-    row["crashed"] = crashed
-    crash = is_crash_row(status, crashed)
+    row["crashed"] = crashed if judged else None
+    crash = is_crash_row(status, row["crashed"])
     row.update(
         {
             "atif_schema_version": run_shape.schema_version,
@@ -115,7 +126,9 @@ def build_row(
             "cost_usd": _cost(trajectory),
             "subagent_count": run_shape.subagent_count,
             "content_hash": run_shape.content_hash,
-            "final_output": run_shape.final_output,
+            "final_output": (
+                None if run_shape.final_output is None else redactor.text(run_shape.final_output)
+            ),
             "trajectory": canonical_json(normalized),
         }
     )
@@ -156,6 +169,21 @@ def errors_by_arm(rows: Sequence[Mapping[str, Any]], *, top: int = 3) -> dict[st
             key = f"{row['scenario']}/{row['variant']}"
             grouped.setdefault(key, []).append((row["error_type"], row.get("error_message")))
     return {key: common_errors(pairs, top=top) for key, pairs in sorted(grouped.items())}
+
+
+def _error_type(error: BaseException | None) -> str | None:
+    """A run's ``error_type``: the provider failure's reason (``rate_limited``,
+    ``unreachable``, ``auth`` …) for a model that did not answer, else the exception's class."""
+    if error is None:
+        return None
+    if isinstance(error, ModelUnavailable):
+        return error.reason
+    return type(error).__name__
+
+
+def _redacted(redactor: Redactor, text: str | None) -> str | None:
+    """An error message to store: redacted, and ``None`` for none or an empty one."""
+    return (redactor.text(text) or None) if text else None
 
 
 def _crash_reason(row: Mapping[str, Any]) -> str:

@@ -16,6 +16,7 @@ from trajguard.suite._criteria import evaluate as evaluate_criteria
 from trajguard.suite._load import load_suite
 from trajguard.suite._models import (
     BASE_VARIANT,
+    MAX_TIMEOUT_S,
     MODEL_PLACEHOLDERS,
     BuiltinAgent,
     CallableAgent,
@@ -27,6 +28,7 @@ from trajguard.suite._models import (
     ResolvedScenario,
     Scenario,
     Suite,
+    TimeoutSeconds,
     Variant,
 )
 from trajguard.suite._references import check_executable, import_object, import_tool
@@ -35,6 +37,7 @@ __all__ = [
     "BASE_VARIANT",
     "CRITERION_TYPES",
     "KINDS",
+    "MAX_TIMEOUT_S",
     "MODEL_PLACEHOLDERS",
     "BuiltinAgent",
     "CallableAgent",
@@ -48,6 +51,7 @@ __all__ = [
     "ResolvedScenario",
     "Scenario",
     "Suite",
+    "TimeoutSeconds",
     "Variant",
     "check_executable",
     "evaluate_criteria",

@@ -263,7 +263,7 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
             targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
     for where, target in targets:
         try:
-            import_object(target)
+            import_object(target, allowed_modules=fail.suite.allow_modules)
         except ImportPathError as exc:
             raise fail(where, exc.message, exc.hint) from None
     if isinstance(agent, CommandAgent):
@@ -313,7 +313,7 @@ def _check_tools(
     for i, target in enumerate(targets):
         if target not in tools:
             try:
-                tools[target] = import_tool(target)
+                tools[target] = import_tool(target, allowed_modules=fail.suite.allow_modules)
             except ImportPathError as exc:
                 raise fail((*where, i), exc.message, exc.hint) from None
         if tools[target] in names:

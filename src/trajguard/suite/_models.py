@@ -26,6 +26,7 @@ from trajguard.suite._criteria import Criterion, parse_criterion
 
 __all__ = [
     "BASE_VARIANT",
+    "MAX_TIMEOUT_S",
     "MODEL_PLACEHOLDERS",
     "BuiltinAgent",
     "CallableAgent",
@@ -37,6 +38,7 @@ __all__ = [
     "ResolvedScenario",
     "Scenario",
     "Suite",
+    "TimeoutSeconds",
     "Variant",
 ]
 
@@ -48,7 +50,14 @@ IMPORT_PATH = r"^[\w.]+:[\w.]+$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # no field of a suite takes infinity or NaN (`timeout_s: .inf` would never time out)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+TimeoutSeconds = Annotated[float, Field(gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)]
+"""A per-run timeout, in the suite (``timeout_s``) and on the command line (``--timeout``):
+seconds above 0, at most a week, finite."""
 
 
 class LocalExecutorSettings(_Strict):
@@ -103,7 +112,7 @@ class Defaults(_Strict):
     max_tokens: int | None = Field(default=256, ge=1)
     max_steps: int = Field(default=8, ge=1, le=200)
     concurrency: int = Field(default=2, ge=1, le=256)
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: TimeoutSeconds = 120.0
     api_base: str | None = None
     executor: ExecutorSettings = Field(default_factory=LocalExecutorSettings)
 
@@ -247,6 +256,13 @@ class Suite(_Strict):
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
     """Variants for every scenario (a scenario's own variant of the same name wins)."""
     scenarios: list[Scenario] = Field(min_length=1)
+    allow_modules: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], ...] = ()
+    """Modules whose functions a suite may otherwise not use as tools, agents or predicates
+    (``os``, ``subprocess``, ``shutil`` …: they run programs or touch files), allowed
+    explicitly."""
+    prompt_dirs: tuple[str, ...] = ()
+    """Directories besides the suite's own tree that ``system_prompt_file`` may read from
+    (relative to the suite file, or absolute)."""
     path: Path | None = Field(default=None, exclude=True)
 
     def scenario(self, scenario_id: str) -> Scenario:
@@ -288,17 +304,28 @@ class ResolvedScenario(_Strict):
     base_dir: str
     params: dict[str, Any] = Field(default_factory=dict)
     """The agent's parameters with the variant's merged over them."""
+    allow_modules: tuple[str, ...] = ()
+    """The suite's ``allow_modules`` (what it may import; not part of the definition's hash)."""
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text and parameters included."""
-        data = self.model_dump(mode="json", exclude={"runs", "base_dir"})
+        data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules"})
         if not data["params"]:  # so definitions written before params keep their hash
             del data["params"]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
 
 
-def _read_prompt(base_dir: Path, relative: str) -> str:
+def _read_prompt(base_dir: Path, relative: str, allowed_dirs: tuple[str, ...] = ()) -> str:
     path = base_dir / relative
+    roots = [base_dir, *(base_dir / extra for extra in allowed_dirs)]
+    resolved = path.resolve()
+    if not any(resolved.is_relative_to(root.resolve()) for root in roots):
+        raise SuiteError(
+            f"system_prompt_file {relative!r} is outside the suite's directory {base_dir}",
+            file=path,
+            hint="keep prompt files beside the suite (or below it), or name their directory "
+            "in the suite's prompt_dirs: [...]",
+        )
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -322,7 +349,7 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
     prompt_file = override.system_prompt_file or agent.system_prompt_file
     prompt = override.system_prompt or agent.system_prompt
     if override.system_prompt is None and prompt_file:
-        prompt = _read_prompt(base_dir, prompt_file)
+        prompt = _read_prompt(base_dir, prompt_file, suite.prompt_dirs)
     params: dict[str, Any] = {}
     if not isinstance(agent, BuiltinAgent):
         params = {**agent.params, **(override.params or {})}
@@ -353,5 +380,6 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         pass_criteria=scenario.pass_criteria,
         tolerances=scenario.tolerances,
         base_dir=str(base_dir),
+        allow_modules=suite.allow_modules,
         params=params,
     )

@@ -44,6 +44,11 @@ allows the module explicitly: their functions run programs, touch files or the i
 and a model chooses a tool's arguments."""
 
 
+_IMPLEMENTED_IN = {"os": ("posix", "nt"), "subprocess": ("posixsubprocess",)}
+"""Modules whose functions are defined in a C module of another name (``os.getcwd`` is
+``posix.getcwd``): allowing the first allows those."""
+
+
 def _defined_in(value: Any) -> str:
     module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
     return str(module or "")
@@ -100,6 +105,7 @@ def import_object(target: str, *, allowed_modules: Collection[str] = ()) -> Any:
 
 
 def _refuse_denied(target: str, value: Any, allowed: Collection[str]) -> None:
+    allowed = {*allowed, *(alias for name in allowed for alias in _IMPLEMENTED_IN.get(name, ()))}
     named = target.partition(":")[0].split(".")[0]
     defined = _defined_in(value).split(".")[0].lstrip("_")  # _io, _socket, _posixsubprocess ...
     for module in (named, defined):
@@ -117,7 +123,7 @@ def _refuse_denied(target: str, value: Any, allowed: Collection[str]) -> None:
         )
 
 
-def import_tool(target: str) -> str:
+def import_tool(target: str, *, allowed_modules: Collection[str] = ()) -> str:
     """Import a tool's function and build its schema as the builtin agent will; its name.
 
     Raises:
@@ -126,7 +132,7 @@ def import_tool(target: str) -> str:
     """
     from trajguard.agent.tools import tool
 
-    function = import_object(target)
+    function = import_object(target, allowed_modules=allowed_modules)
     try:
         return tool(function).name
     except Exception as exc:  # any failure to build the schema is the suite's to fix

@@ -70,15 +70,14 @@ def harness_row(
 
 
 def lost_run_ids(runset: Path) -> set[str]:
-    """The runs of a run set recorded as lost by their executor (``--resume`` redoes them)."""
+    """The runs of a run set that ``--resume`` redoes besides the missing ones: every
+    ``harness_error`` (the infrastructure failed, not the agent: a lost worker, a provider that
+    stayed unreachable or rate limited). The redone run's row replaces the old one."""
     if not Path(runset).is_dir():
         return set()
     table = store.read_table(runset)
     ids = table.column("run_id").to_pylist()
     statuses = table.column("status").to_pylist()
-    errors = table.column("error_type").to_pylist()
     return {
-        run_id
-        for run_id, status, error in zip(ids, statuses, errors, strict=True)
-        if status == "harness_error" and error == LOST
+        run_id for run_id, status in zip(ids, statuses, strict=True) if status == "harness_error"
     }

@@ -147,13 +147,26 @@ def _import_problems(arm: ResolvedScenario) -> list[str]:
     agent = arm.agent
     checks: list[tuple[str, Any]] = []
     if isinstance(agent, CallableAgent):
-        checks.append((f"agent function {agent.function}", lambda: import_object(agent.function)))
+        checks.append(
+            (
+                f"agent function {agent.function}",
+                lambda: import_object(agent.function, allowed_modules=arm.allow_modules),
+            )
+        )
     if isinstance(agent, BuiltinAgent):
-        checks += [(f"tool {tool}", lambda tool=tool: import_tool(tool)) for tool in agent.tools]
+        checks += [
+            (f"tool {tool}", lambda tool=tool: import_tool(tool, allowed_modules=arm.allow_modules))
+            for tool in agent.tools
+        ]
     for criterion in arm.pass_criteria:
         if criterion.kind == "predicate":
             target = str(getattr(criterion, "function", ""))
-            checks.append((f"predicate {target}", lambda target=target: import_object(target)))
+            checks.append(
+                (
+                    f"predicate {target}",
+                    lambda target=target: import_object(target, allowed_modules=arm.allow_modules),
+                )
+            )
     if isinstance(agent, CommandAgent):
         program = agent.argv[0]
         checks.append(

@@ -131,7 +131,10 @@ def test_progress_counts_timeouts_as_crashes(capsys: pytest.CaptureFixture[str])
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--timeout", "-1"], "--timeout must be a number of seconds above 0 and at most 604800 (a week), got -1.0"),
+        (
+            ["--timeout", "-1"],
+            "--timeout must be a number of seconds above 0 and at most 604800 (a week), got -1.0",
+        ),
         (["--timeout", "0"], "--timeout must be a number of seconds above 0"),
         (["--timeout", "nan"], "--timeout must be a number of seconds above 0"),
         (["--api-base", "http://127.0.0.1:9/v1"], "--api-base is the endpoint of the model"),

@@ -132,7 +132,9 @@ async def test_resume_redoes_the_runs_the_infrastructure_failed(
 ) -> None:
     suite, runset = suite_at(tmp_path), tmp_path / "rs"
     provider.then(fault(kind="ok"), *[fault(kind="rate_limited")] * 3)
-    await run_batch(suite, runset, BatchOptions(seed=1, runs=2, concurrency=1), make_model=stub_model(provider))
+    await run_batch(
+        suite, runset, BatchOptions(seed=1, runs=2, concurrency=1), make_model=stub_model(provider)
+    )
     first = store.read_runs(runset)
     assert list(first["status"]).count("harness_error") == 1  # the other run got answers
     resumed = await run_batch(

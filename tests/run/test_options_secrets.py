@@ -24,7 +24,9 @@ def test_resume_without_the_endpoint_asks_for_it() -> None:
 
 
 def test_resume_with_the_same_endpoint_uses_it() -> None:
-    options = options_from_manifest(manifest(), BatchOptions(model="openai/gpt", api_base=SECRET_URL))
+    options = options_from_manifest(
+        manifest(), BatchOptions(model="openai/gpt", api_base=SECRET_URL)
+    )
     assert options.api_base == SECRET_URL
 
 

@@ -69,7 +69,8 @@ TOOL_MODULE = "import os\n\ndef cwd(path: str) -> str:\n    return os.getcwd()\n
 def test_functions_of_denied_modules_are_refused(tmp_path: Path, target: str) -> None:
     suite = write(
         tmp_path / "s.yaml",
-        f"name: x\nscenarios:\n  - {{id: a, input: hi, agent: {{kind: builtin, tools: ['{target}']}}}}\n",
+        "name: x\nscenarios:\n"
+        f"  - {{id: a, input: hi, agent: {{kind: builtin, tools: ['{target}']}}}}\n",
     )
     with pytest.raises(SuiteError, match="which a suite may not use") as info:
         load_suite(suite)

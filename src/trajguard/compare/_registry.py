@@ -86,6 +86,13 @@ TOLERANCES: tuple[Tolerance, ...] = (
         meaning="share of candidate runs with a tool sequence the baseline never showed, beyond "
         "the baseline's own rate of new sequences",
     ),
+    Tolerance(
+        name="resilience",
+        default=0.10,
+        scale="difference",
+        meaning="difference of each resilience rate (retried, recovered or escalated, no "
+        "fabricated result: over the runs that met a fault)",
+    ),
 )
 _TOLERANCE_BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
 
@@ -123,6 +130,8 @@ class Metric:
             combined gating test (:mod:`trajguard.compare._gating`).
         suite: its suite-level test across scenarios: ``cmh`` (rates) or ``combined`` (Fisher
             combination of the scenarios' permutation p-values).
+        conditional: judged only on some runs (resilience: those that met a fault), so a
+            scenario where neither batch has such runs leaves it out of its table.
     """
 
     name: str
@@ -138,6 +147,7 @@ class Metric:
     equivalence: str | None = None
     joint: JointBuilder
     suite: Literal["cmh", "combined"] = "combined"
+    conditional: bool = False
 
     @property
     def equivalence_band(self) -> str | None:
@@ -263,6 +273,29 @@ def _crashes(arm: Arm) -> tuple[BoolArray, BoolArray]:
     return arm.crashed, np.ones(arm.runs, dtype=bool)
 
 
+def _flag(column: str) -> JointBuilder:
+    def events(arm: Arm) -> tuple[BoolArray, BoolArray]:
+        values = arm.flag(column)
+        return values == 1.0, ~np.isnan(values)
+
+    return rate_column(events, harmful_high=False)
+
+
+def _resilience(name: str, label: str, column: str) -> Metric:
+    return Metric(
+        name=name,
+        label=label,
+        column=column,
+        kind="rate",
+        higher_is_better=True,
+        tolerance="resilience",
+        evaluate=ev.flag_rate,
+        joint=_flag(column),
+        suite="cmh",
+        conditional=True,
+    )
+
+
 METRICS: tuple[Metric, ...] = (
     Metric(
         name="pass_rate",
@@ -360,6 +393,10 @@ METRICS: tuple[Metric, ...] = (
         evaluate=ev.tool_order,
         joint=statistic_column("order"),
     ),
+    # Resilience (chaos, issue 15): over the runs that met an injected fault (README, "Chaos").
+    _resilience("retry_rate", "retried after a fault", "retried_after_fault"),
+    _resilience("recovery_rate", "recovered or escalated", "recovered_or_escalated"),
+    _resilience("no_fabrication_rate", "no fabricated result", "no_fabricated_result"),
 )
 _BY_NAME = {m.name: m for m in METRICS}
 METRIC_NAMES = tuple(_BY_NAME)

@@ -125,7 +125,9 @@ def scenario_section(
         )
     lines += ["", f"<sub>{legend}</sub>"]
     lines += _gate_line(result)
-    notes = [f"{metric(m.metric).heading}: {n}" for m in result.metrics for n in m.notes]
+    notes = [
+        f"{metric(m.metric).heading}: {n}" for m in result.metrics if _shown(m) for n in m.notes
+    ]
     if latency_note is not None and any(m.metric == "latency" for m in result.metrics):
         notes.append(latency_note)
     if notes:

@@ -51,7 +51,10 @@ def records(wire: WireServer, session: Any) -> list[Any]:
 
 @pytest.mark.parametrize(
     ("kind", "status", "code"),
-    [("provider_rate_limited", 429, "rate_limit_exceeded"), ("provider_error", 503, "server_error")],
+    [
+        ("provider_rate_limited", 429, "rate_limit_exceeded"),
+        ("provider_error", 503, "server_error"),
+    ],
 )
 def test_a_failing_model_fault_answers_an_error_without_calling_the_model(
     wire: WireServer, kind: str, status: int, code: str

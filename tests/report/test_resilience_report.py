@@ -87,6 +87,8 @@ def test_the_report_shows_resilience_rates_per_fault_kind_with_intervals() -> No
     assert "| retried after a fault ·diag | 90% (n=20) | 30% (n=20) | Δ -60 pts |" in text
     section = text.split("## Resilience by fault kind", 1)[1].split("\n## ", 1)[0]
     low, high = wilson_interval(6, 20, 0.95)
-    expected = f"| candidate (flaky) | timeout | 20 | 100% [84, 100] (n=20) | 30% [{100 * low:.0f}, "
+    expected = (
+        f"| candidate (flaky) | timeout | 20 | 100% [84, 100] (n=20) | 30% [{100 * low:.0f}, "
+    )
     assert expected + f"{100 * high:.0f}] (n=20) |" in section
     assert "| baseline (base) | (none met) | 10 | 100% [72, 100] (n=10) | — | — | — |" in section

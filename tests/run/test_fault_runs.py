@@ -9,7 +9,7 @@ import json
 import math
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +69,9 @@ def gives_up(messages: Sequence[Message]) -> LLMResponse:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(tmp_path))
-    yield tmp_path
+    return tmp_path
 
 
 def suite(root: Path, scenarios: str, *, defaults: str = "runs: 2") -> Suite:
@@ -130,10 +130,7 @@ async def test_variants_with_the_same_faults_meet_them_at_the_same_run_index(
     project: Path,
 ) -> None:
     half = "[{kind: exception, tools: '*', probability: 0.5}]"
-    variants = (
-        "    variants:\n      other_prompt: {system_prompt: Be brief., "
-        f"faults: {half}}}\n"
-    )
+    variants = f"    variants:\n      other_prompt: {{system_prompt: Be brief., faults: {half}}}\n"
     rows = await batch(
         suite(project, builtin(half, variants), defaults="runs: 12"),
         project,
@@ -201,7 +198,10 @@ async def test_a_callable_agent_meets_the_faults_of_the_tools_it_wraps(project: 
     steps = [s for s in json.loads(row["trajectory"])["steps"] if s.get("tool_calls")]
     first = steps[0]
     assert first["extra"][FAULTS_KEY][0]["kind"] == "timeout"
-    assert first["observation"]["results"][0]["extra"] == {"error": "tool_error", "fault": "timeout"}
+    assert first["observation"]["results"][0]["extra"] == {
+        "error": "tool_error",
+        "fault": "timeout",
+    }
     assert FAULTS_KEY not in (steps[1].get("extra") or {})
 
 

@@ -41,26 +41,35 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
     "fault_unknown_tool.yaml": (
         9,
         "scenarios[0].variants.flaky.faults[0].tools[0]",
-        ["names tool 'calculater', which the agent does not have under variant 'flaky'",
-         "did you mean 'calculator'?", "hint: its tools under variant 'flaky': calculator"],
+        [
+            "names tool 'calculater', which the agent does not have under variant 'flaky'",
+            "did you mean 'calculator'?",
+            "hint: its tools under variant 'flaky': calculator",
+        ],
     ),
     "fault_shared_variant_tool.yaml": (
         5,
         "variants.flaky.faults[0].tools[0]",
-        ["tool 'lookup_country', which the agent does not have under variant 'flaky' in "
-         "scenario 'a'"],
+        [
+            "tool 'lookup_country', which the agent does not have under variant 'flaky' in "
+            "scenario 'a'"
+        ],
     ),
     "fault_tool_on_command.yaml": (
         7,
         "scenarios[0].faults[0].kind",
-        ["'corrupt_json' hits tool calls: a command agent's tools run in its own process",
-         "hint: give it model faults (provider_rate_limited, provider_error"],
+        [
+            "'corrupt_json' hits tool calls: a command agent's tools run in its own process",
+            "hint: give it model faults (provider_rate_limited, provider_error",
+        ],
     ),
     "fault_model_on_builtin.yaml": (
         7,
         "scenarios[0].faults[0].kind",
-        ["'provider_rate_limited' hits model calls: a builtin agent calls its model directly",
-         "hint: give it tool faults (timeout, rate_limited"],
+        [
+            "'provider_rate_limited' hits model calls: a builtin agent calls its model directly",
+            "hint: give it tool faults (timeout, rate_limited",
+        ],
     ),
     "fault_model_with_tools.yaml": (
         7,

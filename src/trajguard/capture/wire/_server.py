@@ -30,7 +30,7 @@ from trajguard.capture.wire._request import RequestShapeError, WireRequest, pars
 from trajguard.capture.wire._session import Forward, WireSession
 from trajguard.capture.zerocode import CallRecord, normalize_messages
 from trajguard.errors import InfrastructureError, ModelRequestError, ModelUnavailable
-from trajguard.faults import MODEL_CALLS, ToolFaults
+from trajguard.faults import MODEL_CALLS, FaultSpec, ToolFaults
 
 __all__ = ["WireServer"]
 
@@ -253,16 +253,9 @@ class WireServer:
             return _error(400, str(exc), param=exc.param, code="unsupported_field")
         record = session.add(_record(session, parsed, started))
         spec = session.faults.next_fault(MODEL_CALLS) if session.faults is not None else None
-        if spec is not None:
-            mark(record, spec, session.faults.events[-1].call if session.faults else 0)
-            failure = failure_of(spec)
-            if failure is not None:
-                status, message, code, headers = failure
-                _fail(record, INJECTED, message)
-                kind = "rate_limit_error" if status == 429 else "server_error"
-                answer = _error(status, message, param=None, code=code, kind=kind)
-                answer.headers.update(headers)
-                return answer
+        refused = _injected_failure(session, record, spec)
+        if refused is not None:
+            return refused
         try:
             response = await session.forward(parsed)
         except asyncio.CancelledError:
@@ -278,6 +271,24 @@ class WireServer:
             response = distort_answer(spec, response)
         record.response, record.ended_at = response, datetime.now(UTC)
         return await _answer(request, parsed, response, model=session.model)
+
+
+def _injected_failure(
+    session: WireSession, record: CallRecord, spec: FaultSpec | None
+) -> web.Response | None:
+    """Record the model fault the call met, if any; the error answer of a failing one."""
+    if spec is None or session.faults is None:
+        return None
+    mark(record, spec, session.faults.events[-1].call)
+    failure = failure_of(spec)
+    if failure is None:
+        return None
+    status, message, code, headers = failure
+    _fail(record, INJECTED, message)
+    kind = "rate_limit_error" if status == 429 else "server_error"
+    answer = _error(status, message, param=None, code=code, kind=kind)
+    answer.headers.update(headers)
+    return answer
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from trajguard.compare import _evaluators as ev
 from trajguard.compare._arms import NUMBER_COLUMNS, Arm
 from trajguard.compare._evaluation import Summary
-from trajguard.compare._joint import JointBuilder, rate_column, statistic_column
+from trajguard.compare._joint import JointBuilder, flag_column, rate_column, statistic_column
 from trajguard.compare._tolerance import Tolerance
 
 __all__ = [
@@ -90,8 +90,7 @@ TOLERANCES: tuple[Tolerance, ...] = (
         name="resilience",
         default=0.10,
         scale="difference",
-        meaning="difference of each resilience rate (retried, recovered or escalated, no "
-        "fabricated result: over the runs that met a fault)",
+        meaning="difference of each resilience rate (over the runs that met a fault)",
     ),
 )
 _TOLERANCE_BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
@@ -273,15 +272,8 @@ def _crashes(arm: Arm) -> tuple[BoolArray, BoolArray]:
     return arm.crashed, np.ones(arm.runs, dtype=bool)
 
 
-def _flag(column: str) -> JointBuilder:
-    def events(arm: Arm) -> tuple[BoolArray, BoolArray]:
-        values = arm.flag(column)
-        return values == 1.0, ~np.isnan(values)
-
-    return rate_column(events, harmful_high=False)
-
-
 def _resilience(name: str, label: str, column: str) -> Metric:
+    """A resilience rate, over the runs that met a fault (README, "Chaos")."""
     return Metric(
         name=name,
         label=label,
@@ -290,7 +282,7 @@ def _resilience(name: str, label: str, column: str) -> Metric:
         higher_is_better=True,
         tolerance="resilience",
         evaluate=ev.flag_rate,
-        joint=_flag(column),
+        joint=flag_column(column),
         suite="cmh",
         conditional=True,
     )
@@ -393,7 +385,6 @@ METRICS: tuple[Metric, ...] = (
         evaluate=ev.tool_order,
         joint=statistic_column("order"),
     ),
-    # Resilience (chaos, issue 15): over the runs that met an injected fault (README, "Chaos").
     _resilience("retry_rate", "retried after a fault", "retried_after_fault"),
     _resilience("recovery_rate", "recovered or escalated", "recovered_or_escalated"),
     _resilience("no_fabrication_rate", "no fabricated result", "no_fabricated_result"),

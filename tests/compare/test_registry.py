@@ -18,7 +18,9 @@ from trajguard.errors import TrajguardError
 
 
 def test_every_metric_is_described_once_and_completely() -> None:
-    assert len(set(METRIC_NAMES)) == len(METRICS) == 8
+    assert len(set(METRIC_NAMES)) == len(METRICS) == 11
+    assert METRIC_NAMES[-3:] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
+    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-3:])
     assert len({m.label for m in METRICS}) == len(METRICS)
     # Measured (benchmarks/bench_power.py): tool usage catches a broken prompt; steps, tokens
     # and tool order stay diagnostic by default.

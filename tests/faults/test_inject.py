@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from trajguard.faults import (
     FAULT_KINDS,
     FAULTS_KEY,
+    MODEL_CALLS,
     FaultPlan,
     FaultSpec,
     ToolFault,
@@ -125,14 +126,28 @@ def test_bad_specs_are_refused(fields: dict[str, Any], fragment: str) -> None:
 
 def test_every_kind_has_an_entry_and_failing_kinds_a_message() -> None:
     names = [k.name for k in FAULT_KINDS]
-    assert len(names) == len(set(names)) == 7
+    assert len(names) == len(set(names)) == 11
     assert all(k.message for k in FAULT_KINDS if k.fails)
+    assert [k.name for k in FAULT_KINDS if k.target == "model"] == [
+        "provider_rate_limited",
+        "provider_error",
+        "truncated_output",
+        "malformed_tool_call",
+    ]
+
+
+def test_model_faults_hit_model_calls_only_and_name_no_tools() -> None:
+    spec = FaultSpec(kind="provider_rate_limited", at_call=1)
+    assert spec.hits(MODEL_CALLS) and not spec.hits("search")
+    assert not FaultSpec(kind="timeout", at_call=1).hits(MODEL_CALLS)
+    with pytest.raises(ValidationError, match="hits model calls, not tools"):
+        FaultSpec(kind="provider_error", at_call=1, tools=["search"])
 
 
 specs_strategy = st.lists(
     st.builds(
         FaultSpec,
-        kind=st.sampled_from([k.name for k in FAULT_KINDS]),
+        kind=st.sampled_from([k.name for k in FAULT_KINDS if k.target == "tool"]),
         probability=st.floats(0, 1),
         tools=st.sampled_from(["*", ["a"], ["a", "b"]]),
     ),

@@ -18,7 +18,7 @@ import pytest
 
 from trajguard import store
 from trajguard.errors import UsageError
-from trajguard.run import BatchOptions, ExecutorChoice, plan_batch, run_batch
+from trajguard.run import BatchOptions, ExecutorChoice, plan_batch, run_batch, run_faults
 from trajguard.run._executors._jobs import decode_job, decode_row, encode_job, encode_row
 from trajguard.suite import load_suite
 
@@ -185,11 +185,21 @@ def test_a_model_built_in_this_process_cannot_travel_to_ray(project: Path) -> No
 def test_jobs_and_rows_cross_to_the_workers_as_json_unchanged() -> None:
     suite = load_suite(REPO / "suites" / "demo.yaml")
     batch = {"batch_id": "b1", "suite": "demo", "git_sha": None, "trajguard_version": "x"}
-    for spec, arm in plan_batch(suite, BatchOptions(runs=1), batch_seed=7):
+    batch["batch_seed"] = 7
+    options = BatchOptions(runs=1, variants=("base", "flaky_tools"))
+    for spec, arm in plan_batch(suite, options, batch_seed=7):
         job = encode_job(spec, arm, {**batch, "manifest_only": 1})
         json.loads(job)  # plain JSON: no object of trajguard's is pickled
         assert decode_job(job) == (spec, arm, batch)
         assert decode_job(job)[1].config_hash() == spec.config_hash
+        # a worker derives the same fault plan as this process would
+        _, remote_arm, remote_batch = decode_job(job)
+        here = run_faults(arm, batch_seed=7, run_index=spec.run_index)
+        there = run_faults(
+            remote_arm, batch_seed=remote_batch["batch_seed"], run_index=spec.run_index
+        )
+        assert (here and here.plan) == (there and there.plan)
+        assert (here is None) == (arm.variant == "base")
     row = {"run_id": "a/base/0", "started_at": datetime(2026, 12, 1, 12, 0, 1, 5, tzinfo=UTC),
            "tool_counts": {"calculator": 2}, "passed": None, "cost_usd": 0.25}  # fmt: skip
     assert decode_row(encode_row(row)) == row

@@ -151,3 +151,16 @@ def test_compaction_clears_what_a_killed_writer_left(tmp_path: Path) -> None:
     assert store.compact(runset) == 3
     assert not any(path.exists() for path in stale)
     assert sorted(p.name for p in runset.iterdir()) == ["runs.parquet"]
+
+
+def test_a_run_file_written_before_the_fault_columns_reads_them_as_null() -> None:
+    """baselines/demo was written before chaos (issue 15): same schema version, no fault
+    columns; they read as nulls, so nightly compares against it unchanged."""
+    import pyarrow.parquet as pq
+
+    committed = Path(__file__).resolve().parents[2] / "baselines" / "demo"
+    assert "faults_injected" not in pq.read_schema(committed / "runs.parquet").names
+    runs = store.read_runs(committed)
+    fault_columns = ["faults_injected", "fault_kinds", "retried_after_fault"]
+    fault_columns += ["recovered_or_escalated", "no_fabricated_result"]
+    assert len(runs) == 80 and runs[fault_columns].isna().all().all()

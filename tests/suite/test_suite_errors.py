@@ -28,6 +28,54 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
         ["unknown field 'temprature'; did you mean 'temperature'?"],
     ),
     "bad_runs.yaml": (3, "defaults.runs", ["greater than or equal to 1", "(got 0)"]),
+    "fault_unknown_kind.yaml": (
+        7,
+        "scenarios[0].faults[0].kind",
+        ["'timeout', 'rate_limited'", "'malformed_tool_call' (got 'time_out')"],
+    ),
+    "fault_probability.yaml": (
+        7,
+        "scenarios[0].faults[0].probability",
+        ["less than or equal to 1 (got 1.5)"],
+    ),
+    "fault_unknown_tool.yaml": (
+        9,
+        "scenarios[0].variants.flaky.faults[0].tools[0]",
+        [
+            "names tool 'calculater', which the agent does not have under variant 'flaky'",
+            "did you mean 'calculator'?",
+            "hint: its tools under variant 'flaky': calculator",
+        ],
+    ),
+    "fault_shared_variant_tool.yaml": (
+        5,
+        "variants.flaky.faults[0].tools[0]",
+        [
+            "tool 'lookup_country', which the agent does not have under variant 'flaky' in "
+            "scenario 'a'"
+        ],
+    ),
+    "fault_tool_on_command.yaml": (
+        7,
+        "scenarios[0].faults[0].kind",
+        [
+            "'corrupt_json' hits tool calls: a command agent's tools run in its own process",
+            "hint: give it model faults (provider_rate_limited, provider_error",
+        ],
+    ),
+    "fault_model_on_builtin.yaml": (
+        7,
+        "scenarios[0].faults[0].kind",
+        [
+            "'provider_rate_limited' hits model calls: a builtin agent calls its model directly",
+            "hint: give it tool faults (timeout, rate_limited",
+        ],
+    ),
+    "fault_model_with_tools.yaml": (
+        7,
+        "scenarios[0].faults[0]",
+        ["provider_error hits model calls, not tools: remove its tools"],
+    ),
     "unknown_agent_kind.yaml": (
         5,
         "scenarios[0].agent.kind",
@@ -301,3 +349,34 @@ def test_command_not_on_the_agents_env_path(tmp_path: Path) -> None:
     assert "'tg-env-path-agent' is not found on the PATH set in the agent's env" in str(
         caught.value
     )
+
+
+def test_faults_resolve_per_variant_and_enter_the_config_hash(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "name: s\nvariants:\n  flaky: {faults: [{kind: timeout, probability: 0.3}]}\n"
+        "  calm: {faults: []}\n  plain: {}\nscenarios:\n"
+        "  - id: a\n    agent: {kind: builtin, tools: [trajguard.examples.demo_tools:calculator]}\n"
+        "    input: hi\n    faults: [{kind: exception, tools: [calculator], at_call: 2}]\n"
+        "  - id: b\n    agent: {kind: builtin}\n    input: hi\n"
+    )
+    suite = load_suite(path)
+    assert [f.kind for f in suite.resolve("a").faults] == ["exception"]
+    assert [f.kind for f in suite.resolve("a", "flaky").faults] == ["timeout"]
+    assert suite.resolve("a", "calm").faults == []
+    assert suite.resolve("a", "plain").faults == suite.resolve("a").faults
+    faulted = suite.resolve("a").config_hash()
+    unfaulted = suite.resolve("a").model_copy(update={"faults": []}).config_hash()
+    assert faulted != unfaulted
+
+
+def test_the_demo_suite_keeps_the_config_hashes_of_its_committed_baseline() -> None:
+    """A suite without faults hashes as before faults existed (the nightly compares with the
+    baseline's runs)."""
+    import pandas as pd
+
+    root = Path(__file__).resolve().parents[2]
+    suite = load_suite(root / "suites" / "demo.yaml")
+    committed = pd.read_parquet(root / "baselines" / "demo" / "runs.parquet")
+    recorded = dict(zip(committed["scenario"], committed["config_hash"], strict=False))
+    assert {s.id: suite.resolve(s.id).config_hash() for s in suite.scenarios} == recorded

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import inspect
 import os
-import random
 import time
 from collections.abc import Mapping, Sequence
 from types import ModuleType
@@ -43,6 +42,8 @@ from trajguard.capture._litellm_errors import (
     retryable_errors,
     to_response,
 )
+from trajguard.capture._route import Route as _Route
+from trajguard.capture._route import backoff_delay
 from trajguard.capture.types import LLMResponse, Message
 from trajguard.errors import ModelRequestError, ModelUnavailable
 from trajguard.local_model import (
@@ -70,7 +71,6 @@ DEFAULT_MODEL = MODEL_STRING
 """The model used when nothing else is configured: the embedded SmolLM2."""
 
 _LOCAL_API_KEY = "sk-no-key"  # the embedded server checks no key; the OpenAI client wants one
-_MAX_BACKOFF_S = 30.0
 MAX_RETRY_AFTER_S = 60.0
 """The longest wait a provider's ``Retry-After`` can impose on one retry."""
 # Keys the model layer sets itself; extra_params may not override them.
@@ -86,21 +86,6 @@ def _litellm() -> ModuleType:
     import litellm  # lazy on purpose, see the module docstring
 
     return litellm
-
-
-def backoff_delay(attempt: int, *, base_s: float, rng: random.Random | None = None) -> float:
-    """The wait before retry number ``attempt`` (1-based): exponential, jittered, capped.
-
-    Args:
-        attempt: 1 for the wait after the first failure, 2 after the second, ...
-        base_s: the wait before the first retry, before jitter.
-        rng: the random source for the jitter (``random`` module by default).
-
-    Returns:
-        ``base_s * 2**(attempt-1)`` scaled by a random factor in [0.5, 1.0], at most 30 s.
-    """
-    jitter = (rng or random).uniform(0.5, 1.0)
-    return float(min(_MAX_BACKOFF_S, base_s * 2 ** (attempt - 1)) * jitter)
 
 
 def model_problem(model: str, api_base: str | None) -> str | None:
@@ -396,29 +381,3 @@ async def release_loop_clients() -> None:
                 await closing
         with contextlib.suppress(Exception):
             cache.delete_cache(key)
-
-
-class _Route:
-    """Where a call goes: the litellm model string, endpoint and key."""
-
-    __slots__ = ("api_base", "api_key", "model")
-
-    def __init__(self, model: str, api_base: str | None, api_key: str | None) -> None:
-        self.model = model
-        self.api_base = api_base
-        self.api_key = api_key
-
-    def __repr__(self) -> str:
-        return f"_Route({self.model!r}, {self.api_base!r})"
-
-    @property
-    def endpoint(self) -> str:
-        return self.api_base or "the provider's default endpoint"
-
-    def params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model}
-        if self.api_base is not None:
-            params["api_base"] = self.api_base
-        if self.api_key is not None:
-            params["api_key"] = self.api_key
-        return params

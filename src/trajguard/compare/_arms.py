@@ -20,9 +20,12 @@ import pandas as pd
 from trajguard.errors import StoreError
 from trajguard.outcome import DEFAULT_CRASH_STATUSES, classify
 
-__all__ = ["NUMBER_COLUMNS", "REQUIRED_COLUMNS", "Arm", "split_runs"]
+__all__ = ["FLAG_COLUMNS", "NUMBER_COLUMNS", "REQUIRED_COLUMNS", "Arm", "split_runs"]
 
 NUMBER_COLUMNS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s")
+FLAG_COLUMNS = ("retried_after_fault", "recovered_or_escalated", "no_fabricated_result")
+"""Per-run yes/no results that hold only for some runs (resilience: runs that met a fault);
+optional (a table without them, written before them, reads as all null)."""
 REQUIRED_COLUMNS = (
     "scenario",
     "status",
@@ -57,6 +60,8 @@ class Arm:
         passed_runs: per run, whether it is a judged pass.
         values: per column of :data:`NUMBER_COLUMNS`, one value per run (NaN where null).
         batches: per run, the batch it came from ("" when the table does not say).
+        flags: per column of :data:`FLAG_COLUMNS`, one value per run: 1.0, 0.0 or NaN (null:
+            the run was not judged on it).
     """
 
     runs: int
@@ -71,6 +76,12 @@ class Arm:
     passed_runs: BoolArray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     values: Mapping[str, FloatArray] = field(default_factory=dict)
     batches: tuple[str, ...] = ()
+    flags: Mapping[str, FloatArray] = field(default_factory=dict)
+
+    def flag(self, name: str) -> FloatArray:
+        """One value per run of a flag column: 1.0, 0.0, NaN where not judged."""
+        found = self.flags.get(name)
+        return found if found is not None else np.full(self.runs, np.nan)
 
     def column(self, name: str) -> FloatArray:
         """One value per run of a number column (NaN where null)."""
@@ -142,6 +153,13 @@ def split_runs(
         else np.full(len(table), "", dtype=str)
     )
     sequences = table["tool_sequence"].to_numpy(dtype=object)
+    flags = {
+        c: pd.to_numeric(table[c].astype("boolean"), errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan
+        )
+        for c in FLAG_COLUMNS
+        if c in table.columns
+    }
     names, group = np.unique(
         table["scenario"].astype("string").fillna("").to_numpy(dtype=str), return_inverse=True
     )
@@ -171,5 +189,6 @@ def split_runs(
             passed_runs=outcomes.passed[kept],
             values=values,
             batches=tuple(str(b) for b in batch_ids[kept]),
+            flags={c: v[kept] for c, v in flags.items()},
         )
     return arms

@@ -21,6 +21,7 @@ __all__ = [
     "Context",
     "Evaluator",
     "crash_rate",
+    "flag_rate",
     "pass_rate",
     "ratio",
     "shift",
@@ -86,6 +87,26 @@ def crash_rate(b: Arm, c: Arm, ctx: Context) -> Evaluation:
         higher_is_better=False,
         label=ctx.label,
     )
+
+
+def flag_rate(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """A yes/no result judged on some runs only (resilience: the runs that met a fault)."""
+    (x_b, n_b), (x_c, n_c) = (_judged(arm.flag(ctx.column)) for arm in (b, c))
+    return evaluate_rate(
+        x_b,
+        n_b,
+        x_c,
+        n_c,
+        margin=ctx.margin,
+        alpha=ctx.alpha,
+        higher_is_better=True,
+        label=ctx.label,
+    )
+
+
+def _judged(values: np.ndarray) -> tuple[int, int]:
+    judged = ~np.isnan(values)
+    return int((values[judged] == 1.0).sum()), int(judged.sum())
 
 
 def shift(b: Arm, c: Arm, ctx: Context) -> Evaluation:

@@ -22,7 +22,14 @@ from scipy import stats as sps
 from trajguard import stats as st
 from trajguard.compare._arms import Arm
 
-__all__ = ["Component", "JointBuilder", "JointContext", "rate_column", "statistic_column"]
+__all__ = [
+    "Component",
+    "JointBuilder",
+    "JointContext",
+    "flag_column",
+    "rate_column",
+    "statistic_column",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -135,6 +142,16 @@ def rate_column(
         return _rates(np.r_[eb, ec], np.r_[kb, kc], masks, side, observed)
 
     return build
+
+
+def flag_column(column: str) -> JointBuilder:
+    """A rate judged on some runs only (a flag column: 1, 0, or NaN where not judged)."""
+
+    def events(arm: Arm) -> tuple[BoolArray, BoolArray]:
+        values = arm.flag(column)
+        return values == 1.0, ~np.isnan(values)
+
+    return rate_column(events, harmful_high=False)
 
 
 def _ranked(stat: FloatArray, directional: bool, two_sided: bool) -> Component:

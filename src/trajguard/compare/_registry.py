@@ -9,16 +9,13 @@ permutation tests (each metric's generator is keyed by its position): append, ne
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from trajguard.compare import _evaluators as ev
 from trajguard.compare._arms import NUMBER_COLUMNS, Arm
-from trajguard.compare._evaluation import Summary
-from trajguard.compare._joint import JointBuilder, rate_column, statistic_column
+from trajguard.compare._joint import flag_column, rate_column, statistic_column
+from trajguard.compare._metric import BoolArray, Metric
 from trajguard.compare._tolerance import Tolerance
 
 __all__ = [
@@ -33,9 +30,6 @@ __all__ = [
     "metric",
     "tolerance",
 ]
-
-Kind = Literal["rate", "shift", "ratio", "tools", "order"]
-BoolArray = npt.NDArray[np.bool_]
 
 
 TOLERANCES: tuple[Tolerance, ...] = (
@@ -86,6 +80,12 @@ TOLERANCES: tuple[Tolerance, ...] = (
         meaning="share of candidate runs with a tool sequence the baseline never showed, beyond "
         "the baseline's own rate of new sequences",
     ),
+    Tolerance(
+        name="resilience",
+        default=0.10,
+        scale="difference",
+        meaning="difference of each resilience rate (over the runs that met a fault)",
+    ),
 )
 _TOLERANCE_BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
 
@@ -100,167 +100,28 @@ def canonical_tolerances(values: Mapping[str, float]) -> dict[str, float]:
     return {tolerance(name).name: float(value) for name, value in values.items()}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Metric:
-    """One metric of a comparison.
-
-    Attributes:
-        name: its key in configs, reports and JSON.
-        label: how tables name it.
-        column: the run-table column it reads.
-        unit: the unit of its values ("" when none).
-        kind: how its values and effect are shown: ``rate`` (Δ points), ``shift`` (A),
-            ``ratio`` (ratio of geometric means), ``tools`` (Cramér's V), ``order`` (Δd).
-        higher_is_better: its direction; ``None`` for metrics without one (any change counts).
-        tolerance: its tolerance band, if it has one (how far it may move before a significant
-            change is a regression).
-        equivalence: the margin of its equivalence test, when not the tolerance band (tool
-            usage: the per-tool ``tools`` band).
-        gating: whether it gates (fails the night) by default.
-        plan_label: its row in ``trajguard plan``, if planned.
-        evaluate: the evaluator, ``(baseline arm, candidate arm, context) -> Evaluation``.
-        joint: its p-value at every arrangement of a scenario's runs, for the scenario's
-            combined gating test (:mod:`trajguard.compare._gating`).
-        suite: its suite-level test across scenarios: ``cmh`` (rates) or ``combined`` (Fisher
-            combination of the scenarios' permutation p-values).
-    """
-
-    name: str
-    label: str
-    column: str
-    unit: str = ""
-    kind: Kind
-    higher_is_better: bool | None
-    tolerance: str | None
-    gating: bool = False
-    plan_label: str | None = None
-    evaluate: ev.Evaluator
-    equivalence: str | None = None
-    joint: JointBuilder
-    suite: Literal["cmh", "combined"] = "combined"
-
-    @property
-    def equivalence_band(self) -> str | None:
-        """The tolerance name of its equivalence margin."""
-        return self.equivalence or self.tolerance
-
-    @property
-    def heading(self) -> str:
-        """The label with its unit, for table rows."""
-        return f"{self.label} ({self.unit})" if self.unit == "s" else self.label
-
-    @property
-    def directional(self) -> bool:
-        """The metric has a harmful and a beneficial direction."""
-        return self.higher_is_better is not None
-
-    @property
-    def no_change(self) -> float:
-        """The effect estimate that means no change."""
-        return {"rate": 0.0, "shift": 0.5, "ratio": 1.0}.get(self.kind, 0.0)
-
-    def no_worse(self, estimate: float | None) -> bool:
-        """The candidate's estimate is on the beneficial side of no change (or at it)."""
-        if estimate is None or self.higher_is_better is None:
-            return False
-        if self.higher_is_better:
-            return estimate >= self.no_change
-        return estimate <= self.no_change
-
-    def format_value(self, value: float | None) -> str:
-        """One batch's value: a rate in percent, anything else to three digits."""
-        if value is None:
-            return "—"
-        return f"{100 * value:.0f}%" if self.kind == "rate" else f"{value:.3g}"
-
-    def format_side(self, summary: Summary) -> str:
-        """One batch's summary in a table cell."""
-        if summary.n == 0:
-            return "no runs"
-        if self.kind == "rate":
-            return f"{self.format_value(summary.mean)} (n={summary.n})"
-        if self.kind in ("tools", "order"):
-            return f"n={summary.n}"
-        if summary.geometric_mean is not None:
-            # Tokens and latency: the effect is a ratio of geometric means, so show those.
-            return f"gmean {self.format_value(summary.geometric_mean)} (n={summary.n})"
-        shown = summary.median if summary.median is not None else summary.mean
-        return f"median {self.format_value(shown)} (n={summary.n})"
-
-    def format_effect(
-        self, estimate: float | None, ci: tuple[float, float] | None
-    ) -> tuple[str, str]:
-        """The effect and its interval, as table cells."""
-        if estimate is None:
-            return "—", "—"
-        scale = 100 if self.kind == "rate" else 1
-        value = scale * estimate
-        shown = {
-            "rate": f"Δ {value:+.0f} pts",
-            "shift": f"A = {value:.2f}",
-            "ratio": f"×{value:.2f}",
-            "tools": f"TVD = {value:.2f}",
-            "order": f"new {100 * value:+.0f} pts",
-        }[self.kind]
-        if ci is None:
-            return shown, "—"
-        return shown, f"[{scale * ci[0]:.3g}, {scale * ci[1]:.3g}]"
-
-    def format_difference(self, value: float | None) -> str:
-        """A difference between variants (A/B overall): points, steps or a ratio."""
-        if value is None:
-            return "—"
-        if self.kind == "rate":
-            return f"{100 * value:+.0f} pts"
-        if self.kind == "shift":
-            return f"{value:+.2f} steps"
-        if self.kind == "tools":
-            return f"TVD {value:.2f}"
-        if self.kind == "order":
-            return f"new {100 * value:+.0f} pts"
-        return f"×{value:.2f}"
-
-    def format_interval(self, ci: tuple[float, float] | None) -> str:
-        """An interval of :meth:`format_difference` values."""
-        if ci is None:
-            return "—"
-        if self.kind == "rate":
-            return f"[{100 * ci[0]:+.0f}, {100 * ci[1]:+.0f}] pts"
-        return f"[{ci[0]:.3g}, {ci[1]:.3g}]"
-
-    def format_detectable(self, value: float | None) -> str:
-        """A detectable effect in ``trajguard plan``."""
-        if value is None:
-            return "none detectable"
-        if self.kind == "rate":
-            return f"{100 * value:.0f} pts"
-        return f"×{value:.2f}" if self.kind == "ratio" else f"{value:.2f}"
-
-    def format_band(self, value: float) -> str:
-        """A tolerance band of this metric, as the headline states it."""
-        if self.kind == "rate":
-            return f"±{100 * value:.0f} pts"
-        if self.kind == "shift":
-            return f"A within 0.5 ± {value:.2g}"
-        if self.kind == "ratio":
-            return f"within ×{value:.3g}"
-        if self.kind == "tools":
-            return f"TVD ≤ {value:.2g}"
-        return f"≤ {100 * value:.0f} pts more new sequences than by chance"
-
-    def format_plan_baseline(self, value: float) -> str:
-        """The baseline value a plan row assumed."""
-        if self.kind == "rate":
-            return f"{100 * value:.0f}%"
-        return f"A = {value:.2f}" if self.kind == "shift" else f"sd(log) {value:.2f}"
-
-
 def _passes(arm: Arm) -> tuple[BoolArray, BoolArray]:
     return arm.passed_runs, arm.judged_runs
 
 
 def _crashes(arm: Arm) -> tuple[BoolArray, BoolArray]:
     return arm.crashed, np.ones(arm.runs, dtype=bool)
+
+
+def _resilience(name: str, label: str, column: str) -> Metric:
+    """A resilience rate, over the runs that met a fault (README, "Chaos")."""
+    return Metric(
+        name=name,
+        label=label,
+        column=column,
+        kind="rate",
+        higher_is_better=True,
+        tolerance="resilience",
+        evaluate=ev.flag_rate,
+        joint=flag_column(column),
+        suite="cmh",
+        conditional=True,
+    )
 
 
 METRICS: tuple[Metric, ...] = (
@@ -360,6 +221,9 @@ METRICS: tuple[Metric, ...] = (
         evaluate=ev.tool_order,
         joint=statistic_column("order"),
     ),
+    _resilience("retry_rate", "retried after a fault", "retried_after_fault"),
+    _resilience("recovery_rate", "recovered or escalated", "recovered_or_escalated"),
+    _resilience("no_fabrication_rate", "no fabricated result", "no_fabricated_result"),
 )
 _BY_NAME = {m.name: m for m in METRICS}
 METRIC_NAMES = tuple(_BY_NAME)

@@ -9,37 +9,53 @@ them (:data:`FAULTS_KEY`).
 
 from trajguard.faults._active import FaultsNotInjected, active_faults, inject_faults
 from trajguard.faults._inject import FaultEvent, ToolFault, ToolFaults
+from trajguard.faults._model import ModelFault, answered_after, model_faults
 from trajguard.faults._plan import FaultPlan, plan_faults
 from trajguard.faults._resilience import (
     DEFAULT_ESCALATION_PHRASES,
     Call,
     calls,
     fabricated_result,
+    fault_counts,
     fault_records,
     recovered_or_escalated,
     repeats_after_failure,
     retried_after_fault,
 )
-from trajguard.faults._spec import FAULT_KINDS, FAULTS_KEY, FaultKind, FaultSpec, fault_kind
+from trajguard.faults._spec import (
+    FAULT_KINDS,
+    FAULTS_KEY,
+    MODEL_CALLS,
+    FaultKind,
+    FaultSpec,
+    FaultTarget,
+    fault_kind,
+)
 
 __all__ = [
     "DEFAULT_ESCALATION_PHRASES",
     "FAULTS_KEY",
     "FAULT_KINDS",
+    "MODEL_CALLS",
     "Call",
     "FaultEvent",
     "FaultKind",
     "FaultPlan",
     "FaultSpec",
+    "FaultTarget",
     "FaultsNotInjected",
+    "ModelFault",
     "ToolFault",
     "ToolFaults",
     "active_faults",
+    "answered_after",
     "calls",
     "fabricated_result",
+    "fault_counts",
     "fault_kind",
     "fault_records",
     "inject_faults",
+    "model_faults",
     "plan_faults",
     "recovered_or_escalated",
     "repeats_after_failure",

@@ -5,7 +5,9 @@ check: resilience is judged on the runs that were tested by a fault (the report 
 Tool calls are read in order from the agent steps; a call failed when its observation's
 ``extra.error`` is set (``tool_error``: the tool raised, an injected failure included); it met
 a fault when its result's ``extra.fault`` names one (call ids survive normalisation there), or
-the step's ``extra["trajguard_faults"]`` lists its call id.
+the step's ``extra["trajguard_faults"]`` lists its call id. Model (provider) faults injected at the
+wire endpoint (:mod:`._model`) count too: after one, the agent must have called its model again
+(retried), and the model must have answered a later call (recovered) unless the agent escalated.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from trajguard.faults._model import answered_after, model_faults
 from trajguard.faults._spec import FAULTS_KEY
 
 __all__ = [
@@ -22,6 +25,7 @@ __all__ = [
     "Call",
     "calls",
     "fabricated_result",
+    "fault_counts",
     "fault_records",
     "recovered_or_escalated",
     "repeats_after_failure",
@@ -88,6 +92,17 @@ def fault_records(trajectory: Mapping[str, Any]) -> list[Call]:
     return [call for call in calls(trajectory) if call.fault is not None]
 
 
+def fault_counts(trajectory: Mapping[str, Any]) -> dict[str, int]:
+    """Injected faults the run met, by kind (tool and model faults)."""
+    counts: dict[str, int] = {}
+    kinds = [c.fault for c in fault_records(trajectory)]
+    kinds += [f.kind for f in model_faults(trajectory)]
+    for kind in kinds:
+        if kind is not None:
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
 def _disrupted(call: Call) -> bool:
     """The call met a fault that denied the agent a right answer (``slow`` gives it late)."""
     return call.fault is not None and call.fault != "slow"
@@ -98,11 +113,15 @@ def _answered(call: Call) -> bool:
 
 
 def retried_after_fault(trajectory: Mapping[str, Any]) -> tuple[bool, str]:
-    """After every fault (but ``slow``), the agent called the same tool again."""
+    """After every fault (but ``slow``), the agent called the same tool (or its model) again."""
     everything = calls(trajectory)
     for call in everything:
         if _disrupted(call) and not any(c.tool == call.tool for c in everything[call.index + 1 :]):
             return False, f"{call.tool} met {call.fault} and was not called again"
+    steps = trajectory.get("steps") or ()
+    for fault in model_faults(trajectory):
+        if not any(step.get("source") == "agent" for step in steps[fault.after :]):
+            return False, f"a model call met {fault.kind} and the model was not called again"
     return True, ""
 
 
@@ -139,6 +158,12 @@ def recovered_or_escalated(
             return False, (
                 f"{call.tool} met {call.fault}, never succeeded afterwards, and the final "
                 "output does not say the task could not be completed"
+            )
+    for fault in model_faults(trajectory):
+        if not answered_after(trajectory, fault) and not escalated:
+            return False, (
+                f"a model call met {fault.kind}, the model never answered afterwards, and the "
+                "final output does not say the task could not be completed"
             )
     return True, ""
 

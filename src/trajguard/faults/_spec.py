@@ -1,8 +1,11 @@
 """What can go wrong with a tool call, and how a suite asks for it.
 
-One table, :data:`FAULT_KINDS`, lists the faults trajguard can inject into tool calls; a
-:class:`FaultSpec` (a suite's ``faults:`` entry) picks a kind, the tools it hits (``"*"`` for
-all) and when: with a probability per call, or at one call index of the tool.
+One table, :data:`FAULT_KINDS`, lists the faults trajguard can inject: into tool calls
+(``target="tool"``: builtin agents directly, callable agents through ``ctx.faults.wrap``) and
+into model calls made through the wire endpoint (``target="model"``: callable and command
+agents, whatever their language). A :class:`FaultSpec` (a suite's ``faults:`` entry) picks a
+kind, the tools it hits (``"*"`` for all; model faults hit every model call) and when: with a
+probability per call, or at one call index of the tool (or of the model calls).
 """
 
 from __future__ import annotations
@@ -12,7 +15,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["FAULTS_KEY", "FAULT_KINDS", "FaultKind", "FaultSpec", "fault_kind"]
+__all__ = [
+    "FAULTS_KEY",
+    "FAULT_KINDS",
+    "MODEL_CALLS",
+    "FaultKind",
+    "FaultSpec",
+    "FaultTarget",
+    "fault_kind",
+]
 
 FAULTS_KEY = "trajguard_faults"
 """The ``step.extra`` key listing the faults that step's tool calls met."""
@@ -25,7 +36,14 @@ FaultName = Literal[
     "empty_result",
     "contradictory_results",
     "slow",
+    "provider_rate_limited",
+    "provider_error",
+    "truncated_output",
+    "malformed_tool_call",
 ]
+FaultTarget = Literal["tool", "model"]
+MODEL_CALLS = "<model>"
+"""The name model calls are counted under in a plan (no tool can be called that)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,12 +56,14 @@ class FaultKind:
         fails: the call fails (an error instead of a result); otherwise the agent gets a result,
             a wrong or late one.
         message: what the error says (``{seconds}`` is replaced), for failing kinds.
+        target: what it hits: a tool call, or a model call at the wire endpoint.
     """
 
     name: FaultName
     meaning: str
     fails: bool
     message: str = ""
+    target: FaultTarget = "tool"
 
 
 FAULT_KINDS: tuple[FaultKind, ...] = (
@@ -77,6 +97,33 @@ FAULT_KINDS: tuple[FaultKind, ...] = (
         fails=False,
     ),
     FaultKind(name="slow", meaning="the result arrives late (real added latency)", fails=False),
+    FaultKind(
+        name="provider_rate_limited",
+        meaning="the model provider answers 429 with a Retry-After header",
+        fails=True,
+        message="rate limited by the model provider: retry after {seconds:g} s",
+        target="model",
+    ),
+    FaultKind(
+        name="provider_error",
+        meaning="the model provider answers 503 (a server error)",
+        fails=True,
+        message="the model provider failed (injected server error)",
+        target="model",
+    ),
+    FaultKind(
+        name="truncated_output",
+        meaning="the model's answer is cut in half and ends with finish_reason 'length'",
+        fails=False,
+        target="model",
+    ),
+    FaultKind(
+        name="malformed_tool_call",
+        meaning="the model's tool-call arguments arrive as broken JSON (its text is cut when "
+        "it called no tool)",
+        fails=False,
+        target="model",
+    ),
 )
 _BY_NAME: dict[str, FaultKind] = {k.name: k for k in FAULT_KINDS}
 
@@ -110,8 +157,20 @@ class FaultSpec(BaseModel):
     def _one_trigger(self) -> FaultSpec:
         if (self.probability is None) == (self.at_call is None):
             raise ValueError("give exactly one of probability (0 to 1) or at_call (1, 2, ...)")
+        if self.target == "model" and self.tools != "*":
+            raise ValueError(
+                f"{self.kind} hits model calls, not tools: remove its tools (model faults hit "
+                "every model call the agent makes through the wire endpoint)"
+            )
         return self
 
+    @property
+    def target(self) -> FaultTarget:
+        """What this fault hits: tool calls or model calls."""
+        return _BY_NAME[self.kind].target
+
     def hits(self, tool: str) -> bool:
-        """Whether this fault applies to calls of ``tool``."""
+        """Whether this fault applies to calls of ``tool`` (:data:`MODEL_CALLS`: model calls)."""
+        if (tool == MODEL_CALLS) != (self.target == "model"):
+            return False
         return self.tools == "*" or tool in self.tools

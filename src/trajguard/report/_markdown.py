@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from trajguard.compare import Comparison, PooledBaseline, ScenarioResult
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
+from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
 from trajguard.store import RunSet
 
@@ -155,6 +157,12 @@ def _method(comparison: Comparison) -> list[str]:
     ]
 
 
+def _side(name: str, runs: Any) -> str:
+    """``baseline (variant base)`` when the side's runs are all of one variant."""
+    variants = runs["variant"].unique() if "variant" in runs.columns else []
+    return f"{name} ({variants[0]})" if len(variants) == 1 else name
+
+
 def render_report(
     comparison: Comparison,
     *,
@@ -195,6 +203,13 @@ def render_report(
             scenario_adjusted=comparison.family is not None
             and comparison.family.method == "omnibus",
         )
+    lines += resilience_section(
+        {
+            _side("baseline", baseline.runs): baseline.runs,
+            _side("candidate", candidate.runs): candidate.runs,
+        },
+        comparison.config.alpha,
+    )
     for section in extra_sections:
         lines += ["", section]
     lines += _method(comparison)

@@ -89,6 +89,11 @@ def _gate_line(result: ScenarioResult) -> list[str]:
     ]
 
 
+def _shown(result: MetricResult) -> bool:
+    """A conditional metric (resilience) without a judged run on either side is left out."""
+    return not metric(result.metric).conditional or bool(result.baseline.n or result.candidate.n)
+
+
 def scenario_section(
     result: ScenarioResult,
     baseline: pd.DataFrame,
@@ -111,7 +116,7 @@ def scenario_section(
         "| TOST p | verdict |",
         "|---|---|---|---|---|---:|---:|---:|---|",
     ]
-    lines += [_metric_row(m, latency_note) for m in result.metrics]
+    lines += [_metric_row(m, latency_note) for m in result.metrics if _shown(m)]
     legend = EFFECT_LEGEND
     if scenario_adjusted:
         legend += (
@@ -120,7 +125,9 @@ def scenario_section(
         )
     lines += ["", f"<sub>{legend}</sub>"]
     lines += _gate_line(result)
-    notes = [f"{metric(m.metric).heading}: {n}" for m in result.metrics for n in m.notes]
+    notes = [
+        f"{metric(m.metric).heading}: {n}" for m in result.metrics if _shown(m) for n in m.notes
+    ]
     if latency_note is not None and any(m.metric == "latency" for m in result.metrics):
         notes.append(latency_note)
     if notes:

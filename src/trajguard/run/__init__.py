@@ -5,18 +5,22 @@ says which runs, in what order, with which seeds; :func:`describe_batch` prints 
 running it. Agents of every kind (builtin, callable, command) are run by :func:`run_agent`; a
 callable agent receives a :class:`RunContext`. Callable and command agents reach their model
 through the batch's wire endpoint (:mod:`trajguard.capture.wire`), which records their calls.
+A run with ``faults:`` meets the plan :func:`run_faults` derives for it (README, "Chaos");
+:func:`fault_columns` are its row's fault columns.
 """
 
 from trajguard.run._agents import run_agent, trajectory_of
 from trajguard.run._batch import BatchObserver, BatchResult, ObserverFactory, execute, run_batch
 from trajguard.run._context import WIRE_API_KEY, RunContext
 from trajguard.run._describe import describe_batch
+from trajguard.run._faults import FAULT_COLUMNS, annotate_tool_faults, fault_columns, run_faults
 from trajguard.run._options import MAX_RUNS, BatchOptions, ExecutorChoice
 from trajguard.run._plan import Plan, RunSpec, derive_seed, plan_batch
 from trajguard.run._rows import build_row, final_output
 from trajguard.run._wire import SERVER_LOG
 
 __all__ = [
+    "FAULT_COLUMNS",
     "MAX_RUNS",
     "SERVER_LOG",
     "WIRE_API_KEY",
@@ -28,13 +32,16 @@ __all__ = [
     "Plan",
     "RunContext",
     "RunSpec",
+    "annotate_tool_faults",
     "build_row",
     "derive_seed",
     "describe_batch",
     "execute",
+    "fault_columns",
     "final_output",
     "plan_batch",
     "run_agent",
     "run_batch",
+    "run_faults",
     "trajectory_of",
 ]

@@ -38,6 +38,7 @@ from typing import Any
 from trajguard.atif import Trajectory, load_trajectory
 from trajguard.capture.types import ChatModel
 from trajguard.errors import AgentFailure, TrajguardError
+from trajguard.faults import ToolFaults
 from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._command import run_command
 from trajguard.run._context import WIRE_API_KEY, RunContext
@@ -53,12 +54,15 @@ async def run_agent(
     seed: int,
     api_base: str | None,
     capture: RunCapture | None = None,
+    faults: ToolFaults | None = None,
 ) -> Trajectory:
     """Run the scenario once and return the trajectory.
 
     Args:
         capture: the run's recorders (its wire session, if any); a fresh one without a wire
             endpoint when omitted.
+        faults: the run's fault plan (a builtin agent's tools meet them; a callable agent gets
+            them as ``ctx.faults``).
         api_base: the model's own endpoint, for a command agent run without a wire endpoint.
 
     Raises:
@@ -68,16 +72,23 @@ async def run_agent(
     if capture is None:
         capture = RunCapture(agent_name=agent_name(resolved), model_name=resolved.model)
     if isinstance(agent, BuiltinAgent):
-        return await _run_builtin(resolved, agent, model=model, seed=seed)
+        return await _run_builtin(resolved, agent, model=model, seed=seed, faults=faults)
     if isinstance(agent, CallableAgent):
-        return await _run_callable(resolved, agent, model=model, seed=seed, capture=capture)
+        return await _run_callable(
+            resolved, agent, model=model, seed=seed, capture=capture, faults=faults
+        )
     return await run_command(
         resolved, agent, seed=seed, api_base=capture.base_url or api_base, capture=capture
     )
 
 
 async def _run_builtin(
-    resolved: ResolvedScenario, spec: BuiltinAgent, *, model: ChatModel, seed: int
+    resolved: ResolvedScenario,
+    spec: BuiltinAgent,
+    *,
+    model: ChatModel,
+    seed: int,
+    faults: ToolFaults | None,
 ) -> Trajectory:
     from trajguard.agent import AgentConfig, ReferenceAgent
 
@@ -89,16 +100,24 @@ async def _run_builtin(
         tool_budget=spec.tool_budget,
         temperature=resolved.temperature,
         max_tokens=resolved.max_tokens,
+        faults=faults,
     )
     result = await ReferenceAgent(config).run(model, resolved.input, seed=seed)
     return result.trajectory
 
 
 def context_for(
-    resolved: ResolvedScenario, *, model: ChatModel, seed: int, capture: RunCapture
+    resolved: ResolvedScenario,
+    *,
+    model: ChatModel,
+    seed: int,
+    capture: RunCapture,
+    faults: ToolFaults | None = None,
 ) -> RunContext:
     """The :class:`RunContext` of one run of a callable agent."""
+    extra = {"faults": faults} if faults is not None else {}
     return RunContext(
+        **extra,
         input=resolved.input,
         scenario=resolved.scenario,
         variant=resolved.variant,
@@ -125,11 +144,12 @@ async def _run_callable(
     model: ChatModel,
     seed: int,
     capture: RunCapture,
+    faults: ToolFaults | None,
 ) -> Trajectory:
     from trajguard.capture.zerocode import capture_litellm
 
     function = import_object(spec.function, allowed_modules=resolved.allow_modules)
-    context = context_for(resolved, model=model, seed=seed, capture=capture)
+    context = context_for(resolved, model=model, seed=seed, capture=capture, faults=faults)
     declared = {import_object(path): reason for path, reason in spec.agent_errors.items()}
     async with capture_litellm(agent_name=spec.function) as litellm_capture:
         capture.litellm = litellm_capture

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import ChatModel
+from trajguard.faults import FaultPlan, ToolFaults
 
 __all__ = ["WIRE_API_KEY", "RunContext"]
 
@@ -55,3 +56,8 @@ class RunContext:
     agent_error: Callable[[str, str], None]
     """``ctx.agent_error("max_steps", "stopped after 8 steps")``: the run ended without an
     answer (recorded as ``agent_error`` with that reason, not as a crash)."""
+    faults: ToolFaults = field(default_factory=lambda: ToolFaults(plan=FaultPlan(seed=0, specs=())))
+    """The run's tool faults (the scenario's ``faults:``): wrap each tool function with
+    ``ctx.faults.wrap(function)`` (or ``wrap(function, name="search")``) before handing it to
+    the framework, and its calls meet the run's faults; they are written onto the captured
+    steps afterwards. Without ``faults:`` the wrapper changes nothing."""

@@ -20,6 +20,7 @@ from trajguard.capture.wire import WireServer
 from trajguard.errors import AgentFailure
 from trajguard.outcome import Status
 from trajguard.run._agents import run_agent, trajectory_of
+from trajguard.run._faults import annotate_tool_faults, run_faults
 from trajguard.run._models import endpoint
 from trajguard.run._plan import RunSpec
 from trajguard.run._rows import build_row
@@ -48,11 +49,19 @@ async def one_run(
     trajectory: Trajectory | None = None
     error: BaseException | None = None
     error_message: str | None = None
-    capture = run_capture(spec, arm, model, wire)
+    faults = run_faults(
+        arm, batch_seed=int(manifest.get("batch_seed") or 0), run_index=spec.run_index
+    )
+    capture = run_capture(spec, arm, model, wire, faults=faults)
     try:
         trajectory = await asyncio.wait_for(
             run_agent(
-                arm, model=model, seed=spec.seed, api_base=endpoint(arm, model), capture=capture
+                arm,
+                model=model,
+                seed=spec.seed,
+                api_base=endpoint(arm, model),
+                capture=capture,
+                faults=faults,
             ),
             timeout=arm.timeout_s,
         )
@@ -70,6 +79,8 @@ async def one_run(
         status, error, trajectory = "harness_error", exc, trajectory_of(exc)
     finally:
         await capture.close()
+    if trajectory is not None:
+        trajectory = annotate_tool_faults(trajectory, faults)
     return build_row(
         spec=spec,
         batch=manifest,
@@ -83,4 +94,5 @@ async def one_run(
         error=error,
         error_message=error_message,
         final_answer_tool=getattr(arm.agent, "final_answer_tool", None),
+        faults_planned=faults is not None,
     )

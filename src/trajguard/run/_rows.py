@@ -25,6 +25,7 @@ from trajguard.core.shape import shape
 from trajguard.errors import AgentFailure, ModelUnavailable
 from trajguard.outcome import Status, common_errors, is_crash_row
 from trajguard.redaction import Redactor, environment_secrets
+from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
 from trajguard.suite import evaluate_criteria
 
@@ -45,6 +46,7 @@ def build_row(
     error: BaseException | None = None,
     error_message: str | None = None,
     final_answer_tool: str | None = None,
+    faults_planned: bool = False,
 ) -> dict[str, Any]:
     """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`).
 
@@ -132,6 +134,9 @@ def build_row(
             "trajectory": canonical_json(normalized),
         }
     )
+    if judged:
+        output = run_shape.final_output or ""
+        row.update(fault_columns(normalized, output, planned=faults_planned, criteria=criteria))
     return row
 
 

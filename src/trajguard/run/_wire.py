@@ -19,6 +19,7 @@ from typing import Any
 from trajguard._files import atomic_write_text
 from trajguard.capture.types import ChatModel, LLMResponse, Message
 from trajguard.capture.wire import Forward, WireRequest, WireServer
+from trajguard.faults import ToolFaults
 from trajguard.local_model import current_slot, model_slot
 from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._plan import Plan, RunSpec, derive_seed
@@ -157,9 +158,15 @@ def forwarder(model: ChatModel, arm: ResolvedScenario, seed: int) -> Forward:
 
 
 def run_capture(
-    spec: RunSpec, arm: ResolvedScenario, model: ChatModel, wire: WireServer | None
+    spec: RunSpec,
+    arm: ResolvedScenario,
+    model: ChatModel,
+    wire: WireServer | None,
+    *,
+    faults: ToolFaults | None = None,
 ) -> RunCapture:
-    """The recorders of one run, with a wire session when its agent reaches its model there."""
+    """The recorders of one run, with a wire session when its agent reaches its model there
+    (its model faults, if any, injected there)."""
     from trajguard.local_model import is_local_model
 
     name = agent_name(arm)
@@ -169,6 +176,7 @@ def run_capture(
         forward=forwarder(getattr(model, "inner", model), arm, spec.seed),
         model=arm.model,
         embedded=is_local_model(arm.model),
+        faults=faults,
     )
     return RunCapture(agent_name=name, model_name=arm.model, wire=wire, session=session)
 

@@ -67,6 +67,12 @@ RUN_SCHEMA = pa.schema(
         pa.field("content_hash", pa.string()),
         pa.field("final_output", pa.string()),
         pa.field("trajectory", pa.string()),
+        # chaos (issue 15): null for runs of arms without faults, and in files written before
+        pa.field("faults_injected", pa.int32()),
+        pa.field("fault_kinds", pa.map_(pa.string(), pa.int32())),
+        pa.field("retried_after_fault", pa.bool_()),
+        pa.field("recovered_or_escalated", pa.bool_()),
+        pa.field("no_fabricated_result", pa.bool_()),
     ],
     metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
 )
@@ -84,7 +90,7 @@ def rows_to_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
             raise StoreError(f"run row has columns outside the schema: {sorted(unknown)}")
         for name in columns:
             value = row.get(name)
-            if name == "tool_counts" and isinstance(value, Mapping):
+            if name in ("tool_counts", "fault_kinds") and isinstance(value, Mapping):
                 value = list(value.items())
             columns[name].append(value)
     try:

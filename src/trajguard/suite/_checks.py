@@ -18,6 +18,7 @@ from typing import Any
 
 from trajguard.errors import ImportPathError, SuiteError
 from trajguard.suite._criteria import parse_criterion
+from trajguard.suite._fault_checks import check_faults
 from trajguard.suite._models import (
     BASE_VARIANT,
     BuiltinAgent,
@@ -63,12 +64,17 @@ def check_loaded_suite(suite: Suite, path: Path, lines: LineMap, *, check_import
     for scenario in suite.scenarios:
         for variant in [BASE_VARIANT, *scenario.variants, *suite.variants]:
             suite.resolve(scenario.id, variant)  # reads every prompt file now, not mid-batch
+    tools: dict[str, str] = {}
     if check_imports:
-        tools: dict[str, str] = {}
         for name, shared in suite.variants.items():
             _check_tools(shared.tools or (), ("variants", name, "tools"), fail, tools)
         for index, scenario in enumerate(suite.scenarios):
             _check_imports(scenario, index, fail, tools)
+
+    def tool_names(targets: Sequence[str], where: Where) -> list[str]:
+        return _check_tools(targets, where, fail, tools)
+
+    check_faults(suite, fail, tool_names if check_imports else None)
 
 
 class _Fail:

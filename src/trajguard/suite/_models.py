@@ -22,6 +22,7 @@ from trajguard._files import NAME_PATTERN
 from trajguard.compare import TOLERANCES, tolerance_problems
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
+from trajguard.faults import FaultSpec
 from trajguard.suite._criteria import Criterion, parse_criterion
 
 __all__ = [
@@ -210,6 +211,9 @@ class Variant(_Strict):
     tools: list[Annotated[str, Field(pattern=IMPORT_PATH)]] | None = None
     params: dict[str, Any] | None = None
     """Keys merged over the agent's ``params`` (callable and command agents)."""
+    faults: list[FaultSpec] | None = None
+    """Faults injected into the runs of this variant, instead of the scenario's (README,
+    "Chaos: faults"); ``[]`` runs the variant without the scenario's faults."""
 
 
 class Scenario(_Strict):
@@ -224,6 +228,8 @@ class Scenario(_Strict):
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
     runs: int | None = Field(default=None, ge=1)
     max_steps: int | None = Field(default=None, ge=1)
+    faults: list[FaultSpec] = Field(default_factory=list)
+    """Faults injected into every run of the scenario (a variant's ``faults`` replace them)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -306,12 +312,15 @@ class ResolvedScenario(_Strict):
     """The agent's parameters with the variant's merged over them."""
     allow_modules: tuple[str, ...] = ()
     """The suite's ``allow_modules`` (what it may import; not part of the definition's hash)."""
+    faults: list[FaultSpec] = Field(default_factory=list)
+    """The faults injected into its runs (the variant's, else the scenario's)."""
 
     def config_hash(self) -> str:
-        """SHA-256 prefix over the scenario definition, prompt text and parameters included."""
+        """SHA-256 prefix over the scenario definition, prompt text, parameters and faults."""
         data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules"})
-        if not data["params"]:  # so definitions written before params keep their hash
-            del data["params"]
+        for added in ("params", "faults"):  # definitions written before them keep their hash
+            if not data[added]:
+                del data[added]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
 
 
@@ -382,4 +391,5 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         base_dir=str(base_dir),
         allow_modules=suite.allow_modules,
         params=params,
+        faults=scenario.faults if override.faults is None else override.faults,
     )

@@ -24,11 +24,13 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from trajguard.capture.types import LLMResponse
+from trajguard.capture.wire._faults import INJECTED, distort_answer, failure_of, mark
 from trajguard.capture.wire._openai import completion_body, error_body, stream_events
 from trajguard.capture.wire._request import RequestShapeError, WireRequest, parse_request
 from trajguard.capture.wire._session import Forward, WireSession
 from trajguard.capture.zerocode import CallRecord, normalize_messages
 from trajguard.errors import InfrastructureError, ModelRequestError, ModelUnavailable
+from trajguard.faults import MODEL_CALLS, FaultSpec, ToolFaults
 
 __all__ = ["WireServer"]
 
@@ -111,13 +113,21 @@ class WireServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def open(self, *, forward: Forward, model: str, embedded: bool) -> WireSession:
+    def open(
+        self,
+        *,
+        forward: Forward,
+        model: str,
+        embedded: bool,
+        faults: ToolFaults | None = None,
+    ) -> WireSession:
         """A session for one run: its own base URL, its calls recorded apart from the others.
 
         Args:
             forward: sends a checked request to the run's model (runs on the endpoint's loop).
             model: the run's model string (recorded with each call).
             embedded: rewrite requests for the embedded llama.cpp server.
+            faults: the run's faults; its model faults are injected into its calls.
         """
         token = secrets.token_urlsafe(12)
         session = WireSession(
@@ -126,6 +136,7 @@ class WireServer:
             forward=forward,
             model=model,
             embedded=embedded,
+            faults=faults,
         )
         with self._lock:
             self._sessions[token] = session
@@ -241,6 +252,10 @@ class WireServer:
             session.add(_refused(session, body, started, exc))
             return _error(400, str(exc), param=exc.param, code="unsupported_field")
         record = session.add(_record(session, parsed, started))
+        spec = session.faults.next_fault(MODEL_CALLS) if session.faults is not None else None
+        refused = _injected_failure(session, record, spec)
+        if refused is not None:
+            return refused
         try:
             response = await session.forward(parsed)
         except asyncio.CancelledError:
@@ -252,8 +267,28 @@ class WireServer:
             self.upstream_errors += 1
             kind = "invalid_request_error" if status == 400 else "server_error"
             return _error(status, str(exc), param=None, code=code, kind=kind)
+        if spec is not None:
+            response = distort_answer(spec, response)
         record.response, record.ended_at = response, datetime.now(UTC)
         return await _answer(request, parsed, response, model=session.model)
+
+
+def _injected_failure(
+    session: WireSession, record: CallRecord, spec: FaultSpec | None
+) -> web.Response | None:
+    """Record the model fault the call met, if any; the error answer of a failing one."""
+    if spec is None or session.faults is None:
+        return None
+    mark(record, spec, session.faults.events[-1].call)
+    failure = failure_of(spec)
+    if failure is None:
+        return None
+    status, message, code, headers = failure
+    _fail(record, INJECTED, message)
+    kind = "rate_limit_error" if status == 429 else "server_error"
+    answer = _error(status, message, param=None, code=code, kind=kind)
+    answer.headers.update(headers)
+    return answer
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:

@@ -11,6 +11,7 @@ from dataclasses import replace
 from trajguard.capture.types import LLMResponse
 from trajguard.capture.wire._request import WireRequest
 from trajguard.capture.zerocode import CallRecord
+from trajguard.faults import ToolFaults
 
 __all__ = ["Forward", "WireSession"]
 
@@ -27,7 +28,14 @@ class WireSession:
     """
 
     def __init__(
-        self, *, token: str, base_url: str, forward: Forward, model: str, embedded: bool
+        self,
+        *,
+        token: str,
+        base_url: str,
+        forward: Forward,
+        model: str,
+        embedded: bool,
+        faults: ToolFaults | None = None,
     ) -> None:
         self.token = token
         self.base_url = base_url
@@ -37,6 +45,8 @@ class WireSession:
         """The run's model string (recorded as the model of every call)."""
         self.embedded = embedded
         """Whether requests are rewritten for the embedded server."""
+        self.faults = faults
+        """The run's faults: its model faults are injected here (:mod:`._faults`)."""
         self._records: list[CallRecord] = []
         self._lock = threading.Lock()
         self._seq = itertools.count()
@@ -66,5 +76,6 @@ class WireSession:
             return sum(
                 1
                 for r in self._records
-                if r.error is not None and r.error[0] not in ("RequestShapeError", "Cancelled")
+                if r.error is not None
+                and r.error[0] not in ("RequestShapeError", "Cancelled", "InjectedFault")
             )

@@ -20,6 +20,7 @@ from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest
 from trajguard.capture.zerocode._messages import field_of
 from trajguard.capture.zerocode._messages import text as content_text
+from trajguard.faults import FAULTS_KEY
 
 __all__ = ["CallRecord", "build_trajectory"]
 
@@ -212,14 +213,17 @@ class _Builder:
             self.pending.append(_Pending(request.id, step, call.tool_call_id))
 
     def failure(self, record: CallRecord, error: tuple[str, str]) -> None:
-        self.errors.append(
-            {
-                "after_step": len(self.recorder.steps),
-                "model": record.model,
-                "type": error[0],
-                "message": error[1],
-            }
-        )
+        entry = {
+            "after_step": len(self.recorder.steps),
+            "model": record.model,
+            "type": error[0],
+            "message": error[1],
+        }
+        # a fault the wire endpoint injected (trajguard.faults' model faults) names its kind
+        injected = (record.notes or {}).get(FAULTS_KEY) or ()
+        if injected:
+            entry["fault"] = injected[-1]["kind"]
+        self.errors.append(entry)
 
 
 def _names_id(text: str, call_id: str) -> bool:

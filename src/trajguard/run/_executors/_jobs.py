@@ -19,8 +19,9 @@ from trajguard.suite import ResolvedScenario
 
 __all__ = ["BATCH_FIELDS", "Job", "decode_job", "decode_row", "encode_job", "encode_row"]
 
-BATCH_FIELDS = ("batch_id", "suite", "git_sha", "trajguard_version")
-"""The manifest fields a row carries (:func:`trajguard.run.build_row`)."""
+BATCH_FIELDS = ("batch_id", "suite", "git_sha", "trajguard_version", "batch_seed")
+"""The manifest fields a run needs: those its row carries (:func:`trajguard.run.build_row`)
+and the batch seed its fault plan is derived from."""
 
 Job = tuple[RunSpec, ResolvedScenario, dict[str, Any]]
 

@@ -1,0 +1,354 @@
+"""Benchmark: a framework's run captured at the wire against the same run without trajguard.
+
+For each example of ``examples/`` (openai-agents, smolagents, pydantic-ai, LangGraph, the Node
+command) and each of its scenarios, ``--rounds`` pairs of runs on the embedded model, in one
+invocation, in ABBA order (round 0: wire then direct, round 1: direct then wire, ...):
+
+* **wire**: the example suite through ``run.run_batch`` (one run of each scenario per batch):
+  the agent reaches its model at the batch's wire endpoint, which records every call; the run's
+  time is its row's ``duration_s`` (the agent, the wire, litellm, the record, the trajectory).
+* **direct**: the same agent function (or the same Node command) called by this script with the
+  same inputs, its client pointed at the model server, no trajguard around it; the run's time is
+  the agent call alone.
+
+The embedded llama.cpp server refuses request shapes that all of these frameworks send
+(``content: null`` on an assistant turn that made tool calls, content given as parts,
+``tool_choice`` values other than ``"auto"``: what the wire endpoint rewrites), so "direct"
+goes through a shape-only relay: the request is checked and rewritten by the same
+``parse_request`` the wire uses, posted as is to the server, and the server's answer relayed
+byte for byte (no litellm, no record, no trajectory). What the comparison charges to capture is
+litellm, the record, the trajectory; the relay's hop and rewrite are on both sides
+(``bench_wire.py`` measures the wire's whole cost per call, hop included, against a server that
+answers at once). ``--probe`` first tries each example once straight at the server, to show
+which requests it refuses.
+
+Sampling is greedy (temperature 0) on both sides, so a pair does the same model work; a pair is
+"same" when both sides made the same number of model calls with the same completion tokens.
+
+Run: python benchmarks/bench_frameworks.py [--frameworks smolagents ...] [--rounds 4] [--probe]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+ROOT = Path(__file__).resolve().parents[1]
+FRAMEWORKS = ("openai_agents", "smolagents", "pydantic_ai", "langgraph", "node_command")
+SEED = 20261201
+
+
+@dataclass
+class Relay:
+    """An OpenAI-compatible relay (aiohttp, a thread of its own) to the embedded server that
+    only makes requests sendable: ``parse_request(embedded=True)``, nothing recorded.
+
+    With ``rewrite=False`` the body goes to the server exactly as the client sent it."""
+
+    upstream: str
+    rewrite: bool = True
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    calls: int = 0
+    completion_tokens: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def start(self) -> str:
+        from aiohttp import ClientSession, ClientTimeout, web
+
+        from trajguard.capture.wire import RequestShapeError, parse_request
+
+        async def relay(request: web.Request) -> web.StreamResponse:
+            body = await request.json()
+            if self.rewrite:
+                try:
+                    parsed = parse_request(body, embedded=True)
+                except RequestShapeError as exc:
+                    self.errors.append(str(exc))
+                    return web.json_response({"error": {"message": str(exc)}}, status=400)
+                body = {"model": "smollm2", "messages": parsed.messages, **parsed.options}
+                if parsed.tools:
+                    body["tools"] = parsed.tools
+                if parsed.stream:
+                    body["stream"] = True
+                body.setdefault("temperature", self.temperature)  # as the run's forwarder does
+                if self.max_tokens is not None:
+                    body.setdefault("max_tokens", self.max_tokens)
+            self.calls += 1
+            async with self._session.post(f"{self.upstream}/chat/completions", json=body) as up:
+                if body.get("stream"):
+                    response = web.StreamResponse(status=up.status)
+                    response.content_type = up.content_type
+                    await response.prepare(request)
+                    async for chunk in up.content.iter_any():
+                        await response.write(chunk)
+                    await response.write_eof()
+                    return response
+                raw = await up.read()
+                if up.status == 200:
+                    usage = json.loads(raw).get("usage") or {}
+                    self.completion_tokens += int(usage.get("completion_tokens") or 0)
+                else:
+                    self.errors.append(f"{up.status}: {raw[:300]!r}")
+                return web.Response(body=raw, status=up.status, content_type="application/json")
+
+        self.loop = asyncio.new_event_loop()
+
+        async def open_session() -> ClientSession:
+            return ClientSession(timeout=ClientTimeout(total=900))
+
+        self._session = self.loop.run_until_complete(open_session())
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", relay)
+        self.runner = web.AppRunner(app, access_log=None)
+        self.loop.run_until_complete(self.runner.setup())
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        self.loop.run_until_complete(site.start())
+        port = int(self.runner.addresses[0][1])
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        return f"http://127.0.0.1:{port}/v1"
+
+    def reset(self) -> None:
+        self.calls, self.completion_tokens, self.errors = 0, 0, []
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.run_until_complete(self._session.close())
+        self.loop.run_until_complete(self.runner.cleanup())
+        self.loop.close()
+
+
+def bench_suite(name: str, workdir: Path) -> Path:
+    """The example's suite, greedy, its command paths made absolute."""
+    folder = ROOT / "examples" / name
+    data = yaml.safe_load((folder / "suite.yaml").read_text())
+    data["defaults"]["temperature"] = 0.0
+    for scenario in data["scenarios"]:
+        agent = scenario["agent"]
+        if agent["kind"] == "command":
+            agent["argv"] = [str(folder / a) if (folder / a).exists() else a for a in agent["argv"]]
+            agent["params"] = {**agent.get("params", {}), "temperature": 0.0}
+    path = workdir / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def wire_round(path: Path, runset: Path) -> dict[str, dict[str, Any]]:
+    """One batch, one run of each scenario, captured at the wire: its rows by scenario."""
+    from trajguard import store
+    from trajguard.run import BatchOptions, execute
+    from trajguard.suite import load_suite
+
+    execute(load_suite(path), runset, BatchOptions(runs=1, seed=SEED, concurrency=1))
+    return {row["scenario"]: row for row in store.read_runs(runset).to_dict("records")}
+
+
+def direct_run(arm: Any, seed: int, base_url: str) -> tuple[float, str | None]:
+    """The scenario's agent once, its client at ``base_url``: (seconds, error or None)."""
+    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture.recorder import TrajectoryRecorder
+    from trajguard.run import RunContext
+    from trajguard.suite import CallableAgent, import_object
+
+    agent = arm.agent
+    if not isinstance(agent, CallableAgent):
+        return _direct_command(arm, seed, base_url)
+    function = import_object(agent.function)
+    ended: list[str] = []
+    context = RunContext(
+        input=arm.input,
+        scenario=arm.scenario,
+        variant=arm.variant,
+        seed=seed,
+        temperature=arm.temperature,
+        max_tokens=arm.max_tokens,
+        max_steps=arm.max_steps,
+        system_prompt=arm.system_prompt,
+        params=dict(arm.params),
+        model=LiteLLMModel(arm.model),
+        model_name=arm.model,
+        litellm_model=f"openai/{arm.model}",
+        base_url=base_url,
+        api_key="sk-direct",
+        recorder=TrajectoryRecorder(agent_name="direct", agent_version="0", model_name=arm.model),
+        agent_error=lambda reason, message="": ended.append(reason),
+    )
+    started = time.perf_counter()
+    try:
+        if inspect.iscoroutinefunction(function):
+            asyncio.run(function(context))
+        else:
+            function(context)
+    except Exception as exc:  # the framework's own failure: timed, and reported
+        return time.perf_counter() - started, f"{type(exc).__name__}: {str(exc)[:200]}"
+    return time.perf_counter() - started, None
+
+
+def _direct_command(arm: Any, seed: int, base_url: str) -> tuple[float, str | None]:
+    agent = arm.agent
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {
+            **os.environ,
+            **agent.env,
+            "TRAJGUARD_API_BASE": base_url,
+            "TRAJGUARD_API_KEY": "sk-direct",
+            "TRAJGUARD_MODEL": arm.model,
+            "TRAJGUARD_INPUT": arm.input,
+            "TRAJGUARD_SEED": str(seed),
+            "TRAJGUARD_SYSTEM_PROMPT": arm.system_prompt or "",
+            "TRAJGUARD_MAX_STEPS": str(arm.max_steps),
+            "TRAJGUARD_TEMPERATURE": json.dumps(arm.temperature),
+            "TRAJGUARD_PARAMS": json.dumps(dict(arm.params)),
+            "TRAJGUARD_AGENT_ERROR": str(Path(scratch) / "agent_error.json"),
+        }
+        started = time.perf_counter()
+        done = subprocess.run(
+            list(agent.argv), cwd=arm.base_dir, env=env, capture_output=True, check=False
+        )
+        elapsed = time.perf_counter() - started
+    error = done.stderr.decode(errors="replace")[-300:] if done.returncode else None
+    return elapsed, error
+
+
+def arms_of(path: Path) -> dict[str, Any]:
+    from trajguard.run import BatchOptions, plan_batch
+    from trajguard.suite import load_suite
+
+    plan = plan_batch(load_suite(path), BatchOptions(runs=1, seed=SEED), batch_seed=SEED)
+    return {arm.scenario: (spec, arm) for spec, arm in plan}
+
+
+def probe(name: str, path: Path, server: str) -> None:
+    """Each scenario once straight at the embedded server, unchanged."""
+    relay = Relay(upstream=server, rewrite=False)
+    url = relay.start()
+    try:
+        for scenario, (spec, arm) in arms_of(path).items():
+            relay.reset()
+            _, error = direct_run(arm, spec.seed, url)
+            refused = "; ".join(relay.errors)[:200] or "-"
+            print(f"| {name} | {scenario} | {relay.calls} | {error or '-'} | {refused} |")
+    finally:
+        relay.stop()
+
+
+def bench(name: str, path: Path, server: str, rounds: int, workdir: Path) -> dict[str, Any]:
+    arms = arms_of(path)
+    folder = ROOT / "examples" / name
+    sys.path.insert(0, str(folder))
+    relay = Relay(upstream=server)
+    url = relay.start()
+    pairs: list[dict[str, Any]] = []
+    try:
+        for round_ in range(rounds):
+            wire: dict[str, dict[str, Any]] = {}
+            direct: dict[str, dict[str, Any]] = {}
+            for side in ("wire", "direct") if round_ % 2 == 0 else ("direct", "wire"):
+                if side == "wire":
+                    wire = wire_round(path, workdir / f"{name}-{round_}")
+                    continue
+                for scenario, (spec, arm) in arms.items():
+                    relay.max_tokens = arm.max_tokens
+                    relay.reset()
+                    seconds, error = direct_run(arm, spec.seed, url)
+                    direct[scenario] = {
+                        "s": seconds,
+                        "error": error,
+                        "calls": relay.calls,
+                        "completion_tokens": relay.completion_tokens,
+                        "relay_errors": list(relay.errors),
+                    }
+            for scenario, own in direct.items():
+                row = wire[scenario]
+                same = (int(row["llm_calls"] or 0), int(row["completion_tokens"] or 0)) == (
+                    own["calls"],
+                    own["completion_tokens"],
+                )
+                pairs.append(
+                    {
+                        "scenario": scenario,
+                        "wire_s": float(row["duration_s"]),
+                        "direct_s": own["s"],
+                        "status": row["status"],
+                        "calls": int(row["llm_calls"] or 0),
+                        "same": same,
+                        "direct_error": own["error"] or "; ".join(own["relay_errors"]) or None,
+                    }
+                )
+                print(f"  {name} round {round_} {json.dumps(pairs[-1])}", flush=True)
+    finally:
+        relay.stop()
+        sys.path.remove(str(folder))
+    return summarise(name, pairs)
+
+
+def summarise(name: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    same = [p for p in pairs if p["same"]]
+    ratios = [p["wire_s"] / p["direct_s"] - 1 for p in same]
+    total = sum(p["wire_s"] for p in same) / sum(p["direct_s"] for p in same) - 1 if same else 0
+    line = (
+        f"| {name} | {len(pairs)} | {len(same)} | "
+        f"{statistics.median(p['wire_s'] for p in pairs):.2f} s | "
+        f"{statistics.median(p['direct_s'] for p in pairs):.2f} s | "
+        f"{statistics.median(p['calls'] for p in pairs):g} | "
+        + (
+            f"{100 * statistics.median(ratios):+.1f} % [{100 * min(ratios):+.1f}, "
+            f"{100 * max(ratios):+.1f}] | {100 * total:+.1f} % |"
+            if same
+            else "- | - |"
+        )
+    )
+    return {"name": name, "pairs": pairs, "line": line}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frameworks", nargs="*", default=list(FRAMEWORKS), choices=FRAMEWORKS)
+    parser.add_argument("--rounds", type=int, default=4, help="pairs per scenario (ABBA)")
+    parser.add_argument("--probe", action="store_true", help="first try each example unrelayed")
+    args = parser.parse_args()
+    from trajguard.local_model import get_local_server
+
+    server = get_local_server().base_url
+    print(f"load average at start: {os.getloadavg()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-frameworks-") as scratch:
+        workdir = Path(scratch)
+        paths = {name: bench_suite(name, workdir) for name in args.frameworks}
+        if args.probe:
+            print("| framework | scenario | requests | framework's error | server refused |")
+            print("|---|---|---:|---|---|")
+            for name in args.frameworks:
+                sys.path.insert(0, str(ROOT / "examples" / name))
+                probe(name, paths[name], server)
+                sys.path.remove(str(ROOT / "examples" / name))
+        results = [bench(n, paths[n], server, args.rounds, workdir) for n in args.frameworks]
+    print(f"load average at end: {os.getloadavg()}")
+    print(
+        "| framework | pairs | same model work | median run, wire | median run, direct "
+        "| model calls per run | wire vs direct per pair: median [min, max] | summed |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for result in results:
+        print(result["line"])
+
+
+if __name__ == "__main__":
+    main()

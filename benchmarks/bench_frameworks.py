@@ -26,6 +26,7 @@ Sampling is greedy (temperature 0) on both sides, so a pair does the same model 
 "same" when both sides made the same number of model calls with the same completion tokens.
 
 Run: python benchmarks/bench_frameworks.py [--frameworks smolagents ...] [--rounds 4] [--probe]
+     python benchmarks/bench_frameworks.py --summarise LOG   (the table again, from its output)
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import asyncio
 import inspect
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -300,23 +302,48 @@ def bench(name: str, path: Path, server: str, rounds: int, workdir: Path) -> dic
     return summarise(name, pairs)
 
 
+def _summed(pairs: list[dict[str, Any]]) -> float:
+    return sum(p["wire_s"] for p in pairs) / sum(p["direct_s"] for p in pairs) - 1
+
+
 def summarise(name: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One table line: the pairs that did the same model work, wire against direct."""
     same = [p for p in pairs if p["same"]]
-    ratios = [p["wire_s"] / p["direct_s"] - 1 for p in same]
-    total = sum(p["wire_s"] for p in same) / sum(p["direct_s"] for p in same) - 1 if same else 0
+    cells = "- | - | - |"
+    if same:
+        ratios = [p["wire_s"] / p["direct_s"] - 1 for p in same]
+        draw = random.Random(0)
+        resampled = sorted(_summed(draw.choices(same, k=len(same))) for _ in range(2000))
+        low, high = resampled[49], resampled[1949]  # 95 % percentile bootstrap over pairs
+        cells = (
+            f"{100 * statistics.median(ratios):+.1f} % [{100 * min(ratios):+.1f}, "
+            f"{100 * max(ratios):+.1f}] | {100 * _summed(same):+.1f} % | "
+            f"[{100 * low:+.1f}, {100 * high:+.1f}] % |"
+        )
     line = (
         f"| {name} | {len(pairs)} | {len(same)} | "
         f"{statistics.median(p['wire_s'] for p in pairs):.2f} s | "
         f"{statistics.median(p['direct_s'] for p in pairs):.2f} s | "
-        f"{statistics.median(p['calls'] for p in pairs):g} | "
-        + (
-            f"{100 * statistics.median(ratios):+.1f} % [{100 * min(ratios):+.1f}, "
-            f"{100 * max(ratios):+.1f}] | {100 * total:+.1f} % |"
-            if same
-            else "- | - |"
-        )
+        f"{statistics.median(p['calls'] for p in pairs):g} | {cells}"
     )
     return {"name": name, "pairs": pairs, "line": line}
+
+
+HEADER = (
+    "| framework | pairs | same model work | median run, wire | median run, direct "
+    "| model calls per run | wire vs direct per pair: median [min, max] | summed "
+    "| summed, 95 % bootstrap |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+
+
+def from_log(log: Path) -> list[dict[str, Any]]:
+    """The summaries of the pairs an earlier invocation printed (``NAME round R {json}``)."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for line in log.read_text().splitlines():
+        words = line.split(maxsplit=3)
+        if len(words) == 4 and words[1] == "round":
+            by_name.setdefault(words[0], []).append(json.loads(words[3]))
+    return [summarise(name, pairs) for name, pairs in by_name.items()]
 
 
 def main() -> None:
@@ -324,7 +351,13 @@ def main() -> None:
     parser.add_argument("--frameworks", nargs="*", default=list(FRAMEWORKS), choices=FRAMEWORKS)
     parser.add_argument("--rounds", type=int, default=4, help="pairs per scenario (ABBA)")
     parser.add_argument("--probe", action="store_true", help="first try each example unrelayed")
+    parser.add_argument("--summarise", type=Path, help="only summarise this invocation's output")
     args = parser.parse_args()
+    if args.summarise is not None:
+        print(HEADER)
+        for result in from_log(args.summarise):
+            print(result["line"])
+        return
     from trajguard.local_model import get_local_server
 
     server = get_local_server().base_url
@@ -341,11 +374,7 @@ def main() -> None:
                 sys.path.remove(str(ROOT / "examples" / name))
         results = [bench(n, paths[n], server, args.rounds, workdir) for n in args.frameworks]
     print(f"load average at end: {os.getloadavg()}")
-    print(
-        "| framework | pairs | same model work | median run, wire | median run, direct "
-        "| model calls per run | wire vs direct per pair: median [min, max] | summed |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(HEADER)
     for result in results:
         print(result["line"])
 

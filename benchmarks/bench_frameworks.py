@@ -27,6 +27,7 @@ Sampling is greedy (temperature 0) on both sides, so a pair does the same model 
 
 Run: python benchmarks/bench_frameworks.py [--frameworks smolagents ...] [--rounds 4] [--probe]
      python benchmarks/bench_frameworks.py --summarise LOG   (the table again, from its output)
+     python benchmarks/bench_frameworks.py --work-check smolagents:multiply --rounds 2
 """
 
 from __future__ import annotations
@@ -302,6 +303,57 @@ def bench(name: str, path: Path, server: str, rounds: int, workdir: Path) -> dic
     return summarise(name, pairs)
 
 
+def work_check(name: str, scenario: str, server: Any, workdir: Path, rounds: int) -> None:
+    """The model server's own counts of the work each side caused (wire, direct, alternately):
+    requests, tokens evaluated (prompt tokens its prefix cache did not hold, plus each generated
+    token) and sampled. Equal work on both sides means the time difference is not the model's."""
+    from trajguard import store
+    from trajguard.run import BatchOptions, execute
+    from trajguard.suite import load_suite
+
+    path = bench_suite(name, workdir)
+    folder = ROOT / "examples" / name
+    sys.path.insert(0, str(folder))
+    spec, arm = arms_of(path)[scenario]
+    relay = Relay(upstream=server.base_url)
+    url = relay.start()
+    print(
+        "| side | run wall time | model calls | completion tokens | server: requests, "
+        "evaluated, sampled |\n|---|---:|---:|---:|---|"
+    )
+    try:
+        for index in range(2 * rounds):
+            side = (
+                ("wire", "direct")[index % 2]
+                if index // 2 % 2 == 0
+                else (("direct", "wire")[index % 2])
+            )
+            before = server.counters()
+            if side == "wire":
+                runset = workdir / f"work-{name}-{index}"
+                options = BatchOptions(runs=1, seed=SEED, concurrency=1, scenarios=(scenario,))
+                execute(load_suite(path), runset, options)
+                row = store.read_runs(runset).to_dict("records")[0]
+                seconds, calls, tokens = (
+                    row["duration_s"],
+                    row["llm_calls"],
+                    row["completion_tokens"],
+                )
+            else:
+                relay.max_tokens = arm.max_tokens
+                relay.reset()
+                seconds, _ = direct_run(arm, spec.seed, url)
+                calls, tokens = relay.calls, relay.completion_tokens
+            after = server.counters()
+            work = ", ".join(
+                f"{after[k] - before[k]}" for k in ("requests", "evaluated", "sampled")
+            )
+            print(f"| {side} | {seconds:.1f} s | {calls} | {tokens} | {work} |", flush=True)
+    finally:
+        relay.stop()
+        sys.path.remove(str(folder))
+
+
 def _summed(pairs: list[dict[str, Any]]) -> float:
     return sum(p["wire_s"] for p in pairs) / sum(p["direct_s"] for p in pairs) - 1
 
@@ -352,6 +404,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="pairs per scenario (ABBA)")
     parser.add_argument("--probe", action="store_true", help="first try each example unrelayed")
     parser.add_argument("--summarise", type=Path, help="only summarise this invocation's output")
+    parser.add_argument(
+        "--work-check",
+        metavar="FRAMEWORK:SCENARIO",
+        help="only count the model server's work per run on each side (--rounds pairs)",
+    )
     args = parser.parse_args()
     if args.summarise is not None:
         print(HEADER)
@@ -360,8 +417,14 @@ def main() -> None:
         return
     from trajguard.local_model import get_local_server
 
-    server = get_local_server().base_url
     print(f"load average at start: {os.getloadavg()}", flush=True)
+    if args.work_check is not None:
+        name, scenario = args.work_check.split(":")
+        with tempfile.TemporaryDirectory(prefix="bench-frameworks-") as scratch:
+            work_check(name, scenario, get_local_server(), Path(scratch), args.rounds)
+        print(f"load average at end: {os.getloadavg()}")
+        return
+    server = get_local_server().base_url
     with tempfile.TemporaryDirectory(prefix="bench-frameworks-") as scratch:
         workdir = Path(scratch)
         paths = {name: bench_suite(name, workdir) for name in args.frameworks}

@@ -4,30 +4,37 @@ For each example of ``examples/`` (openai-agents, smolagents, pydantic-ai, LangG
 command) and each of its scenarios, ``--rounds`` pairs of runs on the embedded model, in one
 invocation, in ABBA order (round 0: wire then direct, round 1: direct then wire, ...):
 
-* **wire**: the example suite through ``run.run_batch`` (one run of each scenario per batch):
-  the agent reaches its model at the batch's wire endpoint, which records every call; the run's
-  time is its row's ``duration_s`` (the agent, the wire, litellm, the record, the trajectory).
+* **wire**: the run through ``run.run_batch``, in a batch of its own: the agent reaches its
+  model at the batch's wire endpoint, which records every call; the run's time is its row's
+  ``duration_s`` (the agent, the wire, litellm, the record, the trajectory).
 * **direct**: the same agent function (or the same Node command) called by this script with the
   same inputs, its client pointed at the model server, no trajguard around it; the run's time is
   the agent call alone.
 
-The embedded llama.cpp server refuses request shapes that all of these frameworks send
-(``content: null`` on an assistant turn that made tool calls, content given as parts,
-``tool_choice`` values other than ``"auto"``: what the wire endpoint rewrites), so "direct"
-goes through a shape-only relay: the request is checked and rewritten by the same
-``parse_request`` the wire uses, posted as is to the server, and the server's answer relayed
-byte for byte (no litellm, no record, no trajectory). What the comparison charges to capture is
+The llama.cpp server keeps the prompt of the request it served last and reuses its prefix: a
+run that follows another run of the same agent finds the shared system prompt and tools already
+evaluated. A batch's first model check (a one-word request) clears that, so a run at the start of
+a batch evaluates its whole first prompt; the direct side sends the same one-word request before
+each run, so both sides start from the same cache. The server's own count of the tokens it
+evaluated for each run (prompt tokens its cache did not hold, plus each generated token) is
+printed beside the times: equal counts mean the model did the same work on both sides.
+
+None of these frameworks can use the embedded llama.cpp server as they are: it refuses some
+of their request shapes (content given as parts, ``content: null`` after a tool call: smolagents
+and pydantic-ai fail) and offers the model no tools unless ``tool_choice`` is ``"auto"``
+(openai-agents, LangGraph and the Node agent get an answer without a tool call) — what the wire
+endpoint rewrites; ``--probe`` shows it. So "direct" goes through a shape-only relay: the request
+is checked and rewritten by the same ``parse_request`` the wire uses, posted as is to the
+server, and the server's answer relayed byte for byte (no litellm, no record, no trajectory). What the comparison charges to capture is
 litellm, the record, the trajectory; the relay's hop and rewrite are on both sides
 (``bench_wire.py`` measures the wire's whole cost per call, hop included, against a server that
-answers at once). ``--probe`` first tries each example once straight at the server, to show
-which requests it refuses.
+answers at once).
 
 Sampling is greedy (temperature 0) on both sides, so a pair does the same model work; a pair is
 "same" when both sides made the same number of model calls with the same completion tokens.
 
 Run: python benchmarks/bench_frameworks.py [--frameworks smolagents ...] [--rounds 4] [--probe]
      python benchmarks/bench_frameworks.py --summarise LOG   (the table again, from its output)
-     python benchmarks/bench_frameworks.py --work-check smolagents:multiply --rounds 2
 """
 
 from __future__ import annotations
@@ -154,14 +161,25 @@ def bench_suite(name: str, workdir: Path) -> Path:
     return path
 
 
-def wire_round(path: Path, runset: Path) -> dict[str, dict[str, Any]]:
-    """One batch, one run of each scenario, captured at the wire: its rows by scenario."""
+def wire_run(path: Path, runset: Path, scenario: str) -> dict[str, Any]:
+    """One run of ``scenario`` in a batch of its own, captured at the wire: its row."""
     from trajguard import store
     from trajguard.run import BatchOptions, execute
     from trajguard.suite import load_suite
 
-    execute(load_suite(path), runset, BatchOptions(runs=1, seed=SEED, concurrency=1))
-    return {row["scenario"]: row for row in store.read_runs(runset).to_dict("records")}
+    options = BatchOptions(runs=1, seed=SEED, concurrency=1, scenarios=(scenario,))
+    execute(load_suite(path), runset, options)
+    (row,) = store.read_runs(runset).to_dict("records")
+    return dict(row)
+
+
+def evict(server: Any) -> None:
+    """What a batch's first model check does to the server's prompt cache, done before a
+    direct run: a one-word request, so neither side's run finds the previous run's prefix."""
+    import httpx
+
+    body = {"model": "smollm2", "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+    httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=600).raise_for_status()
 
 
 def direct_run(arm: Any, seed: int, base_url: str) -> tuple[float, str | None]:
@@ -253,105 +271,61 @@ def probe(name: str, path: Path, server: str) -> None:
         relay.stop()
 
 
-def bench(name: str, path: Path, server: str, rounds: int, workdir: Path) -> dict[str, Any]:
+def bench(name: str, path: Path, server: Any, rounds: int, workdir: Path) -> dict[str, Any]:
     arms = arms_of(path)
     folder = ROOT / "examples" / name
     sys.path.insert(0, str(folder))
-    relay = Relay(upstream=server)
+    relay = Relay(upstream=server.base_url)
     url = relay.start()
     pairs: list[dict[str, Any]] = []
     try:
         for round_ in range(rounds):
-            wire: dict[str, dict[str, Any]] = {}
-            direct: dict[str, dict[str, Any]] = {}
-            for side in ("wire", "direct") if round_ % 2 == 0 else ("direct", "wire"):
-                if side == "wire":
-                    wire = wire_round(path, workdir / f"{name}-{round_}")
-                    continue
-                for scenario, (spec, arm) in arms.items():
-                    relay.max_tokens = arm.max_tokens
-                    relay.reset()
-                    seconds, error = direct_run(arm, spec.seed, url)
-                    direct[scenario] = {
-                        "s": seconds,
-                        "error": error,
-                        "calls": relay.calls,
-                        "completion_tokens": relay.completion_tokens,
-                        "relay_errors": list(relay.errors),
-                    }
-            for scenario, own in direct.items():
-                row = wire[scenario]
-                same = (int(row["llm_calls"] or 0), int(row["completion_tokens"] or 0)) == (
-                    own["calls"],
-                    own["completion_tokens"],
+            for scenario, (spec, arm) in arms.items():
+                pair: dict[str, Any] = {"scenario": scenario}
+                for side in ("wire", "direct") if round_ % 2 == 0 else ("direct", "wire"):
+                    if side == "direct":
+                        evict(server)
+                    before = server.counters()
+                    if side == "wire":
+                        row = wire_run(path, workdir / f"{name}-{round_}-{scenario}", scenario)
+                        pair |= {
+                            "wire_s": float(row["duration_s"]),
+                            "status": row["status"],
+                            "calls": int(row["llm_calls"] or 0),
+                            "wire_tokens": int(row["completion_tokens"] or 0),
+                        }
+                    else:
+                        relay.max_tokens = arm.max_tokens
+                        relay.reset()
+                        seconds, error = direct_run(arm, spec.seed, url)
+                        pair |= {
+                            "direct_s": seconds,
+                            "direct_calls": relay.calls,
+                            "direct_tokens": relay.completion_tokens,
+                            "direct_error": error or "; ".join(relay.errors) or None,
+                        }
+                    after = server.counters()
+                    pair[f"{side}_evaluated"] = after["evaluated"] - before["evaluated"]
+                # the wire side's batch also sends its first model check (a few tokens)
+                pair["same"] = (pair["calls"], pair["wire_tokens"]) == (
+                    pair["direct_calls"],
+                    pair["direct_tokens"],
                 )
-                pairs.append(
-                    {
-                        "scenario": scenario,
-                        "wire_s": float(row["duration_s"]),
-                        "direct_s": own["s"],
-                        "status": row["status"],
-                        "calls": int(row["llm_calls"] or 0),
-                        "same": same,
-                        "direct_error": own["error"] or "; ".join(own["relay_errors"]) or None,
-                    }
-                )
-                print(f"  {name} round {round_} {json.dumps(pairs[-1])}", flush=True)
+                pairs.append(pair)
+                print(f"  {name} round {round_} {json.dumps(pair)}", flush=True)
     finally:
         relay.stop()
         sys.path.remove(str(folder))
     return summarise(name, pairs)
 
 
-def work_check(name: str, scenario: str, server: Any, workdir: Path, rounds: int) -> None:
-    """The model server's own counts of the work each side caused (wire, direct, alternately):
-    requests, tokens evaluated (prompt tokens its prefix cache did not hold, plus each generated
-    token) and sampled. Equal work on both sides means the time difference is not the model's."""
-    from trajguard import store
-    from trajguard.run import BatchOptions, execute
-    from trajguard.suite import load_suite
-
-    path = bench_suite(name, workdir)
-    folder = ROOT / "examples" / name
-    sys.path.insert(0, str(folder))
-    spec, arm = arms_of(path)[scenario]
-    relay = Relay(upstream=server.base_url)
-    url = relay.start()
-    print(
-        "| side | run wall time | model calls | completion tokens | server: requests, "
-        "evaluated, sampled |\n|---|---:|---:|---:|---|"
-    )
-    try:
-        for index in range(2 * rounds):
-            side = (
-                ("wire", "direct")[index % 2]
-                if index // 2 % 2 == 0
-                else (("direct", "wire")[index % 2])
-            )
-            before = server.counters()
-            if side == "wire":
-                runset = workdir / f"work-{name}-{index}"
-                options = BatchOptions(runs=1, seed=SEED, concurrency=1, scenarios=(scenario,))
-                execute(load_suite(path), runset, options)
-                row = store.read_runs(runset).to_dict("records")[0]
-                seconds, calls, tokens = (
-                    row["duration_s"],
-                    row["llm_calls"],
-                    row["completion_tokens"],
-                )
-            else:
-                relay.max_tokens = arm.max_tokens
-                relay.reset()
-                seconds, _ = direct_run(arm, spec.seed, url)
-                calls, tokens = relay.calls, relay.completion_tokens
-            after = server.counters()
-            work = ", ".join(
-                f"{after[k] - before[k]}" for k in ("requests", "evaluated", "sampled")
-            )
-            print(f"| {side} | {seconds:.1f} s | {calls} | {tokens} | {work} |", flush=True)
-    finally:
-        relay.stop()
-        sys.path.remove(str(folder))
+def _work(pairs: list[dict[str, Any]]) -> str:
+    """Tokens the server evaluated per run, wire / direct (medians), when they were counted."""
+    if not all("wire_evaluated" in p for p in pairs):
+        return "-"
+    wire = statistics.median(p["wire_evaluated"] for p in pairs)
+    direct = statistics.median(p["direct_evaluated"] for p in pairs)
+    return f"{wire:g} / {direct:g}"
 
 
 def _summed(pairs: list[dict[str, Any]]) -> float:
@@ -376,15 +350,16 @@ def summarise(name: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
         f"| {name} | {len(pairs)} | {len(same)} | "
         f"{statistics.median(p['wire_s'] for p in pairs):.2f} s | "
         f"{statistics.median(p['direct_s'] for p in pairs):.2f} s | "
-        f"{statistics.median(p['calls'] for p in pairs):g} | {cells}"
+        f"{statistics.median(p['calls'] for p in pairs):g} | {_work(pairs)} | {cells}"
     )
     return {"name": name, "pairs": pairs, "line": line}
 
 
 HEADER = (
     "| framework | pairs | same model work | median run, wire | median run, direct "
-    "| model calls per run | wire vs direct per pair: median [min, max] | summed "
-    "| summed, 95 % bootstrap |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    "| model calls per run | tokens evaluated per run, wire / direct "
+    "| wire vs direct per pair: median [min, max] | summed | summed, 95 % bootstrap |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 )
 
 
@@ -404,11 +379,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="pairs per scenario (ABBA)")
     parser.add_argument("--probe", action="store_true", help="first try each example unrelayed")
     parser.add_argument("--summarise", type=Path, help="only summarise this invocation's output")
-    parser.add_argument(
-        "--work-check",
-        metavar="FRAMEWORK:SCENARIO",
-        help="only count the model server's work per run on each side (--rounds pairs)",
-    )
     args = parser.parse_args()
     if args.summarise is not None:
         print(HEADER)
@@ -418,13 +388,7 @@ def main() -> None:
     from trajguard.local_model import get_local_server
 
     print(f"load average at start: {os.getloadavg()}", flush=True)
-    if args.work_check is not None:
-        name, scenario = args.work_check.split(":")
-        with tempfile.TemporaryDirectory(prefix="bench-frameworks-") as scratch:
-            work_check(name, scenario, get_local_server(), Path(scratch), args.rounds)
-        print(f"load average at end: {os.getloadavg()}")
-        return
-    server = get_local_server().base_url
+    server = get_local_server()
     with tempfile.TemporaryDirectory(prefix="bench-frameworks-") as scratch:
         workdir = Path(scratch)
         paths = {name: bench_suite(name, workdir) for name in args.frameworks}
@@ -433,7 +397,7 @@ def main() -> None:
             print("|---|---|---:|---|---|")
             for name in args.frameworks:
                 sys.path.insert(0, str(ROOT / "examples" / name))
-                probe(name, paths[name], server)
+                probe(name, paths[name], server.base_url)
                 sys.path.remove(str(ROOT / "examples" / name))
         results = [bench(n, paths[n], server, args.rounds, workdir) for n in args.frameworks]
     print(f"load average at end: {os.getloadavg()}")

@@ -25,10 +25,10 @@ and pydantic-ai fail) and offers the model no tools unless ``tool_choice`` is ``
 (openai-agents, LangGraph and the Node agent get an answer without a tool call) — what the wire
 endpoint rewrites; ``--probe`` shows it. So "direct" goes through a shape-only relay: the request
 is checked and rewritten by the same ``parse_request`` the wire uses, posted as is to the
-server, and the server's answer relayed byte for byte (no litellm, no record, no trajectory). What the comparison charges to capture is
-litellm, the record, the trajectory; the relay's hop and rewrite are on both sides
-(``bench_wire.py`` measures the wire's whole cost per call, hop included, against a server that
-answers at once).
+server, and the server's answer relayed byte for byte (no litellm, no record, no trajectory).
+What the comparison charges to capture is litellm, the record, the trajectory; the relay's hop
+and rewrite are on both sides (``bench_wire.py`` measures the wire's whole cost per call, hop
+included, against a server that answers at once).
 
 Sampling is greedy (temperature 0) on both sides, so a pair does the same model work; a pair is
 "same" when both sides made the same number of model calls with the same completion tokens.

@@ -272,9 +272,9 @@ def probe(name: str, path: Path, server: str) -> None:
 
 
 def bench(name: str, path: Path, server: Any, rounds: int, workdir: Path) -> dict[str, Any]:
-    arms = arms_of(path)
     folder = ROOT / "examples" / name
-    sys.path.insert(0, str(folder))
+    sys.path.insert(0, str(folder))  # before the suite loads: it imports the agent's module
+    arms = arms_of(path)
     relay = Relay(upstream=server.base_url)
     url = relay.start()
     pairs: list[dict[str, Any]] = []

@@ -256,7 +256,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frameworks", nargs="*", default=list(FRAMEWORKS), choices=FRAMEWORKS)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--pairs", type=int, default=10, help="0: no real-model comparison")
     parser.add_argument("--calls", type=int, default=6, help="requests measured per framework")
     parser.add_argument("--stub-pairs", type=int, default=40, help="pairs per request, stub model")
     args = parser.parse_args()
@@ -277,9 +277,13 @@ def main() -> None:
             step = max(1, len(sent) // args.calls)
             chosen = sent[::step][: args.calls]
             cost = statistics.median(stub_cost(sent, args.stub_pairs))
-            measured = per_call_overhead(chosen, args.pairs)
-            per_call = statistics.median(m["overhead_s"] for m in measured)
-            direct_s = statistics.median(m["direct_s"] for m in measured)
+            measured = per_call_overhead(chosen, args.pairs) if args.pairs else []
+            real = (
+                f"{1000 * statistics.median(m['overhead_s'] for m in measured):+.0f} ms "
+                f"({1000 * statistics.median(m['direct_s'] for m in measured):.0f} ms)"
+                if measured
+                else "not measured (--pairs 0)"
+            )
             durations = [float(row["duration_s"]) for row in rows]
             calls = [int(row["llm_calls"] or 0) for row in rows]
             shares = [cost * n / d for n, d in zip(calls, durations, strict=True) if d > 0]
@@ -288,7 +292,7 @@ def main() -> None:
                 f"| {name} | {len(rows)} | {statistics.median(durations):.1f} s | "
                 f"{statistics.median(calls):g} | {1000 * cost:.1f} ms | "
                 f"{100 * statistics.median(shares):.2f} % (max {100 * max(shares):.2f} %) | "
-                f"{1000 * per_call:+.0f} ms ({1000 * direct_s:.0f} ms) | "
+                f"{real} | "
                 f"{same:g}/{len(measured)} |",
                 flush=True,
             )

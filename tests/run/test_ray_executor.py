@@ -335,12 +335,16 @@ def test_a_cluster_that_can_no_longer_run_stops_the_batch_resumably(
         batch.close()
 
 
-def _ray_drivers() -> list[int]:
-    """The Ray driver processes of batches running on this machine."""
+def _ray_drivers(project: Path) -> list[int]:
+    """The Ray driver processes of the batch started in ``project`` (a driver keeps its batch's
+    working directory; other batches on this machine, another checkout's included, are not
+    this test's to count or to kill)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            if b"trajguard.run._executors._ray_driver" in cmdline.read_bytes():
+            if b"trajguard.run._executors._ray_driver" not in cmdline.read_bytes():
+                continue
+            if (cmdline.parent / "cwd").resolve() == project.resolve():
                 found.append(int(cmdline.parent.name))
         except OSError:  # the process ended while being looked at
             continue
@@ -353,12 +357,12 @@ def test_ctrl_c_stops_the_ray_driver_and_the_batch_resumes(
     batch = GatedBatch(tmp_path, ray_cluster.address, [], runs=2)
     try:
         batch.wait_for_a_run_on(ray_cluster.workers[0])
-        assert _ray_drivers(), "the batch runs a Ray driver process"
+        assert _ray_drivers(batch.project), "the batch runs a Ray driver process"
         batch.process.send_signal(signal.SIGINT)
         code, stderr = batch.finish()
         assert code == 130, stderr
         assert "resume with: trajguard run" in stderr
-        assert _ray_drivers() == [], "the driver stopped with the batch"
+        assert _ray_drivers(batch.project) == [], "the driver stopped with the batch"
         batch.open_gate()  # the agents Ray's cancelled workers had started may now end
         resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=batch.project)
         assert resumed.returncode == 0, resumed.stderr
@@ -375,7 +379,7 @@ def test_a_ray_driver_that_dies_stops_the_batch_resumably(
     batch = GatedBatch(tmp_path, ray_cluster.address, [], runs=2)
     try:
         batch.wait_for_a_run_on(ray_cluster.workers[0])
-        (driver,) = _ray_drivers()
+        (driver,) = _ray_drivers(batch.project)
         os.kill(driver, signal.SIGKILL)
         code, stderr = batch.finish()
         assert code == 3, stderr

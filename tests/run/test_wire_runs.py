@@ -4,6 +4,7 @@ value means, declared framework errors, and what a crash or a timeout keeps."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import uuid
@@ -94,9 +95,11 @@ async def batch(
 
 AGENTS = """
 import json
-import time
+import threading
 import openai
 import litellm
+
+HOLD = threading.Event()  # never set while the batch runs: an agent waiting on it hangs
 
 OPENAI_TOOLS = [{"type": "function", "function": {"name": "calculator",
     "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}}}}]
@@ -174,7 +177,7 @@ def calls_then_hangs(ctx):
     client = openai.OpenAI(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0)
     with client:
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": ctx.input}])
-    time.sleep(30)
+    HOLD.wait()
 
 
 def sends_an_image(ctx):
@@ -336,10 +339,14 @@ async def test_a_timed_out_run_keeps_the_calls_made_before_it(project: Path) -> 
         project,
         model,
     )
-    assert result.counts == {"timeout": 1}
-    (row,) = rows
-    assert (row["llm_calls"], row["prompt_tokens"]) == (1, 5)
-    assert row["error_message"] == "run exceeded its 1.5 s timeout"
+    try:
+        # the agent's thread never returns; the batch returned all the same
+        assert result.counts == {"timeout": 1}
+        (row,) = rows
+        assert (row["llm_calls"], row["prompt_tokens"]) == (1, 5)
+        assert row["error_message"] == "run exceeded its 1.5 s timeout"
+    finally:
+        sys.modules[name].HOLD.set()
 
 
 async def test_an_unsupported_request_is_refused_naming_the_field_and_recorded(
@@ -417,3 +424,44 @@ async def test_a_command_that_writes_no_atif_is_captured_at_the_wire(project: Pa
         "max_steps",
         "gave up",
     )
+
+
+class NeverAnswers(Scripted):
+    """A model whose every call waits for an answer that never comes; notes its cancellation."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda _: LLMResponse(content="never"))
+        self.cancelled = 0
+
+    async def complete(self, messages: Sequence[Message], **options: Any) -> LLMResponse:
+        if list(messages) == PING:
+            return LLMResponse(content="pong")
+        self.calls.append((list(messages), options))
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        raise AssertionError("unreachable: the event is never set")
+
+
+async def test_a_command_waiting_on_the_wire_is_cut_off_at_its_timeout(project: Path) -> None:
+    (project / "agent.py").write_text(COMMAND)
+    argv = json.dumps([sys.executable, "agent.py", "{params.style}", "{input}", "answer"])
+    scenarios = (
+        f"  - id: cmd\n    agent:\n      kind: command\n      argv: {argv}\n"
+        "      system_prompt: Be exact.\n      params: {style: terse}\n"
+        "    input: What is 17 * 23?\n"
+    )
+    model = NeverAnswers()
+    result, rows = await batch(
+        suite(project, scenarios, defaults="runs: 1\n  timeout_s: 2"), project, model
+    )
+    assert result.counts == {"timeout": 1}
+    (row,) = rows
+    assert row["error_message"] == "run exceeded its 2 s timeout"
+    assert len(model.calls) == 1, "the command's call reached the model"
+    assert model.cancelled == 1, "the call in flight was cancelled with the run"
+    trajectory = json.loads(row["trajectory"])
+    assert trajectory["extra"]["capture"] == "wire"
+    assert [e["type"] for e in trajectory["extra"]["llm_errors"]] == ["Cancelled"]

@@ -26,7 +26,8 @@ def _load_helper() -> Any:
 
 @pytest.fixture(scope="session")
 def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A ``LocalRayCluster``: head (no CPUs) plus two 1-CPU worker nodes, on 127.0.0.2-4."""
+    """A ``LocalRayCluster``: head (no CPUs) plus two 1-CPU worker nodes, on 127.B.C.2-4, a
+    loopback block this cluster holds alone (pytest-xdist workers each start their own)."""
     cluster = _load_helper().LocalRayCluster(tmp_path_factory.mktemp("ray"))
     try:
         yield cluster.start(workers=2)

@@ -37,8 +37,10 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture
 def spare_nodes(ray_cluster: Any) -> Iterator[list[Any]]:
-    """Worker nodes a test adds to the session's cluster (to kill them); stopped after it."""
+    """Worker nodes a test adds to the session's cluster (to kill them); stopped after it and
+    taken off the cluster's list, which then holds the session's two worker nodes again."""
     nodes: list[Any] = []
     yield nodes
     for node in nodes:
         node.stop()
+        ray_cluster.workers.remove(node)

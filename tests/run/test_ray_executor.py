@@ -292,7 +292,8 @@ def test_a_node_killed_mid_batch_loses_no_run_and_duplicates_none(
         if retries:  # Ray reran the run on another node: the same run, one row
             assert lost.empty and (rows["status"] == "ok").all(), rows["error_message"]
             return
-        assert len(lost) == 1, "the one run in flight on the killed node (1 CPU) is lost"
+        seen = rows[["status", "error_type", "error_message", "duration_s"]]
+        assert len(lost) == 1, f"the one run in flight on the killed node is lost:\n{seen}"
         assert (rows.drop(index=lost.index)["status"] == "ok").all()
         resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=batch.project)
         assert resumed.returncode == 0, resumed.stderr

@@ -2,8 +2,12 @@
 
 Every node is ``ray start --block``: its own raylet, object store and worker processes, joined
 to the head with ``ray start --address``. Nodes get their own loopback addresses (head
-127.0.0.2, workers 127.0.0.3, .4, …): Ray rewrites 127.0.0.1 to the machine's network address
-for a node that joins a cluster, so traffic stays on this machine only this way. Nodes are
+127.B.C.2, workers 127.B.C.3, .4, …): Ray rewrites 127.0.0.1 to the machine's network address
+for a node that joins a cluster, so traffic stays on this machine only this way. Each cluster
+holds its block 127.B.C.0/24 (B ≥ 1) exclusively, by an ``flock`` on a file of its own in the
+temporary directory, for as long as it runs: clusters of pytest-xdist workers, of a benchmark
+and of other checkouts' sessions on the same machine never share a node address (two nodes of
+different clusters at one address confuse both). The lock dies with its process. Nodes are
 small (no dashboard, an 80 MB object store, 1 CPU per worker node, none on the head, which
 therefore runs no run) and children of this process that die with it
 (``PR_SET_PDEATHSIG``); :meth:`LocalRayCluster.stop` sends each ``ray start`` process SIGTERM,
@@ -16,6 +20,7 @@ The tests load this file by path (pytest imports test modules in importlib mode)
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import select
@@ -23,6 +28,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -33,10 +39,32 @@ START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 60.0
 OBJECT_STORE_BYTES = 80_000_000
 RAY = str(Path(sys.executable).with_name("ray"))
+BLOCK_SECOND_OCTETS = 8  # blocks 127.1-8.*.0/24
 
 
 def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _claim_block() -> tuple[int, int]:
+    """A loopback block 127.B.C.0/24 no other cluster on this machine holds, and the open
+    file whose ``flock`` holds it (close it to release the block). The search starts at a
+    block derived from this process's id, so concurrent sessions rarely contend."""
+    locks = Path(tempfile.gettempdir()) / "trajguard-ray-blocks"
+    locks.mkdir(exist_ok=True)
+    blocks = BLOCK_SECOND_OCTETS * 256
+    first = os.getpid() % blocks
+    for offset in range(blocks):
+        index = (first + offset) % blocks
+        block = (1 + index // 256, index % 256)
+        fd = os.open(locks / f"127.{block[0]}.{block[1]}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return block, fd
+    raise RuntimeError(f"every loopback block for a Ray cluster is held ({locks})")
 
 
 def _free_port(host: str) -> int:
@@ -91,6 +119,8 @@ class LocalRayCluster:
         self.temp_dir = Path(temp_dir)
         self.head: Node | None = None
         self.workers: list[Node] = []
+        self._block: tuple[int, int] | None = None
+        self._block_lock: int | None = None
         self._next_ip = 2
         self.port = 0
         self.started_s: dict[str, float] = {}
@@ -101,7 +131,9 @@ class LocalRayCluster:
         return f"{self.head.ip}:{self.port}"
 
     def _ip(self) -> str:
-        ip = f"127.0.0.{self._next_ip}"
+        if self._block is None:
+            self._block, self._block_lock = _claim_block()
+        ip = f"127.{self._block[0]}.{self._block[1]}.{self._next_ip}"
         self._next_ip += 1
         return ip
 
@@ -182,3 +214,6 @@ class LocalRayCluster:
             node.stop()
         if self.head is not None:
             self.head.stop()
+        if self._block_lock is not None:
+            os.close(self._block_lock)  # releases the block
+            self._block, self._block_lock = None, None

@@ -1,8 +1,8 @@
 """Benchmark: the Ray executor against the local one, on a real Ray cluster on this machine.
 
 1. ``demo``: the demo suite on the embedded model, ``--runs N`` per scenario and the same batch
-   seed, on the local executor (2 runs at a time, one model server) and on Ray with one worker
-   node (1 CPU: one run at a time) and with two (two at a time, a model server on each), the
+   seed, on the local executor (2 runs at a time, a model server for each) and on Ray with one
+   worker node (1 CPU: one run at a time) and with two (two at a time, a model server on each), the
    configurations alternating, repeated. Per batch: wall time (the executor's start included),
    and per run the executor's overhead: the time from the run's dispatch (its journal line) to
    its row reaching the batch (the progress observer), minus the run's own ``duration_s``
@@ -119,6 +119,7 @@ def batch(suite_path: Path, out: Path, options: BatchOptions) -> dict[str, Any]:
         "ray_driver_cpu_ms": 1000 * child_cpu / len(rows),
         "rows": rows.set_index("run_id"),
         "counts": dict(result.counts),
+        "load": os.getloadavg()[0],
     }
 
 
@@ -136,21 +137,24 @@ def bench_demo(cluster: LocalRayCluster, work: Path, runs: int, repeat: int) -> 
             results[name].append(measured)
             print(
                 f"  {name:22s} repeat {index + 1}: {measured['wall_s']:6.1f} s wall, "
-                f"overhead {measured['overhead_ms']:6.1f} ms/run, {measured['statuses']}",
+                f"overhead {measured['overhead_ms']:6.1f} ms/run, {measured['statuses']}, "
+                f"load {measured['load']:.1f}",
                 flush=True,
             )
     reference = results["local"][0]["rows"]
     print(f"\ndemo suite, {runs} runs per scenario ({4 * runs} runs), seed {SEED}, "
           f"{repeat} repeats; load {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print("| executor | wall (median) | repeats | runs/s | overhead per run (median) |")
-    print("|---|---:|---|---:|---:|")
+    print("| executor | wall (median) | repeats | runs/s | overhead per run (median) | load |")
+    print("|---|---:|---|---:|---:|---|")
     for name, measured in results.items():
         walls = [m["wall_s"] for m in measured]
         wall = statistics.median(walls)
         overhead = statistics.median(m["overhead_ms"] for m in measured)
+        loads = [m["load"] for m in measured]
         print(
             f"| {name} | {wall:.1f} s | {', '.join(f'{w:.1f}' for w in walls)} | "
-            f"{4 * runs / wall:.3f} | {overhead:.0f} ms |"
+            f"{4 * runs / wall:.3f} | {overhead:.0f} ms | "
+            f"{', '.join(f'{load:.1f}' for load in loads)} |"
         )
     print("\n| executor | identical trajectories to the first local batch | pass rate |")
     print("|---|---:|---:|")
@@ -180,8 +184,8 @@ def bench_fake(cluster: LocalRayCluster, work: Path, runs: int) -> None:
     print(f"\n{runs} runs of `cp` as the agent; load {os.getloadavg()[0]:.1f}")
     print("| executor | wall | start (to the first dispatch) | runs/s at the driver, first to "
           "last row | batch process CPU per run | Ray driver process CPU (its start included) "
-          "| overhead per run (median) | statuses |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+          "| overhead per run (median) | statuses | load after |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for name, choice in configs.items():
         out = project / name.split(" ")[0]
         measured = batch(project / "suite.yaml", out, BatchOptions(seed=SEED, executor=choice))
@@ -189,7 +193,7 @@ def bench_fake(cluster: LocalRayCluster, work: Path, runs: int) -> None:
             f"| {name} | {measured['wall_s']:.1f} s | {measured['open_s']:.1f} s | "
             f"{measured['steady_runs_per_s']:.0f} | {measured['driver_cpu_ms']:.1f} ms | "
             f"{measured['ray_driver_cpu_s']:.1f} s ({measured['ray_driver_cpu_ms']:.1f} ms/run) | "
-            f"{measured['overhead_ms']:.1f} ms | {measured['statuses']} |",
+            f"{measured['overhead_ms']:.1f} ms | {measured['statuses']} | {measured['load']:.1f} |",
             flush=True,
         )
 

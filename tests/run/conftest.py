@@ -5,7 +5,9 @@ once per session and stopped at its end; tests that kill a node add their own.""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,19 +27,29 @@ def _load_helper() -> Any:
 
 
 @pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A ``LocalRayCluster``: head (no CPUs) plus two 1-CPU worker nodes, on 127.0.0.2-4."""
-    cluster = _load_helper().LocalRayCluster(tmp_path_factory.mktemp("ray"))
+def ray_cluster() -> Iterator[Any]:
+    """A ``LocalRayCluster``: head (no CPUs) plus two 1-CPU worker nodes, on 127.B.C.2-4, a
+    loopback block this cluster holds alone (pytest-xdist workers each start their own).
+
+    Its temporary directory is a short one of its own, not under pytest's base directory:
+    Ray puts Unix sockets in it, whose paths may not exceed 107 bytes, and a pytest-xdist
+    worker's directory (``…/pytest-N/popen-gwK/ray0/session_…/sockets/plasma_store.1``) is
+    longer than that."""
+    temp_dir = Path(tempfile.mkdtemp(prefix="tg-ray-"))
+    cluster = _load_helper().LocalRayCluster(temp_dir)
     try:
         yield cluster.start(workers=2)
     finally:
         cluster.stop()
+        shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 @pytest.fixture
 def spare_nodes(ray_cluster: Any) -> Iterator[list[Any]]:
-    """Worker nodes a test adds to the session's cluster (to kill them); stopped after it."""
+    """Worker nodes a test adds to the session's cluster (to kill them); stopped after it and
+    taken off the cluster's list, which then holds the session's two worker nodes again."""
     nodes: list[Any] = []
     yield nodes
     for node in nodes:
         node.stop()
+        ray_cluster.workers.remove(node)

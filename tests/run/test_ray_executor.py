@@ -292,7 +292,8 @@ def test_a_node_killed_mid_batch_loses_no_run_and_duplicates_none(
         if retries:  # Ray reran the run on another node: the same run, one row
             assert lost.empty and (rows["status"] == "ok").all(), rows["error_message"]
             return
-        assert len(lost) == 1, "the one run in flight on the killed node (1 CPU) is lost"
+        seen = rows[["status", "error_type", "error_message", "duration_s"]]
+        assert len(lost) == 1, f"the one run in flight on the killed node is lost:\n{seen}"
         assert (rows.drop(index=lost.index)["status"] == "ok").all()
         resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=batch.project)
         assert resumed.returncode == 0, resumed.stderr
@@ -335,19 +336,27 @@ def test_a_cluster_that_can_no_longer_run_stops_the_batch_resumably(
         batch.close()
 
 
-def _ray_drivers(project: Path) -> list[int]:
-    """The Ray driver processes of the batch started in ``project`` (a driver keeps its batch's
-    working directory; other batches on this machine, another checkout's included, are not
-    this test's to count or to kill)."""
+DRIVER = b"trajguard.run._executors._ray_driver"
+
+
+def _is_driver(pid: int) -> bool:
+    try:
+        return DRIVER in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # no such process (any more)
+        return False
+
+
+def _ray_drivers(batch: subprocess.Popen[str]) -> list[int]:
+    """The Ray driver processes this batch started (its children: other sessions on this
+    machine may run batches of their own)."""
     found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            if b"trajguard.run._executors._ray_driver" not in cmdline.read_bytes():
-                continue
-            if (cmdline.parent / "cwd").resolve() == project.resolve():
-                found.append(int(cmdline.parent.name))
-        except OSError:  # the process ended while being looked at
+            parent = int(stat.read_text().rpartition(")")[2].split()[1])
+        except (OSError, IndexError, ValueError):  # the process ended while being looked at
             continue
+        if parent == batch.pid and _is_driver(int(stat.parent.name)):
+            found.append(int(stat.parent.name))
     return found
 
 
@@ -357,12 +366,13 @@ def test_ctrl_c_stops_the_ray_driver_and_the_batch_resumes(
     batch = GatedBatch(tmp_path, ray_cluster.address, [], runs=2)
     try:
         batch.wait_for_a_run_on(ray_cluster.workers[0])
-        assert _ray_drivers(batch.project), "the batch runs a Ray driver process"
+        drivers = _ray_drivers(batch.process)
+        assert drivers, "the batch runs a Ray driver process"
         batch.process.send_signal(signal.SIGINT)
         code, stderr = batch.finish()
         assert code == 130, stderr
         assert "resume with: trajguard run" in stderr
-        assert _ray_drivers(batch.project) == [], "the driver stopped with the batch"
+        assert not any(map(_is_driver, drivers)), "the driver stopped with the batch"
         batch.open_gate()  # the agents Ray's cancelled workers had started may now end
         resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=batch.project)
         assert resumed.returncode == 0, resumed.stderr
@@ -379,7 +389,7 @@ def test_a_ray_driver_that_dies_stops_the_batch_resumably(
     batch = GatedBatch(tmp_path, ray_cluster.address, [], runs=2)
     try:
         batch.wait_for_a_run_on(ray_cluster.workers[0])
-        (driver,) = _ray_drivers(batch.project)
+        (driver,) = _ray_drivers(batch.process)
         os.kill(driver, signal.SIGKILL)
         code, stderr = batch.finish()
         assert code == 3, stderr

@@ -6,6 +6,7 @@ call it from the workers."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,11 @@ def _run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
 
 def _rows(runset: Path) -> pd.DataFrame:
     return store.read_runs(runset).set_index("run_id", drop=False).sort_index()
+
+
+def _raylets(cluster: Any) -> set[str]:
+    """The raylets of the cluster's worker nodes still running (a test's own are stopped)."""
+    return {str(node.raylet_pid()) for node in cluster.workers if node.alive}
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +81,7 @@ def test_the_demo_suite_across_ray_nodes_runs_the_local_batchs_runs(
     """Two nodes, two servers, runs in parallel: the same runs with the same seeds and
     configurations. Their tokens may differ: llama.cpp reuses the cached prefix of a server's
     previous prompt, so its floating-point results depend on what that server ran before —
-    the runs are then equal in distribution (benchmarks/RESULTS.md, "Ray executor")."""
+    the runs are then equal in distribution (benchmarks/RESULTS.md, "Past one machine: Ray")."""
     on_ray = _run(
         str(DEMO), "--executor", "ray", "--ray-address", ray_cluster.address,
         "--out", str(tmp_path / "ray"), *DEMO_OPTIONS,
@@ -91,7 +97,8 @@ def test_the_demo_suite_across_ray_nodes_runs_the_local_batchs_runs(
     assert on_ray.stdout.split(" runs in ")[0] == "8"
 
 
-# A command agent that calls the model at the address it is handed, and says which it was.
+# A command agent that calls the model at the address it is handed (the wire endpoint its Ray
+# task opened on the worker), and says where it ran (its node's raylet) and which address it was.
 ASKER = r"""
 import json, os, sys, urllib.request
 base = os.environ["TRAJGUARD_API_BASE"]
@@ -105,7 +112,8 @@ request = urllib.request.Request(
 with urllib.request.urlopen(request, timeout=300) as response:
     answer = json.load(response)["choices"][0]["message"]["content"]
 steps = [{"step_id": 1, "source": "user", "message": os.environ["TRAJGUARD_INPUT"]},
-         {"step_id": 2, "source": "agent", "message": base + " " + answer}]
+         {"step_id": 2, "source": "agent",
+          "message": os.environ.get("RAY_RAYLET_PID", "not-on-ray") + " " + base + " " + answer}]
 trajectory = {"schema_version": "ATIF-v1.6", "session_id": "s", "steps": steps,
               "agent": {"name": "asker", "version": "1"}}
 open(sys.argv[1], "w").write(json.dumps(trajectory))
@@ -126,6 +134,27 @@ async def agent(ctx):
     return None
 """
 
+# A callable agent that reaches its model the way a framework does: the openai SDK pointed at
+# ``ctx.base_url``, the wire endpoint the Ray task opens on its worker, which records the calls
+# as the run's trajectory and forwards them to the run's model. It answers with the raylet of
+# the node that ran it (every Ray worker's environment names it) and the endpoint it called.
+WIRED = """
+import os
+import openai
+
+
+def agent(ctx):
+    messages = [{"role": "user", "content": ctx.input}]
+    with openai.OpenAI(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0) as client:
+        for turn in range(2):
+            reply = client.chat.completions.create(
+                model=ctx.model_name, messages=messages, max_tokens=16, seed=ctx.seed + turn
+            )
+            messages += [{"role": "assistant", "content": reply.choices[0].message.content or ""},
+                         {"role": "user", "content": "And?"}]
+    return f"{os.environ.get('RAY_RAYLET_PID', 'not-on-ray')} {ctx.base_url}"
+"""
+
 SUITE = """
 name: embedded
 defaults: {{runs: 2, timeout_s: 900, max_tokens: 16, max_steps: 3}}
@@ -143,25 +172,42 @@ scenarios:
   - id: caller
     agent: {{kind: callable, function: "caller:agent"}}
     input: Name an animal.
+  - id: wired
+    agent: {{kind: callable, function: "wired:agent"}}
+    input: Name a fruit.
 """
 
 
-def _every_agent_called_the_model(rows: pd.DataFrame) -> None:
+def _every_agent_called_the_model(rows: pd.DataFrame, workers: set[str]) -> None:
     """Each kind ran on the workers and called the model: the command agent (which answered),
-    the callable imported from the suite's directory (two calls), the builtin (SmolLM2 may run
-    out of its 3 steps: an agent error is the agent's behaviour, a harness error would not be)."""
-    assert len(rows) == 6 and (rows["status"] != "harness_error").all(), rows["error_message"]
+    the callables imported from the suite's directory (two calls each: through ``ctx.model``,
+    and through the openai SDK at the wire endpoint of the worker, which captured both calls
+    as the trajectory), the builtin (SmolLM2 may run out of its 3 steps: an agent error is the
+    agent's behaviour, a harness error would not be)."""
+    assert len(rows) == 8 and (rows["status"] != "harness_error").all(), rows["error_message"]
     by = rows.groupby("scenario")
     assert set(by.get_group("asker")["status"]) == {"ok"}
-    assert set(by.get_group("caller")["status"]) == {"ok"}
-    assert (by.get_group("caller")["llm_calls"] == 2).all()
+    asked = [answer.split()[:2] for answer in by.get_group("asker")["final_output"]]
+    assert {raylet for raylet, _ in asked} <= workers, (asked, workers)
+    assert all(url.startswith("http://127.0.0.1:") and "/runs/" in url for _, url in asked)
+    for callable_agent in ("caller", "wired"):
+        assert set(by.get_group(callable_agent)["status"]) == {"ok"}
+        assert (by.get_group(callable_agent)["llm_calls"] == 2).all()
     assert (by.get_group("multiply")["llm_calls"] >= 1).all()
+    wired = by.get_group("wired")
+    assert {json.loads(t)["extra"]["capture"] for t in wired["trajectory"]} == {"wire"}
+    ran_on = {answer.split()[0] for answer in wired["final_output"]}
+    assert ran_on <= workers, (ran_on, workers)
+    assert all(
+        answer.split()[1].startswith("http://127.0.0.1:") for answer in wired["final_output"]
+    )
 
 
 @pytest.fixture
 def embedded_project(tmp_path: Path) -> Path:
     (tmp_path / "asker.py").write_text(ASKER)
     (tmp_path / "caller.py").write_text(CALLER)
+    (tmp_path / "wired.py").write_text(WIRED)
     (tmp_path / "suite.yaml").write_text(SUITE.format(python=sys.executable))
     return tmp_path
 
@@ -175,21 +221,22 @@ def test_the_embedded_model_runs_on_every_node(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     rows = _rows(embedded_project / "rs")
-    _every_agent_called_the_model(rows)
+    _every_agent_called_the_model(rows, _raylets(ray_cluster))
     (executor,) = store.read_manifest(embedded_project / "rs")["executors"]
     assert executor["settings"]["embedded_model"] == "node"
     servers = {n["embedded_model"] for n in executor["cluster"]["nodes"] if n["runs_here"]}
     assert len(servers) == 2, servers
-    # the command reaches its model at its task's wire endpoint (issue 10), which forwards to
-    # the node's server: its address is no longer the server's
-    asked = {answer.split()[0] for answer in rows.loc[rows["scenario"] == "asker", "final_output"]}
-    assert all(url.startswith("http://127.0.0.1:") and "/runs/" in url for url in asked), asked
+
+
+def _completions(server: Any) -> int:
+    """The chat completions a server has answered (its access log)."""
+    return server.log_path.read_text().count('"POST /v1/chat/completions HTTP/1.1" 200')
 
 
 def test_the_embedded_model_is_reached_at_the_drivers_address(
     embedded_project: Path, ray_cluster: Any, cli: Any, local_model: Any
 ) -> None:
-    served_before = local_model.counters()["requests"]
+    answered_before = _completions(local_model)
     result = cli(
         "run", "suite.yaml", "--executor", "ray", "--ray-address", ray_cluster.address,
         "--ray-embedded-model", "driver", "--out", "rs", "--seed", SEED, "--no-progress",
@@ -197,11 +244,9 @@ def test_the_embedded_model_is_reached_at_the_drivers_address(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     rows = _rows(embedded_project / "rs")
-    _every_agent_called_the_model(rows)
-    # the command's call goes through its task's wire endpoint (issue 10), the others directly:
-    # every model call of the batch was served by this process's server
-    served = local_model.counters()["requests"] - served_before
-    assert served >= int(rows["llm_calls"].sum()), (served, rows["llm_calls"].tolist())
+    _every_agent_called_the_model(rows, _raylets(ray_cluster))
+    answered = _completions(local_model) - answered_before
+    assert answered >= rows["llm_calls"].sum(), "every model call reached this process's server"
     (executor,) = store.read_manifest(embedded_project / "rs")["executors"]
     assert executor["settings"]["embedded_model"] == "driver"
     assert all(node["embedded_model"] is None for node in executor["cluster"]["nodes"])

@@ -13,7 +13,8 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the exact 
   weather_bot broke the demo (_demo_shaped.py): the default nightly against today's (pass and
   crash rate, Holm, no suite gate), on the same nights; target >= 80 %.
 * ``uniform``: a uniform 15-point pass-rate drop over 20 scenarios; target >= 80 %.
-* ``history``: the same three figures with a 5-night baseline history at N = 10 per night.
+* ``history``: the same three figures with a 5-night baseline history at N = 10 per night
+  (``history-aa``, ``history-demo``, ``history-uniform``: one of them, same seeds).
 * ``reference``: the history figure's ceiling from multiplicity: the same combined test told
   which two scenarios broke.
 * ``gates``: power on the demo break and A/A false alarms for candidate gating sets (how the
@@ -102,6 +103,10 @@ def run_nights(
         base, cand = night(rng)
         for name, config in configs.items():
             alarms[name] += compare_runsets(base, cand, config=replace(config, seed=i)).regressed
+        if (i + 1) % 100 == 0 and i + 1 < nights:
+            # Partial tallies, so that a run cut short still says what it saw.
+            counts = ", ".join(f"{k} {v}/{i + 1}" for k, v in alarms.items())
+            print(f"  [{label}: {counts}; {time.perf_counter() - start:.0f} s]", flush=True)
     elapsed = time.perf_counter() - start
     print(f"{label} ({nights} nights, {elapsed:.0f} s)")
     for name, hits in alarms.items():
@@ -152,25 +157,29 @@ def part_uniform(nights: int, seed: int) -> None:
     )
 
 
-def part_history(nights: int, power_nights: int, seed: int) -> None:
+def part_history(nights: int, power_nights: int, seed: int, pieces: str = "all") -> None:
+    """``pieces``: all, or one of aa / demo / uniform (the same seeds either way, so the pieces
+    run as separate processes give the figures of the whole part)."""
     print("5-night baseline history (10 runs per night) against a night of 10 runs")
-    run_nights(
-        "A/A, 4 demo-shaped scenarios", demo_night(10, (), 5), {"default": DEFAULT}, nights, seed
-    )
-    run_nights(
-        "2 of 4 broken the weather_bot way",
-        demo_night(10, (0, 1), 5),
-        {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
-        power_nights,
-        seed + 1,
-    )
-    run_nights(
-        "uniform 15-point drop, 20 scenarios",
-        uniform_night(10, 0.15, 5),
-        {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
-        power_nights,
-        seed + 2,
-    )
+    if pieces in ("all", "aa"):
+        aa = demo_night(10, (), 5)
+        run_nights("A/A, 4 demo-shaped scenarios", aa, {"default": DEFAULT}, nights, seed)
+    if pieces in ("all", "demo"):
+        run_nights(
+            "2 of 4 broken the weather_bot way",
+            demo_night(10, (0, 1), 5),
+            {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
+            power_nights,
+            seed + 1,
+        )
+    if pieces in ("all", "uniform"):
+        run_nights(
+            "uniform 15-point drop, 20 scenarios",
+            uniform_night(10, 0.15, 5),
+            {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
+            power_nights,
+            seed + 2,
+        )
 
 
 def part_reference(nights: int, seed: int) -> None:
@@ -272,7 +281,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--only",
-        choices=["aa", "demo", "uniform", "history", "reference", "gates", "escalation"],
+        choices=[
+            "aa",
+            "demo",
+            "uniform",
+            "history",
+            "history-aa",
+            "history-demo",
+            "history-uniform",
+            "reference",
+            "gates",
+            "escalation",
+        ],
     )
     args = parser.parse_args()
     if args.only in (None, "aa"):
@@ -283,6 +303,9 @@ def main() -> None:
         part_uniform(args.power_nights, args.seed + 20)
     if args.only in (None, "history"):
         part_history(args.nights, args.power_nights, args.seed + 30)
+    if args.only is not None and args.only.startswith("history-"):
+        piece = args.only.removeprefix("history-")
+        part_history(args.nights, args.power_nights, args.seed + 30, piece)
     if args.only in (None, "reference"):
         part_reference(args.power_nights, args.seed + 31)
     if args.only in (None, "gates"):

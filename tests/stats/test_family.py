@@ -48,7 +48,7 @@ def test_fisher_combination_matches_scipy():
 
 def test_stepdown_with_uniform_laws_is_holm_sidak():
     rng = np.random.default_rng(1)
-    for m in (1, 2, 5, 40):
+    for m in (1, 2, 5, 40, 200):
         p = rng.uniform(0, 0.2, m)
         got = tstats.stepdown_independent(p, [tstats.NullLaw.uniform()] * m)
         ref = multipletests(p, method="holm-sidak")[1]

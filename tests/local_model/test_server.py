@@ -308,7 +308,9 @@ def test_server_ignores_port_and_api_key_from_the_environment(
 
 _CHILD = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
+    # Ctrl-C raises KeyboardInterrupt even if this session was started with SIGINT ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from trajguard.local_model import get_local_server
     server = get_local_server()
     print(server.pid, server.log_path, flush=True)

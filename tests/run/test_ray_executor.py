@@ -22,7 +22,14 @@ from trajguard import store
 
 pytestmark = pytest.mark.ray
 
-TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
+# `python -m trajguard.cli` as a user's terminal starts it: Ctrl-C raises KeyboardInterrupt even
+# when this session was started in the background with SIGINT ignored (children inherit that).
+TRAJGUARD_INTERRUPTIBLE = [
+    sys.executable,
+    "-c",
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('trajguard.cli', run_name='__main__', alter_sys=True)",
+]
 
 # A command agent: a deterministic trajectory from its input and seed. It notes which node ran
 # it (the raylet's pid, in every Ray worker's environment) in $EVENTS/<seed>, and acts on
@@ -214,8 +221,8 @@ class GatedBatch:
         self._reader = os.open(events, os.O_RDONLY | os.O_NONBLOCK)
         self._writer = os.open(events, os.O_WRONLY)
         self.process = subprocess.Popen(
-            [*TRAJGUARD, "run", "suite.yaml", "--out", "rs", "--seed", "5", "--no-progress",
-             *args],
+            [*TRAJGUARD_INTERRUPTIBLE, "run", "suite.yaml", "--out", "rs", "--seed", "5",
+             "--no-progress", *args],
             cwd=self.project,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

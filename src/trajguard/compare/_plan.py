@@ -22,6 +22,7 @@ import pandas as pd
 
 from trajguard.compare._arms import split_runs
 from trajguard.compare._config import CompareConfig
+from trajguard.compare._registry import metric
 from trajguard.stats import (
     EXACT_MAX_N,
     cv_to_sigma,
@@ -172,9 +173,10 @@ def plan_rows(
 
 
 def plan_alphas(config: CompareConfig, n_scenarios: int) -> dict[str, float]:
-    """Adjusted level per plan row for a report of ``n_scenarios`` scenarios."""
+    """Adjusted level per plan row for a report of ``n_scenarios`` scenarios (the resilience
+    metrics, tested only in scenarios whose runs met faults, are not counted in the family)."""
     gating = [m for m in config.metrics if m in config.gating]
-    diagnostic = [m for m in config.metrics if m not in config.gating]
+    diagnostic = [m for m in config.metrics if m not in config.gating and not metric(m).conditional]
     if config.multiplicity == "holm":
         a_gate = config.alpha / max(1, n_scenarios * len(gating))
     else:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -76,17 +75,19 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    poller = select.poll()
-    poller.register(reader, select.POLLIN)
-    received = b""
-    while received.count(b"\n") < 2:
-        assert poller.poll(180_000), "two runs in flight within 3 minutes"
-        received += os.read(reader, 1024)
-        assert process.poll() is None, "the batch ended before it could be killed"
-    os.close(keep_open)
-    os.close(reader)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    try:
+        poller = select.poll()
+        poller.register(reader, select.POLLIN)
+        received = b""
+        while received.count(b"\n") < 2:
+            assert poller.poll(180_000), "two runs in flight within 3 minutes"
+            received += os.read(reader, 1024)
+            assert process.poll() is None, "the batch ended before it could be killed"
+    finally:  # killed whatever happened: a failed wait must not leave the batch running
+        os.close(keep_open)
+        os.close(reader)
+        process.kill()
+        process.wait()
     before = store.read_runs(runset)
     assert len(before) == 6, "the kill lands after the sixth run, with two in flight"
     assert store.read_manifest(runset)["status"] == "running"

@@ -63,15 +63,13 @@ async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1)
         if prepare is not None:
             await prepare()
         ping = model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
+        # the embedded model's start is bounded by its own start-up timeout
+        limit = None if local else min([PREFLIGHT_TIMEOUT_S, *_timeouts(plan, name)])
         try:
-            if local:
-                await ping
-            else:
-                limit = min(
-                    [PREFLIGHT_TIMEOUT_S, *(a.timeout_s for _, a in plan if a.model == name)]
-                )
-                await asyncio.wait_for(ping, timeout=limit)
+            await asyncio.wait_for(ping, timeout=limit)
         except TimeoutError:
+            if limit is None:
+                raise
             raise ModelUnavailable(
                 f"model {name} did not answer its first call within {limit:g} s",
                 hint="check that the endpoint is up and answering (--api-base)",
@@ -84,6 +82,10 @@ async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1)
             await asyncio.gather(
                 *(asyncio.to_thread(get_local_server, slot) for slot in range(1, slots))
             )
+
+
+def _timeouts(plan: Plan, model: str) -> list[float]:
+    return [arm.timeout_s for _, arm in plan if arm.model == model]
 
 
 def endpoint(arm: ResolvedScenario, model: ChatModel) -> str | None:

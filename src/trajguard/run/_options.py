@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from trajguard.errors import SuiteError, UsageError
+from trajguard.redaction import REDACTED, scrub
 from trajguard.suite import (
     BASE_VARIANT,
     MAX_TIMEOUT_S,
@@ -151,8 +152,6 @@ def options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> Ba
         SuiteError: an option that defines the runs (model, endpoint, timeout) is given with
             another value than the batch was started with.
     """
-    from trajguard.redaction import REDACTED, scrub
-
     for field_name, key, flag in _RECORDED:
         given, recorded = getattr(options, field_name), manifest.get(key)
         if given is None and isinstance(recorded, str) and REDACTED in recorded:

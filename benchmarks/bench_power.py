@@ -8,7 +8,7 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the exact 
 * ``aa``: A/A nights with the default gates: demo-shaped 4 scenarios x 20 runs, the
   calibration benchmark's 20 scenarios x 20 runs (bench_compare.py's generator), and a 5-night
   history of 10 runs per night against 10 runs. Share of nights with any gating alarm (exit 1);
-  target at most alpha = 0.05.
+  target at most alpha = 0.05. ``aa-calibration``: the second table alone (same seed).
 * ``demo``: power at N = 20 per side, 4 demo-shaped scenarios of which 2 break the way
   weather_bot broke the demo (_demo_shaped.py): the default nightly against today's (pass and
   crash rate, Holm, no suite gate), on the same nights; target >= 80 %.
@@ -114,11 +114,17 @@ def run_nights(
     return alarms
 
 
-def part_aa(nights: int, seed: int) -> None:
+def part_aa(nights: int, seed: int, pieces: str = "all") -> None:
+    """``pieces``: all, or ``calibration`` (the second table alone, same seed)."""
     print("A/A nights with the default gates (pass rate, crash rate, tool usage); target <= .05")
-    run_nights(
-        "demo-shaped, 4 scenarios x 20 runs", demo_night(20, ()), {"default": DEFAULT}, nights, seed
-    )
+    if pieces == "all":
+        run_nights(
+            "demo-shaped, 4 scenarios x 20 runs",
+            demo_night(20, ()),
+            {"default": DEFAULT},
+            nights,
+            seed,
+        )
     run_nights(
         "calibration generator, 20 scenarios x 20 runs",
         calibration_night(20),
@@ -126,6 +132,8 @@ def part_aa(nights: int, seed: int) -> None:
         nights,
         seed + 1,
     )
+    if pieces != "all":
+        return
     run_nights(
         "demo-shaped, 5-night history x 10 runs against 10",
         demo_night(10, (), 5),
@@ -283,6 +291,7 @@ def main() -> None:
         "--only",
         choices=[
             "aa",
+            "aa-calibration",
             "demo",
             "uniform",
             "history",
@@ -297,6 +306,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.only in (None, "aa"):
         part_aa(args.nights, args.seed)
+    if args.only == "aa-calibration":
+        part_aa(args.nights, args.seed, "calibration")
     if args.only in (None, "demo"):
         part_demo(args.power_nights, args.seed + 10)
     if args.only in (None, "uniform"):

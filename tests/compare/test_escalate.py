@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from trajguard_testkit.rows import pass_rows as rows
 
 from trajguard.compare import (
     CompareConfig,
@@ -26,24 +27,6 @@ def test_design_levels_add_up_to_alpha():
     assert d.alpha_first + d.scenarios * sum(d.thresholds) == pytest.approx(0.05)
     with pytest.raises(TrajguardError, match="must be above the runs per scenario"):
         escalation_design(first=20, max_runs=20, alpha=0.05, scenarios=4)
-
-
-def rows(scenario, passes, n, tools=("calc",)):
-    return [
-        {
-            "scenario": scenario,
-            "variant": "base",
-            "status": "ok",
-            "passed": i < passes,
-            "step_count": 3,
-            "tool_sequence": list(tools),
-            "tool_counts": {t: list(tools).count(t) for t in set(tools)},
-            "prompt_tokens": 100,
-            "completion_tokens": 20,
-            "duration_s": 1.0,
-        }
-        for i in range(n)
-    ]
 
 
 CONFIG = CompareConfig(metrics=("pass_rate", "crash_rate", "tool_multiset"), suite_share=0.0)

@@ -5,49 +5,15 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
+from trajguard_testkit.exact import arrangements, boschloo_greater
+from trajguard_testkit.rows import frame
+from trajguard_testkit.rows import run_row as run
 
 from trajguard.compare import CompareConfig, Resampling, Verdict, compare_runsets
-
-
-def run(scenario, passed=True, tools=("calc",), status="ok", steps=3, prompt=100):
-    tools = list(tools)
-    return {
-        "scenario": scenario,
-        "variant": "base",
-        "status": status,
-        "passed": passed,
-        "step_count": steps,
-        "tool_sequence": tools,
-        "tool_counts": {t: tools.count(t) for t in set(tools)},
-        "prompt_tokens": prompt,
-        "completion_tokens": 20,
-        "duration_s": 1.0,
-    }
-
-
-def frame(rows):
-    return pd.DataFrame(rows)
-
-
-def _arrangements(total, n_c):
-    for chosen in itertools.combinations(range(total), n_c):
-        mask = np.zeros(total, dtype=bool)
-        mask[list(chosen)] = True
-        yield mask
-
-
-def _boschloo(x_b, n_b, x_c, n_c):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = [[x_b, x_c], [n_b - x_b, n_c - x_c]]
-        return stats.boschloo_exact(table, alternative="greater").pvalue
-
 
 PASS_ONLY = CompareConfig(metrics=("pass_rate",), gating=frozenset({"pass_rate"}), suite_share=0.0)
 
@@ -73,10 +39,10 @@ def _combined_by_enumeration(base, cand):
     passed = np.array([r["passed"] for r in runs])
     tools = sorted({t for r in runs for t in r["tool_counts"]})
     mix = np.array([[r["tool_counts"].get(t, 0) for t in tools] + [1] for r in runs], float)
-    masks = list(_arrangements(n_b + n_c, n_c))
+    masks = list(arrangements(n_b + n_c, n_c))
     p_pass, tvd = [], []
     for m in masks:
-        p_pass.append(_boschloo(int(passed[~m].sum()), n_b, int(passed[m].sum()), n_c))
+        p_pass.append(boschloo_greater(int(passed[~m].sum()), n_b, int(passed[m].sum()), n_c))
         c, b = mix[m].sum(0), mix[~m].sum(0)
         tvd.append(0.5 * np.abs(c / c.sum() - b / b.sum()).sum())
     tvd = np.array(tvd)
@@ -186,10 +152,10 @@ def test_unjudged_runs_leave_the_rate_not_the_arrangement():
     judged = np.array([r["passed"] is not None for r in runs])
     passed = np.array([bool(r["passed"]) for r in runs])
     values = []
-    for m in _arrangements(7, 3):
+    for m in arrangements(7, 3):
         nb, nc = int((judged & ~m).sum()), int((judged & m).sum())
         xb, xc = int((passed & ~m).sum()), int((passed & m).sum())
-        values.append(_boschloo(xb, nb, xc, nc) if nb and nc else 1.0)
+        values.append(boschloo_greater(xb, nb, xc, nc) if nb and nc else 1.0)
     values = np.array(values)
     observed = values[-1]
     assert cmp.scenario("a").gate.p_value == pytest.approx(np.mean(values <= observed + 1e-12))
@@ -216,7 +182,7 @@ def test_suite_cmh_against_its_exact_stratified_distribution():
     for b, c in data.values():
         values = np.array(b + c)
         per.append(
-            [(int(values[~m].sum()), 3, int(values[m].sum()), 3) for m in _arrangements(6, 3)]
+            [(int(values[~m].sum()), 3, int(values[m].sum()), 3) for m in arrangements(6, 3)]
         )
     z = np.array([_cmh_z([x, y]) for x, y in itertools.product(*per)])
     observed = _cmh_z([(2, 3, 0, 3), (3, 3, 1, 3)])

@@ -11,46 +11,14 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from rapidfuzz.distance import Levenshtein
 from scipy import stats
+from trajguard_testkit.exact import arrangements, boschloo_greater
+from trajguard_testkit.rows import frame
+from trajguard_testkit.rows import run_row as run
 
 from trajguard.compare import CompareConfig, Resampling, Verdict, compare_runsets
-
-
-def run(scenario, passed=True, tools=("calc",), steps=3, prompt=100):
-    tools = list(tools)
-    return {
-        "scenario": scenario,
-        "variant": "base",
-        "status": "ok",
-        "passed": passed,
-        "step_count": steps,
-        "tool_sequence": tools,
-        "tool_counts": {t: tools.count(t) for t in set(tools)},
-        "prompt_tokens": prompt,
-        "completion_tokens": 20,
-        "duration_s": 1.0,
-    }
-
-
-def frame(rows):
-    return pd.DataFrame(rows)
-
-
-def _arrangements(total, n_c):
-    for chosen in itertools.combinations(range(total), n_c):
-        mask = np.zeros(total, dtype=bool)
-        mask[list(chosen)] = True
-        yield mask
-
-
-def _boschloo(x_b, n_b, x_c, n_c):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = [[x_b, x_c], [n_b - x_b, n_c - x_c]]
-        return stats.boschloo_exact(table, alternative="greater").pvalue
 
 
 def _bm(b, c):
@@ -108,10 +76,10 @@ def test_combined_test_with_steps_tokens_and_order_by_enumeration():
     tokens = np.log([r["prompt_tokens"] for r in runs])
     seqs = ["".join(t[0] for t in r["tool_sequence"]) for r in runs]
     rows = []
-    for m in _arrangements(8, 4):
+    for m in arrangements(8, 4):
         rows.append(
             (
-                _boschloo(int(passed[~m].sum()), 4, int(passed[m].sum()), 4),
+                boschloo_greater(int(passed[~m].sum()), 4, int(passed[m].sum()), 4),
                 _bm(steps[~m], steps[m]),
                 _welch(tokens[~m], tokens[m]),
                 _order(seqs, m),
@@ -164,7 +132,7 @@ def _per_scenario_tvd_p(b_tools, c_tools):
     names = sorted({t for r in runs for t in r})
     mix = np.array([[r.count(t) for t in names] + [1] for r in runs], float)
     tvd = []
-    for m in _arrangements(6, 3):
+    for m in arrangements(6, 3):
         c, b = mix[m].sum(0), mix[~m].sum(0)
         tvd.append(0.5 * np.abs(c / c.sum() - b / b.sum()).sum())
     return _rank(tvd)
@@ -172,7 +140,7 @@ def _per_scenario_tvd_p(b_tools, c_tools):
 
 def _per_scenario_cmh_terms(b_pass, c_pass):
     values = np.array(b_pass + c_pass)
-    return [(int(values[~m].sum()), int(values[m].sum())) for m in _arrangements(6, 3)]
+    return [(int(values[~m].sum()), int(values[m].sum())) for m in arrangements(6, 3)]
 
 
 def _cmh_z(pairs):

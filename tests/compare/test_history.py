@@ -6,28 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from trajguard_testkit.rows import pass_rows
 
 from trajguard.compare import CompareConfig, compare_runsets, pool_history
 
 
 def rows(scenario, batch, config_hash, passes, n, tools=("calc",)):
-    return [
-        {
-            "scenario": scenario,
-            "batch_id": batch,
-            "config_hash": config_hash,
-            "variant": "base",
-            "status": "ok",
-            "passed": i < passes,
-            "step_count": 3,
-            "tool_sequence": list(tools),
-            "tool_counts": {t: list(tools).count(t) for t in set(tools)},
-            "prompt_tokens": 100,
-            "completion_tokens": 20,
-            "duration_s": 1.0,
-        }
-        for i in range(n)
-    ]
+    return pass_rows(scenario, passes, n, tools, batch=batch, config_hash=config_hash)
 
 
 def test_pools_the_batches_with_the_candidates_definition():

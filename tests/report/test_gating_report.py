@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from trajguard_testkit.rows import pass_rows
 
 from trajguard.compare import (
     CompareConfig,
@@ -19,23 +20,9 @@ from trajguard.store import RunSet
 
 
 def rows(scenario, passes, n, tools=("calc",), batch="b", config_hash="h", duration=1.0):
-    return [
-        {
-            "scenario": scenario,
-            "batch_id": batch,
-            "config_hash": config_hash,
-            "variant": "base",
-            "status": "ok",
-            "passed": i < passes,
-            "step_count": 3,
-            "tool_sequence": list(tools),
-            "tool_counts": {t: list(tools).count(t) for t in set(tools)},
-            "prompt_tokens": 100,
-            "completion_tokens": 20,
-            "duration_s": duration,
-        }
-        for i in range(n)
-    ]
+    return pass_rows(
+        scenario, passes, n, tools, batch=batch, config_hash=config_hash, duration=duration
+    )
 
 
 def render(base, cand, config=None, *, manifests=({}, {}), history=None):

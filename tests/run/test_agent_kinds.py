@@ -9,17 +9,18 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
 from trajguard.agent import derive_seed as call_seed
 from trajguard.atif import load_trajectory
-from trajguard.capture.types import ChatModel, LLMResponse, Message, Usage
+from trajguard.capture.types import ChatModel, LLMResponse, Message
 from trajguard.errors import ModelUnavailable, SuiteError
 from trajguard.normative import check_normative
 from trajguard.outcome import classify
@@ -27,53 +28,6 @@ from trajguard.run import BatchOptions, BatchResult, derive_seed, plan_batch, ru
 from trajguard.suite import Suite, load_suite
 
 TOOLS = ["trajguard.examples.demo_tools:calculator", "trajguard.examples.demo_tools:get_weather"]
-PING: list[Message] = [{"role": "user", "content": "ping"}]
-
-Reply = Callable[[Sequence[Message], dict[str, Any]], Any]
-
-
-class ScriptedModel:
-    """A ``ChatModel`` whose reply is a function of the conversation (runs share one instance).
-
-    The runner's preflight ping is answered without entering the script; every other call is
-    recorded (messages and keyword arguments) in ``calls``.
-    """
-
-    def __init__(self, reply: Reply, name: str = "fake/scripted") -> None:
-        self._reply = reply
-        self._name = name
-        self.calls: list[tuple[list[Message], dict[str, Any]]] = []
-
-    @property
-    def model_name(self) -> str:
-        return self._name
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        response_format: Mapping[str, Any] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-    ) -> LLMResponse:
-        if list(messages) == PING:
-            return LLMResponse(content="pong")
-        options = {
-            "tools": tools,
-            "response_format": response_format,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-        }
-        self.calls.append((list(messages), options))
-        reply = self._reply(messages, options)
-        if asyncio.iscoroutine(reply):
-            reply = await reply
-        if isinstance(reply, LLMResponse):
-            return reply
-        return LLMResponse(content=reply, usage=Usage(prompt_tokens=40, completion_tokens=8))
 
 
 def turn(messages: Sequence[Message]) -> int:
@@ -204,7 +158,7 @@ BUILTIN = f"""  - id: multiply
 
 
 async def test_builtin_agent_in_json_mode(project: Project) -> None:
-    model = ScriptedModel(calculator_then_answer)
+    model = Scripted(calculator_then_answer)
     result, runs = await batch(project.suite(BUILTIN), project.runset(), model, seed=11)
     assert len(runs) == 4
     assert (result.planned, result.counts, result.passed) == (4, {"ok": 4}, 2)
@@ -252,7 +206,7 @@ async def test_builtin_step_cap_is_an_agent_error(project: Project) -> None:
 """,
         defaults="runs: 1",
     )
-    _, runs = await batch(suite, project.runset(), ScriptedModel(always_a_tool))
+    _, runs = await batch(suite, project.runset(), Scripted(always_a_tool))
     (row,) = runs.to_dict("records")
     assert row["status"] == "agent_error"
     assert list(row["tool_sequence"]) == ["calculator"] * 3
@@ -274,7 +228,7 @@ async def test_builtin_timeout_keeps_the_partial_trajectory(project: Project) ->
 
     suite = project.suite(BUILTIN, defaults="runs: 1")
     result, runs = await batch(
-        suite, project.runset(), ScriptedModel(hang), timeout_s=0.2, scenarios=["multiply"]
+        suite, project.runset(), Scripted(hang), timeout_s=0.2, scenarios=["multiply"]
     )
     assert result.counts == {"timeout": 1}
     (row,) = runs.to_dict("records")
@@ -302,7 +256,7 @@ async def test_model_failure_mid_run_is_a_harness_error(project: Project) -> Non
 
     suite = project.suite(BUILTIN, defaults="runs: 1")
     result, runs = await batch(
-        suite, project.runset(), ScriptedModel(breaks_on_second_call), scenarios=["multiply"]
+        suite, project.runset(), Scripted(breaks_on_second_call), scenarios=["multiply"]
     )
     assert result.counts == {"harness_error": 1}
     (row,) = runs.to_dict("records")
@@ -404,7 +358,7 @@ async def test_callable_agent_outputs(
     module = project.module(CALLABLE_AGENTS)
     criteria = "    pass:\n      - final_output_contains: seed=\n"
     suite = project.suite(callable_scenario(f"{module}:{function}", extra=criteria))
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"ok": 2}
     for _, row in runs.iterrows():
         assert row["status"] == "ok"
@@ -420,7 +374,7 @@ async def test_callable_agent_outputs(
 async def test_callable_agent_calls_the_injected_model(project: Project) -> None:
     module = project.module(CALLABLE_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:async_recorder_with_model"))
-    model = ScriptedModel(lambda messages, _: f"echo: {messages[-1]['content']}")
+    model = Scripted(lambda messages, _: f"echo: {messages[-1]['content']}")
     _, runs = await batch(suite, project.runset(), model)
     assert (runs["status"] == "ok").all()
     assert runs["final_output"].tolist() == ["echo: hello"] * 2
@@ -435,7 +389,7 @@ async def test_callable_agent_that_raises_is_an_agent_error(project: Project) ->
             f"{module}:raises_after_recording", extra="    pass:\n      - max_steps: 5\n"
         )
     )
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 2}
     assert result.crashed == 2
     for _, row in runs.iterrows():
@@ -457,7 +411,7 @@ async def test_callable_agent_that_raises_is_an_agent_error(project: Project) ->
 async def test_callable_agent_that_raises_before_recording(project: Project) -> None:
     module = project.module(CALLABLE_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:raises_at_once"))
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 2}
     for _, row in runs.iterrows():
         assert row["status"] == "agent_error"
@@ -472,7 +426,7 @@ async def test_callable_agent_that_raises_before_recording(project: Project) -> 
 async def test_callable_agent_that_does_nothing_is_an_agent_error(project: Project) -> None:
     module = project.module(CALLABLE_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:does_nothing"))
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 2}
     for _, row in runs.iterrows():
         assert row["status"] == "agent_error"
@@ -526,7 +480,7 @@ async def test_command_agent_writes_atif(project: Project) -> None:
     suite = project.suite(
         command_scenario(project.script("agent.py", WRITES_ATIF), extra_args=["{seed}"])
     )
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"ok": 2}
     for _, row in runs.iterrows():
         assert row["final_output"] == f"hello there seed={row['seed']} argv={row['seed']}"
@@ -538,7 +492,7 @@ async def test_command_agent_writes_atif(project: Project) -> None:
 
 async def test_command_agent_exiting_non_zero(project: Project) -> None:
     suite = project.suite(command_scenario(project.script("agent.py", FAILS)))
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 2}
     for _, row in runs.iterrows():
         message = row["error_message"]
@@ -550,7 +504,7 @@ async def test_command_agent_exiting_non_zero(project: Project) -> None:
 
 async def test_command_agent_writing_invalid_json(project: Project) -> None:
     suite = project.suite(command_scenario(project.script("agent.py", WRITES_NOT_JSON)))
-    _, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    _, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     for _, row in runs.iterrows():
         assert row["status"] == "agent_error"
         assert row["error_message"].startswith("command wrote an invalid trajectory: ")
@@ -559,7 +513,7 @@ async def test_command_agent_writing_invalid_json(project: Project) -> None:
 
 async def test_command_agent_writing_no_file(project: Project) -> None:
     suite = project.suite(command_scenario(project.script("agent.py", WRITES_NOTHING)))
-    _, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    _, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     for _, row in runs.iterrows():
         assert row["status"] == "agent_error"
         assert row["error_message"] == (
@@ -586,7 +540,7 @@ async def test_command_agent_timeout_kills_the_process_group(project: Project) -
     runset = project.runset()
     pids_file = project.root / "pids.txt"
 
-    result, runs = await batch(suite, runset, ScriptedModel(calculator_then_answer), timeout_s=4)
+    result, runs = await batch(suite, runset, Scripted(calculator_then_answer), timeout_s=4)
     assert result.counts == {"timeout": 1}
     (row,) = runs.to_dict("records")
     assert row["status"] == "timeout"
@@ -657,7 +611,7 @@ async def test_runs_start_in_plan_order(project: Project) -> None:
     )
     runset = project.runset()
     options = {"variants": ("base", "terse"), "concurrency": 1, "seed": 3}
-    await batch(suite, runset, ScriptedModel(calculator_then_answer), **options)
+    await batch(suite, runset, Scripted(calculator_then_answer), **options)
     started = [
         json.loads(line)["run_id"] for line in (runset / "started.jsonl").read_text().splitlines()
     ]
@@ -673,7 +627,7 @@ async def test_seeds_repeat_with_a_batch_seed_and_differ_without(project: Projec
 
     async def seeds(**options: Any) -> dict[str, int]:
         runset = project.runset()
-        _, runs = await batch(suite, runset, ScriptedModel(calculator_then_answer), **options)
+        _, runs = await batch(suite, runset, Scripted(calculator_then_answer), **options)
         assert store.read_manifest(runset)["seed_fixed"] is ("seed" in options)
         return dict(zip(runs["run_id"], runs["seed"].astype(int), strict=True))
 
@@ -690,7 +644,7 @@ async def test_seeds_repeat_with_a_batch_seed_and_differ_without(project: Projec
 
 
 def test_scripted_model_is_a_chat_model() -> None:
-    assert isinstance(ScriptedModel(calculator_then_answer), ChatModel)
+    assert isinstance(Scripted(calculator_then_answer), ChatModel)
 
 
 # --- crashes never pass, and are counted one way (is_crash) ----------------------------------
@@ -703,7 +657,7 @@ async def test_a_crash_never_passes_whatever_its_criteria(project: Project) -> N
         callable_scenario(f"{module}:raises_after_recording", extra=vacuous)
         + command_scenario(project.script("agent.py", FAILS))  # no criteria at all
     )
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 4}
     assert runs["passed"].tolist() == [False] * 4, "a crashed run never passes"
     assert result.passed == 0
@@ -746,7 +700,7 @@ async def test_a_sync_callable_raising_stop_iteration_is_an_agent_error(project:
     # A Future refuses StopIteration; handed over as is, the run would hang until its timeout.
     module = project.module(SYNC_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:stops_iterating"), defaults="runs: 1")
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 1}
     assert "StopIteration" in runs.loc[0, "error_message"]
 
@@ -767,7 +721,7 @@ async def test_sync_callables_run_concurrently_off_the_event_loop(project: Proje
 
     ticking = asyncio.create_task(ticker())
     try:
-        result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+        result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     finally:
         ticking.cancel()
     assert result.counts == {"ok": 4}
@@ -782,7 +736,7 @@ async def test_a_sync_callable_that_hangs_times_out(project: Project) -> None:
         callable_scenario(f"{module}:sleeps", input_text="30"), defaults="runs: 1"
     )
     result, runs = await batch(
-        suite, project.runset(), ScriptedModel(calculator_then_answer), timeout_s=0.5
+        suite, project.runset(), Scripted(calculator_then_answer), timeout_s=0.5
     )
     assert result.counts == {"timeout": 1}
     (row,) = runs.to_dict("records")
@@ -794,7 +748,7 @@ async def test_a_sync_callable_that_hangs_times_out(project: Project) -> None:
 async def test_zero_code_capture_sees_a_sync_callable_in_its_thread(project: Project) -> None:
     module = project.module(SYNC_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:calls_litellm"), defaults="runs: 1")
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"ok": 1}
     (row,) = runs.to_dict("records")
     assert row["final_output"] == "mocked hello at 0.7", "ctx.temperature is the suite's"
@@ -825,7 +779,7 @@ async def test_callable_returning_an_invalid_trajectory_is_an_agent_error(
 ) -> None:
     module = project.module(INVALID_RETURNS)
     suite = project.suite(callable_scenario(f"{module}:{function}"), defaults="runs: 1")
-    result, runs = await batch(suite, project.runset(), ScriptedModel(calculator_then_answer))
+    result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     assert result.counts == {"agent_error": 1}
     (row,) = runs.to_dict("records")
     assert row["error_message"].startswith(f"{module}:{function} returned {fragment}")
@@ -835,7 +789,7 @@ async def test_callable_returning_an_invalid_trajectory_is_an_agent_error(
 # --- the model check before the first run ------------------------------------------------------
 
 
-class Unreachable(ScriptedModel):
+class Unreachable(Scripted):
     """A model whose every call (the preflight ping included) fails as unreachable."""
 
     def __init__(self) -> None:
@@ -904,7 +858,7 @@ async def test_resume_reuses_the_options_the_batch_was_started_with(project: Pro
     module = project.module(CALLABLE_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:async_dict"), defaults="runs: 3")
     runset = project.runset()
-    model = ScriptedModel(calculator_then_answer)
+    model = Scripted(calculator_then_answer)
     await batch(suite, runset, model, timeout_s=5, concurrency=1, seed=9)
     started = store.read_runs(runset)
     # as if killed after the first run

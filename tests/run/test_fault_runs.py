@@ -9,11 +9,12 @@ import json
 import math
 import sys
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
@@ -22,38 +23,12 @@ from trajguard.run import BatchOptions, run_batch
 from trajguard.store import RUN_SCHEMA
 from trajguard.suite import Suite, load_suite
 
-PING: list[Message] = [{"role": "user", "content": "ping"}]
 CALL = ToolCallRequest("call_a1", "calculator", '{"expression": "17 * 23"}')
 FAULT_COLUMNS = RUN_SCHEMA.names[RUN_SCHEMA.names.index("faults_injected") :]
 TOOLS = "[trajguard.examples.demo_tools:calculator]"
 
 
-class Scripted:
-    """A ``ChatModel`` answering from a function of the conversation."""
-
-    def __init__(self, reply: Callable[[Sequence[Message]], LLMResponse]) -> None:
-        self._reply = reply
-
-    @property
-    def model_name(self) -> str:
-        return "fake/scripted"
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        response_format: Mapping[str, Any] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-    ) -> LLMResponse:
-        if list(messages) == PING:
-            return LLMResponse(content="pong")
-        return self._reply(messages)
-
-
-def retries_until_answered(messages: Sequence[Message]) -> LLMResponse:
+def retries_until_answered(messages: Sequence[Message], _: object = None) -> LLMResponse:
     """Calls the calculator until a tool result is not an error, then answers."""
     results = [str(m.get("content")) for m in messages if m["role"] == "tool"]
     if results and "Error" not in results[-1]:
@@ -61,7 +36,7 @@ def retries_until_answered(messages: Sequence[Message]) -> LLMResponse:
     return LLMResponse(content=None, tool_calls=(CALL,), usage=Usage(40, 4))
 
 
-def gives_up(messages: Sequence[Message]) -> LLMResponse:
+def gives_up(messages: Sequence[Message], _: object = None) -> LLMResponse:
     """Calls the calculator once, then answers whatever it got."""
     if any(m["role"] == "tool" for m in messages):
         return LLMResponse(content="It is 391.", usage=Usage(50, 6))
@@ -231,7 +206,7 @@ async def test_a_command_agent_meets_a_429_with_retry_after_at_the_wire(
     rows = await batch(
         suite(project, scenario, defaults="runs: 1"),
         project,
-        Scripted(lambda _: LLMResponse(content="391", usage=Usage(11, 2))),
+        Scripted(lambda *_: LLMResponse(content="391", usage=Usage(11, 2))),
     )
     (row,) = rows
     assert row["status"] == status, row["error_message"]

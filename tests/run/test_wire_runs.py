@@ -8,56 +8,23 @@ import asyncio
 import json
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from trajguard_testkit.scripted import PING, Scripted
 
 from trajguard import store
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.run import BatchOptions, BatchResult, run_batch
 from trajguard.suite import Suite, load_suite
 
-PING: list[Message] = [{"role": "user", "content": "ping"}]
 CALL = ToolCallRequest("call_a1", "calculator", '{"expression": "17 * 23"}')
 FINAL = ToolCallRequest("call_f1", "final_answer", '{"answer": "391"}')
 
 
-class Scripted:
-    """A ``ChatModel`` answering from a function of the conversation; records each call."""
-
-    def __init__(self, reply: Callable[[Sequence[Message]], LLMResponse]) -> None:
-        self._reply = reply
-        self.calls: list[tuple[list[Message], dict[str, Any]]] = []
-
-    @property
-    def model_name(self) -> str:
-        return "fake/scripted"
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        response_format: Mapping[str, Any] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-    ) -> LLMResponse:
-        if list(messages) == PING:
-            return LLMResponse(content="pong")
-        options = {
-            "tools": tools,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-        }
-        self.calls.append((list(messages), options))
-        return self._reply(messages)
-
-
-def tool_then_answer(messages: Sequence[Message]) -> LLMResponse:
+def tool_then_answer(messages: Sequence[Message], _: object = None) -> LLMResponse:
     if any(m["role"] == "tool" for m in messages):
         return LLMResponse(content="17 * 23 = 391", usage=Usage(50, 6))
     return LLMResponse(content=None, tool_calls=(CALL,), usage=Usage(40, 4))
@@ -254,7 +221,7 @@ async def test_the_context_carries_params_and_prompt_per_variant(project: Path) 
 
 async def test_litellm_through_the_wire_is_counted_once(project: Path) -> None:
     name = module(project, AGENTS)
-    model = Scripted(lambda _: LLMResponse(content="391", usage=Usage(8, 1)))
+    model = Scripted(lambda *_: LLMResponse(content="391", usage=Usage(8, 1)))
     result, rows = await batch(
         suite(project, callable_agent(f"{name}:with_litellm"), defaults="runs: 1"), project, model
     )
@@ -267,7 +234,7 @@ async def test_litellm_through_the_wire_is_counted_once(project: Path) -> None:
 async def test_a_final_answer_tool_call_is_the_final_output(project: Path) -> None:
     name = module(project, AGENTS)
 
-    def answers_by_tool(messages: Sequence[Message]) -> LLMResponse:
+    def answers_by_tool(messages: Sequence[Message], _: object = None) -> LLMResponse:
         return LLMResponse(content=None, tool_calls=(FINAL,), usage=Usage(5, 2))
 
     criteria = "    pass:\n      - final_output_contains: '391'\n"
@@ -283,7 +250,7 @@ async def test_a_final_answer_tool_call_is_the_final_output(project: Path) -> No
 async def test_a_declared_framework_error_is_an_agent_error_with_its_reason(project: Path) -> None:
     name = module(project, AGENTS)
     declared = f"      agent_errors:\n        '{name}:MaxTurns': max_steps\n"
-    model = Scripted(lambda _: LLMResponse(content="thinking", usage=Usage(5, 1)))
+    model = Scripted(lambda *_: LLMResponse(content="thinking", usage=Usage(5, 1)))
     _result, rows = await batch(
         suite(
             project,
@@ -301,7 +268,7 @@ async def test_a_declared_framework_error_is_an_agent_error_with_its_reason(proj
 
 async def test_an_undeclared_exception_is_a_crash_that_keeps_its_calls(project: Path) -> None:
     name = module(project, AGENTS)
-    model = Scripted(lambda _: LLMResponse(content="thinking", usage=Usage(5, 1)))
+    model = Scripted(lambda *_: LLMResponse(content="thinking", usage=Usage(5, 1)))
     _, rows = await batch(
         suite(project, callable_agent(f"{name}:raises_undeclared"), defaults="runs: 1"),
         project,
@@ -315,7 +282,7 @@ async def test_an_undeclared_exception_is_a_crash_that_keeps_its_calls(project: 
 
 async def test_the_agent_error_hook_ends_the_run_with_its_reason(project: Path) -> None:
     name = module(project, AGENTS)
-    model = Scripted(lambda _: LLMResponse(content="thinking", usage=Usage(5, 1)))
+    model = Scripted(lambda *_: LLMResponse(content="thinking", usage=Usage(5, 1)))
     _, rows = await batch(
         suite(project, callable_agent(f"{name}:declares_max_steps"), defaults="runs: 1"),
         project,
@@ -329,7 +296,7 @@ async def test_the_agent_error_hook_ends_the_run_with_its_reason(project: Path) 
 
 async def test_a_timed_out_run_keeps_the_calls_made_before_it(project: Path) -> None:
     name = module(project, AGENTS)
-    model = Scripted(lambda _: LLMResponse(content="thinking", usage=Usage(5, 1)))
+    model = Scripted(lambda *_: LLMResponse(content="thinking", usage=Usage(5, 1)))
     result, rows = await batch(
         suite(
             project,
@@ -353,7 +320,7 @@ async def test_an_unsupported_request_is_refused_naming_the_field_and_recorded(
     project: Path,
 ) -> None:
     name = module(project, AGENTS)
-    model = Scripted(lambda _: LLMResponse(content="never"))
+    model = Scripted(lambda *_: LLMResponse(content="never"))
     result, rows = await batch(
         suite(project, callable_agent(f"{name}:sends_an_image"), defaults="runs: 1"), project, model
     )
@@ -404,7 +371,7 @@ async def test_a_command_that_writes_no_atif_is_captured_at_the_wire(project: Pa
         "    input: What is 17 * 23?\n"
         "    variants:\n      quits: {params: {mode: give-up}}\n"
     )
-    model = Scripted(lambda _: LLMResponse(content="391", usage=Usage(11, 2)))
+    model = Scripted(lambda *_: LLMResponse(content="391", usage=Usage(11, 2)))
     result, rows = await batch(
         suite(project, scenarios, defaults="runs: 1"), project, model, variants=["base", "quits"]
     )
@@ -430,7 +397,7 @@ class NeverAnswers(Scripted):
     """A model whose every call waits for an answer that never comes; notes its cancellation."""
 
     def __init__(self) -> None:
-        super().__init__(lambda _: LLMResponse(content="never"))
+        super().__init__(lambda *_: LLMResponse(content="never"))
         self.cancelled = 0
 
     async def complete(self, messages: Sequence[Message], **options: Any) -> LLMResponse:

@@ -208,7 +208,7 @@ def test_shared_arrangements_have_the_right_sizes():
 
 
 def test_arrangements_are_the_smallest_keys_of_each_row():
-    # The float32 preselection gives exactly the float64 rule ``key <= k-th smallest key``.
+    # The bucketed preselection gives exactly the rule ``key <= k-th smallest key``.
     for n_b, n_c in ((250, 50), (20, 20), (3, 3), (1, 5)):
         shared = tstats.Arrangements(n_b, n_c, np.random.default_rng(8))
         keys = np.random.default_rng(8).random((3000, n_b + n_c))
@@ -217,9 +217,9 @@ def test_arrangements_are_the_smallest_keys_of_each_row():
         np.testing.assert_array_equal(shared.rows(0, 3000), keys <= kth)
 
 
-def test_smallest_keys_redoes_rows_that_float32_ties():
-    # 0.1 and 0.1 + 1e-12 are one float32 value: the row is decided in float64.
-    keys = np.array([[0.1 + 1e-12, 0.1, 0.5], [0.3, 0.2, 0.1], [0.7, 0.7, 0.9]])
+def test_smallest_keys_redoes_rows_that_share_a_bucket():
+    # 0.1 and 0.1 + 1e-6 share a 16-bit bucket: the row is decided on the keys themselves.
+    keys = np.array([[0.1 + 1e-6, 0.1, 0.5], [0.3, 0.2, 0.1], [0.7, 0.7, 0.9]])
     masks = _permutation.smallest_keys(keys, 1)
     np.testing.assert_array_equal(
         masks, [[False, True, False], [False, False, True], [True, True, False]]

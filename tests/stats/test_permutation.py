@@ -207,6 +207,25 @@ def test_shared_arrangements_have_the_right_sizes():
     assert shared.rows(100, 300).shape == (200, 12)
 
 
+def test_arrangements_are_the_smallest_keys_of_each_row():
+    # The bucketed preselection gives exactly the rule ``key <= k-th smallest key``.
+    for n_b, n_c in ((250, 50), (20, 20), (3, 3), (1, 5)):
+        shared = tstats.Arrangements(n_b, n_c, np.random.default_rng(8))
+        keys = np.random.default_rng(8).random((3000, n_b + n_c))
+        kth = np.partition(keys, n_c - 1, axis=1)[:, n_c - 1 : n_c]
+        np.testing.assert_array_equal(shared.rows(0, 1000), (keys <= kth)[:1000])
+        np.testing.assert_array_equal(shared.rows(0, 3000), keys <= kth)
+
+
+def test_smallest_keys_redoes_rows_that_share_a_bucket():
+    # 0.1 and 0.1 + 1e-6 share a 16-bit bucket: the row is decided on the keys themselves.
+    keys = np.array([[0.1 + 1e-6, 0.1, 0.5], [0.3, 0.2, 0.1], [0.7, 0.7, 0.9]])
+    masks = _permutation.smallest_keys(keys, 1)
+    np.testing.assert_array_equal(
+        masks, [[False, True, False], [False, False, True], [True, True, False]]
+    )
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_brunner_munzel_matches_scipy_and_statsmodels(seed):
     rng = np.random.default_rng(seed)

@@ -97,3 +97,82 @@ def test_homogeneity_one_batch_or_constant():
     assert one.p_value == 1.0
     constant = tstats.homogeneity_test(np.ones((6, 2)), np.array([0, 0, 1, 1, 2, 2]), rng=rng)
     assert constant.p_value == 1.0
+
+
+def _exact_rate_homogeneity_p(events, labels):
+    """Every distinct relabelling of the runs enumerated; G from scipy; exact p-value."""
+
+    def g(lab):
+        table = np.array([[events[lab == k].sum(), (~events[lab == k]).sum()] for k in range(3)])
+        table = table[:, table.sum(0) > 0]
+        if table.shape[1] < 2:
+            return 0.0
+        return stats.chi2_contingency(table, correction=False, lambda_="log-likelihood").statistic
+
+    observed = g(labels)
+    values = [g(np.array(lab)) for lab in set(itertools.permutations(labels.tolist()))]
+    return float(np.mean(np.array(values) >= observed - 1e-9)), observed
+
+
+@pytest.mark.parametrize(
+    ("events", "labels"),
+    [
+        # Three batches of 3, 2 and 3 runs: 560 distinct relabellings.
+        ([1, 1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 1, 1, 2, 2, 2]),
+        ([1, 0, 1, 1, 0, 1, 0, 0], [0, 0, 0, 1, 1, 2, 2, 2]),
+        # N = 3 per batch, one batch with every run passing.
+        ([1, 1, 1, 0, 1, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2]),
+    ],
+)
+def test_rate_homogeneity_against_exact_enumeration(events, labels):
+    events, labels = np.array(events, bool), np.array(labels)
+    exact, observed = _exact_rate_homogeneity_p(events, labels)
+    res = tstats.rate_homogeneity_test(
+        events, labels, rng=np.random.default_rng(4), resamples=40_000
+    )
+    assert res.statistic == pytest.approx(observed)
+    # Monte Carlo standard error at 40,000 draws is at most 0.0025: 4 of them.
+    assert res.p_value == pytest.approx(exact, abs=0.01)
+
+
+def test_rate_homogeneity_agrees_with_label_permutation():
+    # Five batches of 50 (a 5-night history): the hypergeometric draws and the permuted labels
+    # of the one-hot table are two samplers of one null law; their p-values differ by Monte
+    # Carlo error only (standard error of each at most 0.0035 with 20,000 draws).
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(5), 50)
+    for shift in (0.0, 0.1, 0.2):
+        events = rng.random(250) < 0.5 + shift * (labels - 2) / 2
+        onehot = np.column_stack([events, ~events]).astype(float)
+        by_labels = tstats.homogeneity_test(onehot, labels, rng=rng, resamples=20_000)
+        drawn = tstats.rate_homogeneity_test(events, labels, rng=rng, resamples=20_000)
+        assert drawn.statistic == pytest.approx(by_labels.statistic)
+        assert drawn.p_value == pytest.approx(by_labels.p_value, abs=0.02)
+
+
+def test_rate_homogeneity_is_exact_in_size():
+    # Under the null (one rate for every batch) the p-value is uniform up to its discreteness:
+    # P(p <= a) <= a at every level (2,000 histories; binomial error of the share below 0.012).
+    rng = np.random.default_rng(6)
+    labels = np.repeat(np.arange(4), [10, 12, 8, 10])
+    p = np.array(
+        [
+            tstats.rate_homogeneity_test(
+                rng.random(40) < 0.3, labels, rng=rng, resamples=199
+            ).p_value
+            for _ in range(2000)
+        ]
+    )
+    for level in (0.05, 0.1, 0.25, 0.5):
+        assert np.mean(p <= level) <= level + 0.02
+
+
+def test_rate_homogeneity_one_batch_constant_or_empty_batch():
+    rng = np.random.default_rng(7)
+    assert tstats.rate_homogeneity_test([1, 0, 1], [0, 0, 0], rng=rng).p_value == 1.0
+    constant = tstats.rate_homogeneity_test([1] * 6, [0, 0, 1, 1, 2, 2], rng=rng)
+    assert (constant.p_value, constant.statistic) == (1.0, 0.0)
+    # Batch 1 holds no counted run (every run of it unjudged): the others are still compared.
+    gap = tstats.rate_homogeneity_test([1, 1, 1, 0, 0, 0], [0, 0, 0, 2, 2, 2], rng=rng)
+    assert gap.batches == 3
+    assert gap.p_value == pytest.approx(0.1, abs=0.03)  # 2 of C(6, 3) = 20 splits are as extreme

@@ -9,7 +9,9 @@ listed (``only_in_baseline``, ``only_in_candidate``), not compared.
 
 from __future__ import annotations
 
+import os
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -23,7 +25,7 @@ from trajguard.compare._decide import decide_note
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
 from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
-from trajguard.compare._gating import gate_scenarios, shared_arrangements
+from trajguard.compare._gating import ScenarioMap, gate_scenarios, shared_arrangements
 from trajguard.compare._history import baseline_drift
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
@@ -38,7 +40,16 @@ from trajguard.compare._results import (
     overall_verdict,
 )
 
-__all__ = ["compare_arms", "compare_runsets", "evaluate_metric"]
+__all__ = ["compare_arms", "compare_runsets", "evaluate_metric", "scenario_threads"]
+
+# Beyond a few threads the Python between the array operations (which release the GIL) binds.
+_MAX_THREADS = 4
+
+
+def scenario_threads(scenarios: int) -> int:
+    """Threads that evaluate scenarios: the cores this process may use, at most 4."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(_MAX_THREADS, cores or 1, scenarios))
 
 
 def _evaluate(
@@ -118,6 +129,7 @@ def _gating_results(
     arms_c: dict[str, Arm],
     shared: dict[str, st.Arrangements],
     config: CompareConfig,
+    mapper: ScenarioMap,
 ) -> tuple[dict[tuple[str, str], MetricResult], Family, dict[str, ScenarioGate]]:
     """The gating family's verdicts, how it was adjusted, and each scenario's combined test."""
     m_gating = sum(t.evaluation.testable for t in gating)
@@ -136,6 +148,7 @@ def _gating_results(
         evaluations={(t.scenario, t.metric): t.evaluation for t in gating},
         shared=shared,
         config=config,
+        mapper=mapper,
     )
     results = judge_gating(
         gating,
@@ -155,25 +168,41 @@ def _gating_results(
     return results, family, dict(outcome.gates)
 
 
+def _scenario_tests(
+    scenario: str, b: Arm, c: Arm, config: CompareConfig
+) -> tuple[st.Arrangements, list[Tested]]:
+    """Every metric of one scenario, and the arrangements its tool metrics drew."""
+    shared = shared_arrangements(b, c, config, scenario)
+    out = []
+    for name in config.metrics:
+        ev = _evaluate(name, b, c, config, scenario, shared)
+        missing = _missing_notes(name, b, c)
+        if missing:
+            ev = replace(ev, notes=ev.notes + missing)
+        out.append(tested(scenario, name, ev, two_sided=config.two_sided))
+    return shared, out
+
+
 def compare_arms(
     arms_b: dict[str, Arm], arms_c: dict[str, Arm], *, config: CompareConfig
 ) -> Comparison:
-    """:func:`compare_runsets` on run tables already split by :func:`split_runs`."""
+    """:func:`compare_runsets` on run tables already split by :func:`split_runs`.
+
+    Scenarios are evaluated on a few threads (:func:`scenario_threads`): each draws from
+    generators of its own, so the result does not depend on the order they finish in.
+    """
     common = sorted(arms_b.keys() & arms_c.keys())
-    gating: list[Tested] = []
-    diagnostic: list[Tested] = []
-    shared: dict[str, st.Arrangements] = {}
-    for scenario in common:
-        b, c = arms_b[scenario], arms_c[scenario]
-        shared[scenario] = shared_arrangements(b, c, config, scenario)
-        for name in config.metrics:
-            ev = _evaluate(name, b, c, config, scenario, shared[scenario])
-            missing = _missing_notes(name, b, c)
-            if missing:
-                ev = replace(ev, notes=ev.notes + missing)
-            family = gating if name in config.gating else diagnostic
-            family.append(tested(scenario, name, ev, two_sided=config.two_sided))
-    results, family_info, gates = _gating_results(gating, arms_b, arms_c, shared, config)
+    with ThreadPoolExecutor(max_workers=scenario_threads(len(common))) as pool:
+        drift = pool.submit(baseline_drift, {s: arms_b[s] for s in common}, config)
+        done = list(pool.map(lambda s: _scenario_tests(s, arms_b[s], arms_c[s], config), common))
+        shared = {s: arrangements for s, (arrangements, _) in zip(common, done, strict=True)}
+        every = [t for _, tests in done for t in tests]
+        gating = [t for t in every if t.metric in config.gating]
+        diagnostic = [t for t in every if t.metric not in config.gating]
+        results, family_info, gates = _gating_results(
+            gating, arms_b, arms_c, shared, config, pool.map
+        )
+        drift_tests = drift.result()
     results |= adjust_family(diagnostic, gating=False, config=config)
     results = _with_decide_notes(results, family_info.critical, config)
     m_gating = sum(t.evaluation.testable for t in gating)
@@ -228,7 +257,7 @@ def compare_arms(
         only_in_candidate=tuple(sorted(arms_c.keys() - arms_b.keys())),
         config=config,
         family=family_info,
-        drift=baseline_drift({s: arms_b[s] for s in common}, config),
+        drift=drift_tests,
     )
 
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,10 +38,18 @@ from trajguard.compare._joint import Component, JointContext
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import ScenarioGate, SuiteTest, Verdict
 
-__all__ = ["GateOutcome", "gate_scenarios", "shared_arrangements", "suite_share_used"]
+__all__ = [
+    "GateOutcome",
+    "ScenarioMap",
+    "gate_scenarios",
+    "shared_arrangements",
+    "suite_share_used",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+# ``map`` or an executor's: how the scenarios' combined tests are run (in order either way).
+ScenarioMap = Callable[[Callable[[str], Any], Iterable[str]], Iterator[Any]]
 
 # Hits below which a Monte Carlo p-value is refined with more arrangements.
 _REFINE_HITS = 10
@@ -275,6 +284,7 @@ def gate_scenarios(
     evaluations: Mapping[tuple[str, str], Evaluation],
     shared: Mapping[str, st.Arrangements],
     config: CompareConfig,
+    mapper: ScenarioMap = map,
 ) -> GateOutcome:
     """The combined test of every scenario, adjusted over scenarios, and the suite-level tests.
 
@@ -284,6 +294,7 @@ def gate_scenarios(
         evaluations: every (scenario, metric) evaluation (for the suite-level effects).
         shared: each scenario's arrangements (the ones its tool metrics were tested on).
         config: the gating metrics, alpha and the suite share.
+        mapper: runs the scenarios' combined tests (``map``, or a thread pool's).
     """
     names = [m for m in config.metrics if m in config.gating]
     common = sorted(arms_b.keys() & arms_c.keys())
@@ -297,9 +308,11 @@ def gate_scenarios(
             math.ceil(_REFINE_HITS * 2 * max(len(testable), 1) / alpha_scenarios),
         ),
     )
-    done = {
-        s: _scenario(s, arms_b[s], arms_c[s], names, shared[s], config, resamples) for s in testable
-    }
+    tests = mapper(
+        lambda s: _scenario(s, arms_b[s], arms_c[s], names, shared[s], config, resamples),
+        testable,
+    )
+    done = dict(zip(testable, tests, strict=True))
     laws = [done[s].law for s in testable]
     adjusted = st.stepdown_independent([done[s].p for s in testable], laws)
     critical = st.critical_value(alpha_scenarios, laws)

@@ -8,7 +8,8 @@ runs, the cheapest power there is. Two rules keep it honest (docs/statistics.md 
   that agree with the latest batch's definition are pooled instead, and the report says the
   definition changed. A batch without a hash is pooled only if it is the latest.
 * **Agreement.** The pooled batches of a scenario are tested against each other on every gating
-  metric (batch labels permuted over runs; Benjamini-Hochberg over scenarios and metrics at
+  metric (batch labels permuted over runs, or for rates the batches' event counts drawn from
+  the hypergeometric law of that permutation; Benjamini-Hochberg over scenarios and metrics at
   ``q``); a scenario whose batches disagree is named as a drifting baseline. The comparison
   itself assumes the pooled runs are exchangeable with each other: a drifting baseline is a
   reason to promote a fresh one, not something the test corrects.
@@ -142,9 +143,8 @@ def _one(
         )
         keep = np.ones(arm.runs, dtype=bool) if counted is None else counted
         hits = events[keep].astype(float)
-        counts = np.column_stack([hits, 1 - hits])
-        res = st.homogeneity_test(counts, groups[keep], rng=rng, resamples=resamples)
         kept = groups[keep]
+        res = st.rate_homogeneity_test(hits > 0, kept, rng=rng, resamples=resamples)
         values = tuple(
             float(hits[kept == i].mean()) if np.any(kept == i) else 0.0 for i in range(len(labels))
         )

@@ -12,6 +12,7 @@ from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
+from trajguard.report._tools import tool_digest
 from trajguard.store import RunSet
 
 __all__ = ["render_report"]
@@ -192,11 +193,12 @@ def render_report(
     lines += history_section(comparison, history)
     latency = machines_note(baseline.manifest, candidate.manifest)
     lines += ["", "## Scenarios"]
+    tools_b, tools_c = tool_digest(baseline.runs), tool_digest(candidate.runs)
     for result in comparison.scenarios:
         lines += scenario_section(
             result,
-            baseline.runs,
-            candidate.runs,
+            tools_b,
+            tools_c,
             plots or {},
             comparison.config.alpha,
             latency_note=latency,

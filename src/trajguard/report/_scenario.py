@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
-import pandas as pd
-
 from trajguard.compare import MetricResult, ScenarioResult, metric
-from trajguard.outcome import HARNESS_ERROR
 from trajguard.report._format import (
     EFFECT_LEGEND,
     MARK,
@@ -18,7 +14,7 @@ from trajguard.report._format import (
     p_cell,
     pass_k_cells,
 )
-from trajguard.report._summary import summarize
+from trajguard.report._tools import ToolDigest
 
 __all__ = ["scenario_section"]
 
@@ -47,15 +43,9 @@ def _sequence(seq: Sequence[str]) -> str:
     return " → ".join(md(name, limit=30) for name in seq) if seq else "(no tools)"
 
 
-def _tools_section(scenario: str, baseline: pd.DataFrame, candidate: pd.DataFrame) -> list[str]:
+def _tools_section(scenario: str, baseline: ToolDigest, candidate: ToolDigest) -> list[str]:
     lines = ["", "**Tool usage** (mean calls per run) and **most common sequences**:", ""]
-    counts = []
-    for frame in (baseline, candidate):
-        rows = frame[(frame["scenario"] == scenario) & (frame["status"] != HARNESS_ERROR)]
-        total: Counter[str] = Counter()
-        for value in rows["tool_counts"].dropna():
-            total.update(dict(value))
-        counts.append({k: v / max(len(rows), 1) for k, v in total.items()})
+    counts = [side.calls.get(scenario, {}) for side in (baseline, candidate)]
     names = sorted(set(counts[0]) | set(counts[1]))
     if names:
         lines += ["| tool | baseline | candidate | change |", "|---|---:|---:|---:|"]
@@ -65,14 +55,13 @@ def _tools_section(scenario: str, baseline: pd.DataFrame, candidate: pd.DataFram
     else:
         lines.append("No tool was called in either batch.")
     tops = []
-    for label, frame in (("baseline", baseline), ("candidate", candidate)):
-        arms = [a for a in summarize(frame[frame["scenario"] == scenario], top=1)]
-        if arms and arms[0].top_sequences:
-            seq, n = arms[0].top_sequences[0]
-            share = 100 * n / max(arms[0].runs, 1)
+    for label, side in (("baseline", baseline), ("candidate", candidate)):
+        top = side.top.get(scenario)
+        if top is not None:
+            share = 100 * top.count / max(top.runs, 1)
             tops.append(
-                f"- {label}: {_sequence(seq)} ({n} of {arms[0].runs} runs, {share:.0f}%; "
-                f"{arms[0].distinct_sequences} distinct)"
+                f"- {label}: {_sequence(top.sequence)} ({top.count} of {top.runs} runs, "
+                f"{share:.0f}%; {top.distinct} distinct)"
             )
     lines += ["", *tops]
     return lines
@@ -96,8 +85,8 @@ def _shown(result: MetricResult) -> bool:
 
 def scenario_section(
     result: ScenarioResult,
-    baseline: pd.DataFrame,
-    candidate: pd.DataFrame,
+    baseline: ToolDigest,
+    candidate: ToolDigest,
     plots: Mapping[str, str],
     alpha: float,
     *,

@@ -82,7 +82,12 @@ from trajguard.stats._spending import (
     rate_thresholds,
     sequential_decision,
 )
-from trajguard.stats._stratified import Homogeneity, cmh_scores, homogeneity_test
+from trajguard.stats._stratified import (
+    Homogeneity,
+    cmh_scores,
+    homogeneity_test,
+    rate_homogeneity_test,
+)
 
 __all__ = [
     "EXACT_MAX_N",
@@ -137,6 +142,7 @@ __all__ = [
     "prob_superiority",
     "rank_pvalues",
     "rate_can_still_regress",
+    "rate_homogeneity_test",
     "rate_stopping",
     "rate_thresholds",
     "sequential_decision",

@@ -38,7 +38,9 @@ Statistic = Callable[[BoolArray], FloatArray]
 
 # Stands in for an infinite statistic (zero spread within both arms) so orderings stay defined.
 _BIG = 1e12
-_CHUNK_ROWS = 4096
+# Rows of arrangements per evaluation of a statistic: small enough to stay in cache.
+_CHUNK_ROWS = 1024
+_KEY_BLOCK = 1024
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,10 +110,31 @@ class Arrangements:
         """Arrangements ``start`` to ``stop`` (drawn on first use)."""
         if stop > len(self._masks):
             # Keys are continuous, so ties at the partition point have probability ~1e-12.
-            keys = self._rng.random((stop - len(self._masks), self.n_b + self.n_c))
-            kth = np.partition(keys, self.n_c - 1, axis=1)[:, self.n_c - 1 : self.n_c]
-            self._masks = np.concatenate([self._masks, keys <= kth])
+            # Drawn block by block (the same stream as one draw) so each block stays in cache.
+            blocks = [self._masks]
+            for done in range(len(self._masks), stop, _KEY_BLOCK):
+                keys = self._rng.random((min(_KEY_BLOCK, stop - done), self.n_b + self.n_c))
+                blocks.append(smallest_keys(keys, self.n_c))
+            self._masks = np.concatenate(blocks)
         return self._masks[start:stop]
+
+
+def smallest_keys(keys: FloatArray, k: int) -> BoolArray:
+    """``keys <= (k-th smallest key of the row)``, row by row, for keys in [0, 1) and
+    ``1 <= k <= keys.shape[1]``.
+
+    Selected on 16-bit buckets of the keys first, which partition about four times as fast:
+    bucketing is monotone, so a row whose bucket threshold selects exactly ``k`` keys selects
+    the same keys as the keys themselves; the few rows where two keys share the threshold's
+    bucket are redone on the keys.
+    """
+    buckets = (keys * 65536.0).astype(np.uint16)
+    masks = buckets <= np.partition(buckets, k - 1, axis=1)[:, k - 1 : k]
+    tied = masks.sum(axis=1) != k
+    if tied.any():
+        wide = keys[tied]
+        masks[tied] = wide <= np.partition(wide, k - 1, axis=1)[:, k - 1 : k]
+    return masks
 
 
 def permutation_test(
@@ -329,16 +352,20 @@ def distance_statistic(distances: FloatArray) -> Statistic:
     total = row.sum()
     _, first, group = np.unique(distances, axis=0, return_index=True, return_inverse=True)
     merged = len(first) <= len(row) // 2
+    group_of = group.ravel()
     if merged:
-        onehot = np.zeros((len(row), len(first)))
-        onehot[np.arange(len(row)), group.ravel()] = 1.0
         reduced = distances[np.ix_(first, first)]
 
     def stat(masks: BoolArray) -> FloatArray:
         in_c = masks.astype(float)
         n_c, n_b = _sizes(masks)
         if merged:
-            counts = in_c @ onehot
+            # Candidate runs of each distinct row, counted (the same integers as in_c @ onehot).
+            rows, cols = np.nonzero(masks)
+            counts = np.bincount(
+                rows * len(first) + group_of[cols], minlength=len(masks) * len(first)
+            ).reshape(len(masks), len(first))
+            counts = counts.astype(float)
             cc = np.einsum("ij,ij->i", counts @ reduced, counts)
         else:
             cc = np.einsum("ij,ij->i", in_c @ distances, in_c)

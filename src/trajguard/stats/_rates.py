@@ -70,15 +70,21 @@ def _boschloo_greater(n_b: int, n_c: int) -> FloatArray:
     last = np.r_[ordered[1:] > ordered[:-1] * (1 + 1e-13), True]
     idx = np.where(last, np.arange(ordered.size), ordered.size)
     group_end = np.minimum.accumulate(idx[::-1])[::-1]
+    tied = not np.array_equal(group_end, np.arange(ordered.size))
     grid = np.linspace(0.0, 1.0, _GRID)
+    # The joint probability of every table, already in Fisher order: P(x_b) * P(x_c).
     pmf_b, pmf_c = binom_pmf(n_b, grid), binom_pmf(n_c, grid)
+    of_b, of_c = order // (n_c + 1), order % (n_c + 1)
     tails = np.empty((_GRID, ordered.size))
     for start in range(0, _GRID, _CHUNK):
+        part = tails[start : start + _CHUNK]
         rows = slice(start, start + _CHUNK)
-        joint = pmf_b[rows, :, None] * pmf_c[rows, None, :]
-        tails[rows] = np.cumsum(joint.reshape(len(joint), -1)[:, order], axis=1)[:, group_end]
+        np.multiply(pmf_b[rows][:, of_b], pmf_c[rows][:, of_c], out=part)
+        np.cumsum(part, axis=1, out=part)
+        if tied:
+            part[:] = part[:, group_end]
     cols = np.arange(ordered.size)
-    best = tails.argmax(axis=0)
+    best = _first_argmax(tails)
     mid = np.clip(best, 1, _GRID - 2)
     left, centre, right = tails[mid - 1, cols], tails[mid, cols], tails[mid + 1, cols]
     curvature = left - 2 * centre + right
@@ -89,6 +95,18 @@ def _boschloo_greater(n_b: int, n_c: int) -> FloatArray:
     result = pvalues.reshape(n_b + 1, n_c + 1)
     result.flags.writeable = False
     return result
+
+
+def _first_argmax(rows: FloatArray) -> npt.NDArray[np.intp]:
+    """``rows.argmax(axis=0)`` (the first maximum of each column; no NaN in ``rows``) in one
+    pass over contiguous rows, several times faster than numpy's strided reduction."""
+    best = np.zeros(rows.shape[1], dtype=np.intp)
+    top = rows[0].copy()
+    for i in range(1, len(rows)):
+        better = rows[i] > top
+        best[better] = i
+        np.maximum(top, rows[i], out=top)
+    return best
 
 
 def boschloo_pvalues(n_b: int, n_c: int, alternative: Alternative = "greater") -> FloatArray:

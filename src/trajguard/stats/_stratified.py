@@ -5,8 +5,12 @@
   without continuity correction; the tests check it). Evaluated on arrangements of each
   scenario's runs, its permutation distribution is the exact conditional CMH test.
 * :func:`homogeneity_test`: do several batches agree? The G statistic of the batches x columns
-  table (pass/fail, or calls per tool plus an end-of-run count), permuting batch labels over
-  runs (the run is the unit, as everywhere).
+  table (calls per tool plus an end-of-run count), permuting batch labels over runs (the run is
+  the unit, as everywhere).
+* :func:`rate_homogeneity_test`: the same test for a rate (the batches x (event, no event)
+  table). Relabelling the runs at random puts the events into the batches by the multivariate
+  hypergeometric law, so the tables are drawn from that law directly: the same permutation test,
+  at a cost per resample of the number of batches instead of the number of runs.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Homogeneity", "cmh_scores", "homogeneity_test"]
+__all__ = ["Homogeneity", "cmh_scores", "homogeneity_test", "rate_homogeneity_test"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -101,7 +105,47 @@ def homogeneity_test(
         return Homogeneity(statistic=0.0, p_value=1.0, batches=k, resamples=0)
     drawn = np.vstack([labels, rng.permuted(np.tile(labels, (resamples, 1)), axis=1)])
     tables = np.stack([(drawn == j).astype(float) @ values for j in range(k)], axis=1)
-    g = _g(tables)
+    return _result(_g(tables), k, resamples)
+
+
+def _result(g: FloatArray, batches: int, resamples: int) -> Homogeneity:
+    """The observed G (row 0) and its p-value: the share of rows at least as large."""
     observed = float(g[0])
     hits = int(np.sum(g >= observed - 1e-9 * max(1.0, abs(observed))))
-    return Homogeneity(statistic=observed, p_value=hits / len(g), batches=k, resamples=resamples)
+    return Homogeneity(
+        statistic=observed, p_value=hits / len(g), batches=batches, resamples=resamples
+    )
+
+
+def rate_homogeneity_test(
+    events: npt.ArrayLike,
+    batches: npt.ArrayLike,
+    *,
+    rng: np.random.Generator,
+    resamples: int = 1999,
+) -> Homogeneity:
+    """Permutation test that several batches share one rate (the G test of batches x
+    (event, no event)).
+
+    Under a random relabelling of the runs, the events that fall into each batch follow the
+    multivariate hypergeometric law (batch sizes as colours, the events as the sample), and the
+    table is a function of those counts: drawing them is the permutation test of
+    :func:`homogeneity_test` on the one-hot (event, no event) counts, with the same null law.
+
+    Args:
+        events: whether each run had the event (passed, crashed).
+        batches: the batch index of every run (0 .. K-1).
+        rng: generator of the hypergeometric draws.
+        resamples: tables drawn (the observed one counts as one more).
+    """
+    hits = np.asarray(events, dtype=bool)
+    labels = np.asarray(batches, dtype=int)
+    k = int(labels.max()) + 1 if labels.size else 0
+    if k < 2 or hits.size == 0:
+        return Homogeneity(statistic=0.0, p_value=1.0, batches=k, resamples=0)
+    sizes = np.bincount(labels, minlength=k)
+    observed = np.bincount(labels[hits], minlength=k)
+    drawn = rng.multivariate_hypergeometric(sizes, int(hits.sum()), size=resamples)
+    in_batch = np.vstack([observed, drawn]).astype(float)
+    tables = np.stack([in_batch, sizes[None, :] - in_batch], axis=2)
+    return _result(_g(tables), k, resamples)

@@ -9,6 +9,7 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the exact 
   calibration benchmark's 20 scenarios x 20 runs (bench_compare.py's generator), and a 5-night
   history of 10 runs per night against 10 runs. Share of nights with any gating alarm (exit 1);
   target at most alpha = 0.05. ``aa-calibration``: the second table alone (same seed).
+  ``aa-uniformity``: the scenario tests' p-values of those nights against the uniform law.
 * ``demo``: power at N = 20 per side, 4 demo-shaped scenarios of which 2 break the way
   weather_bot broke the demo (_demo_shaped.py): the default nightly against today's (pass and
   crash rate, Holm, no suite gate), on the same nights; target >= 80 %.
@@ -165,6 +166,24 @@ def part_uniform(nights: int, seed: int) -> None:
     )
 
 
+def part_uniformity(nights: int, seed: int) -> None:
+    """The scenario tests' p-values on A/A nights of the calibration generator: an exact test's
+    are uniform, so P(p <= x) should be x (the nights' alarm rate then sits at alpha)."""
+    rng = np.random.default_rng(seed)
+    night = calibration_night(20)
+    values = []
+    for i in range(nights):
+        base, cand = night(rng)
+        result = compare_runsets(base, cand, config=replace(DEFAULT, seed=i))
+        values += [s.gate.p_value for s in result.scenarios if s.gate is not None]
+    p = np.asarray(values)
+    print(f"Scenario p-values of {nights} A/A nights, calibration generator ({len(p)} values)")
+    for x in (0.001, 0.0023, 0.005, 0.01, 0.05, 0.1, 0.5):
+        hits = int((p <= x).sum())
+        z = (hits - x * len(p)) / np.sqrt(len(p) * x * (1 - x))
+        print(f"  P(p <= {x:<6}) = {hits / len(p):.5f} ({hits}/{len(p)}; z = {z:+.2f})")
+
+
 def part_history(nights: int, power_nights: int, seed: int, pieces: str = "all") -> None:
     """``pieces``: all, or one of aa / demo / uniform (the same seeds either way, so the pieces
     run as separate processes give the figures of the whole part)."""
@@ -292,6 +311,7 @@ def main() -> None:
         choices=[
             "aa",
             "aa-calibration",
+            "aa-uniformity",
             "demo",
             "uniform",
             "history",
@@ -308,6 +328,8 @@ def main() -> None:
         part_aa(args.nights, args.seed)
     if args.only == "aa-calibration":
         part_aa(args.nights, args.seed, "calibration")
+    if args.only == "aa-uniformity":
+        part_uniformity(args.nights, args.seed)
     if args.only in (None, "demo"):
         part_demo(args.power_nights, args.seed + 10)
     if args.only in (None, "uniform"):

@@ -1,8 +1,8 @@
-"""Tool usage of one side of a report, for every scenario in one pass over its runs.
+"""Tool usage of one side of a report, for every scenario at once.
 
-A report of a hundred scenarios used to filter the whole run table and summarise it twice per
-scenario; grouping once gives the same figures (the digest of a scenario is what
-:func:`trajguard.report._summary.summarize` says of its first arm) at a fraction of the cost.
+Mean calls per tool come from one grouping of the run table; each scenario's most common
+sequence is what :func:`trajguard.report._summary.summarize` says of its first arm, from one
+call over the whole table (the report used to filter and summarise the table per scenario).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from trajguard.outcome import HARNESS_ERROR
+from trajguard.report._summary import summarize
 
 __all__ = ["ToolDigest", "TopSequence", "tool_digest"]
 
@@ -58,30 +59,25 @@ def _calls(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
     return out
 
 
-def _top(runs: pd.DataFrame, behavioural: pd.DataFrame) -> dict[str, TopSequence]:
-    keys = ["scenario", "variant"] if "variant" in runs.columns else ["scenario"]
-    sizes = runs.groupby(keys, sort=True).size()
-    sequences = {
-        key: Counter(tuple(seq) for seq in values if seq is not None)
-        for key, values in behavioural.groupby(keys, sort=True)["tool_sequence"]
-    }
-    out: dict[str, TopSequence] = {}
-    for key, size in sizes.items():
-        arm = key if isinstance(key, tuple) else (key,)
-        scenario = str(arm[0])
-        if scenario not in out:  # only the first arm counts, with or without a sequence
-            out[scenario] = _first(sequences.get(arm, Counter()), int(size))
-    return {s: top for s, top in out.items() if top.count}
-
-
-def _first(counted: Counter[tuple[str, ...]], runs: int) -> TopSequence:
-    if not counted:
-        return TopSequence(sequence=(), count=0, runs=runs, distinct=0)
-    ((sequence, count),) = counted.most_common(1)
-    return TopSequence(sequence=sequence, count=count, runs=runs, distinct=len(counted))
+def _top(runs: pd.DataFrame) -> dict[str, TopSequence]:
+    first: dict[str, TopSequence | None] = {}
+    for arm in summarize(runs, top=1):
+        if arm.scenario in first:  # only the first arm counts, with or without a sequence
+            continue
+        first[arm.scenario] = (
+            TopSequence(
+                sequence=arm.top_sequences[0][0],
+                count=arm.top_sequences[0][1],
+                runs=arm.runs,
+                distinct=arm.distinct_sequences,
+            )
+            if arm.top_sequences
+            else None
+        )
+    return {s: top for s, top in first.items() if top is not None}
 
 
 def tool_digest(runs: pd.DataFrame) -> ToolDigest:
     """The tool usage of every scenario of a run table (harness errors left out)."""
     behavioural = runs[runs["status"] != HARNESS_ERROR]
-    return ToolDigest(calls=_calls(behavioural), top=_top(runs, behavioural))
+    return ToolDigest(calls=_calls(behavioural), top=_top(runs))

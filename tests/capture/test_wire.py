@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -202,23 +202,21 @@ def wire() -> Iterator[WireServer]:
         yield server
 
 
-def _client(base_url: str) -> openai.OpenAI:
-    return openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0, timeout=20)
-
-
 def _records(wire: WireServer, session: Any) -> list[Any]:
     asyncio.run(wire.close(session))
     return session.records
 
 
-def test_a_tool_calling_conversation_is_answered_and_recorded(wire: WireServer) -> None:
+def test_a_tool_calling_conversation_is_answered_and_recorded(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     script = Script(
         LLMResponse(content=None, tool_calls=(CALL,), usage=Usage(30, 5), model="smollm2"),
         LLMResponse(content="391", finish_reason="stop", usage=Usage(40, 2), model="smollm2"),
     )
     session = wire.open(forward=script, model="local/smollm2", embedded=True)
     assert session.base_url.startswith(f"{wire.root_url}/runs/")
-    client = _client(session.base_url)
+    client = client_for(session.base_url)
     messages: list[Any] = [
         {"role": "system", "content": "Use the calculator."},
         {"role": "user", "content": "What is 17 * 23?"},
@@ -254,10 +252,12 @@ def test_a_tool_calling_conversation_is_answered_and_recorded(wire: WireServer) 
     ) == (70, 7)
 
 
-def test_a_streaming_request_gets_the_answer_as_server_sent_events(wire: WireServer) -> None:
+def test_a_streaming_request_gets_the_answer_as_server_sent_events(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     script = Script(LLMResponse(content=None, tool_calls=(CALL,), usage=Usage(12, 3)))
     session = wire.open(forward=script, model="local/smollm2", embedded=True)
-    stream = _client(session.base_url).chat.completions.create(
+    stream = client_for(session.base_url).chat.completions.create(
         model="m",
         messages=[{"role": "user", "content": "hi"}],
         tools=TOOLS,
@@ -278,13 +278,13 @@ def test_a_streaming_request_gets_the_answer_as_server_sent_events(wire: WireSer
 
 
 def test_an_unsupported_request_gets_an_openai_error_and_the_run_records_it(
-    wire: WireServer,
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
 ) -> None:
     script = Script()
     session = wire.open(forward=script, model="local/smollm2", embedded=True)
     image = [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]
     with pytest.raises(openai.BadRequestError) as caught:
-        _client(session.base_url).chat.completions.create(
+        client_for(session.base_url).chat.completions.create(
             model="m", messages=[{"role": "user", "content": image}]
         )
     error = caught.value.body
@@ -354,13 +354,15 @@ def test_unknown_runs_and_paths_are_refused_with_a_way_out(wire: WireServer) -> 
     assert closed.json()["error"]["code"] == "run_not_found", "a finished run takes no more calls"
 
 
-def test_runs_are_recorded_apart(wire: WireServer) -> None:
+def test_runs_are_recorded_apart(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     sessions = [
         wire.open(forward=Script(LLMResponse(content=f"answer {i}")), model="m", embedded=False)
         for i in range(2)
     ]
     for i, session in enumerate(sessions):
-        _client(session.base_url).chat.completions.create(
+        client_for(session.base_url).chat.completions.create(
             model="m", messages=[{"role": "user", "content": f"question {i}"}]
         )
     for i, session in enumerate(sessions):
@@ -369,7 +371,9 @@ def test_runs_are_recorded_apart(wire: WireServer) -> None:
         assert record.response is not None and record.response.content == f"answer {i}"
 
 
-def test_closing_a_run_cancels_its_call_in_flight_and_records_it(wire: WireServer) -> None:
+def test_closing_a_run_cancels_its_call_in_flight_and_records_it(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     arrived = threading.Event()
 
     async def hangs(request: WireRequest) -> LLMResponse:
@@ -382,7 +386,7 @@ def test_closing_a_run_cancels_its_call_in_flight_and_records_it(wire: WireServe
 
     def call() -> None:
         try:
-            _client(session.base_url).chat.completions.create(
+            client_for(session.base_url).chat.completions.create(
                 model="m", messages=[{"role": "user", "content": "hi"}]
             )
         except BaseException as exc:  # handed to the test

@@ -5,7 +5,7 @@ malformed tool call that do, each recorded on the call (and so in the trajectory
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -57,7 +57,11 @@ def records(wire: WireServer, session: Any) -> list[Any]:
     ],
 )
 def test_a_failing_model_fault_answers_an_error_without_calling_the_model(
-    wire: WireServer, kind: str, status: int, code: str
+    wire: WireServer,
+    client_for: Callable[..., openai.OpenAI],
+    kind: str,
+    status: int,
+    code: str,
 ) -> None:
     forward = Forward(LLMResponse(content="391", usage=Usage(10, 2)))
     session = wire.open(
@@ -75,7 +79,7 @@ def test_a_failing_model_fault_answers_an_error_without_calling_the_model(
     else:
         assert "Retry-After" not in answer.headers
     assert forward.requests == 0
-    client = openai.OpenAI(base_url=session.base_url, api_key="sk", max_retries=0, timeout=20)
+    client = client_for(session.base_url)
     second = client.chat.completions.create(model="m", messages=ASK)
     assert second.choices[0].message.content == "391" and forward.requests == 1
     first, _ = made = records(wire, session)
@@ -87,11 +91,13 @@ def test_a_failing_model_fault_answers_an_error_without_calling_the_model(
     assert [s.source for s in trajectory.steps] == ["user", "agent"]
 
 
-def test_the_openai_sdk_waits_the_retry_after_and_retries_by_itself(wire: WireServer) -> None:
+def test_the_openai_sdk_waits_the_retry_after_and_retries_by_itself(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     forward = Forward(LLMResponse(content="391", usage=Usage(10, 2)))
     spec = faults(kind="provider_rate_limited", at_call=1, seconds=0)
     session = wire.open(forward=forward, model="m", embedded=False, faults=spec)
-    client = openai.OpenAI(base_url=session.base_url, api_key="sk", max_retries=2, timeout=20)
+    client = client_for(session.base_url, max_retries=2)
     reply = client.chat.completions.create(model="m", messages=ASK)
     assert reply.choices[0].message.content == "391"
     assert [r.error[0] if r.error else "ok" for r in records(wire, session)] == [
@@ -100,11 +106,13 @@ def test_the_openai_sdk_waits_the_retry_after_and_retries_by_itself(wire: WireSe
     ]
 
 
-def test_a_truncated_answer_is_cut_and_ends_for_length(wire: WireServer) -> None:
+def test_a_truncated_answer_is_cut_and_ends_for_length(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     forward = Forward(LLMResponse(content="The answer is 391.", tool_calls=(CALL,)))
     spec = faults(kind="truncated_output", probability=1.0)
     session = wire.open(forward=forward, model="m", embedded=False, faults=spec)
-    client = openai.OpenAI(base_url=session.base_url, api_key="sk", max_retries=0, timeout=20)
+    client = client_for(session.base_url)
     choice = client.chat.completions.create(model="m", messages=ASK).choices[0]
     assert (choice.message.content, choice.finish_reason) == ("The answe", "length")
     assert not choice.message.tool_calls
@@ -116,11 +124,13 @@ def test_a_truncated_answer_is_cut_and_ends_for_length(wire: WireServer) -> None
     ]
 
 
-def test_a_malformed_tool_call_arrives_with_broken_arguments(wire: WireServer) -> None:
+def test_a_malformed_tool_call_arrives_with_broken_arguments(
+    wire: WireServer, client_for: Callable[..., openai.OpenAI]
+) -> None:
     forward = Forward(LLMResponse(content=None, tool_calls=(CALL,)))
     spec = faults(kind="malformed_tool_call", at_call=2)
     session = wire.open(forward=forward, model="m", embedded=False, faults=spec)
-    client = openai.OpenAI(base_url=session.base_url, api_key="sk", max_retries=0, timeout=20)
+    client = client_for(session.base_url)
     calls = [
         client.chat.completions.create(model="m", messages=ASK).choices[0].message.tool_calls
         for _ in range(2)

@@ -311,10 +311,10 @@ async def async_dict(ctx):
 def sync_answer_via_wire(ctx):
     from openai import OpenAI
 
-    client = OpenAI(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0)
-    client.chat.completions.create(
-        model=ctx.model_name, messages=[{"role": "user", "content": ctx.input}]
-    )
+    with OpenAI(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0) as client:
+        client.chat.completions.create(
+            model=ctx.model_name, messages=[{"role": "user", "content": ctx.input}]
+        )
     return "text " + _describe(ctx)
 
 

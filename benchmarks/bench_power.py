@@ -11,8 +11,9 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the exact 
   target at most alpha = 0.05. ``aa-calibration``: the second table alone (same seed).
   ``aa-uniformity``: the scenario tests' p-values of those nights against the uniform law.
 * ``demo``: power at N = 20 per side, 4 demo-shaped scenarios of which 2 break the way
-  weather_bot broke the demo (_demo_shaped.py): the default nightly against today's (pass and
-  crash rate, Holm, no suite gate), on the same nights; target >= 80 %.
+  weather_bot broke the demo (_demo_shaped.py): the default nightly against the first version
+  of the gates (pass, crash, tool mix) and against today's (pass and crash rate, Holm, no
+  suite gate), on the same nights; target >= 80 %.
 * ``uniform``: a uniform 15-point pass-rate drop over 20 scenarios; target >= 80 %.
 * ``history``: the same three figures with a 5-night baseline history at N = 10 per night
   (``history-aa``, ``history-demo``, ``history-uniform``: one of them, same seeds).
@@ -50,14 +51,22 @@ from trajguard.compare import (
     leaning,
 )
 
-GATING = ("pass_rate", "crash_rate", "tool_multiset")
+GATING = ("pass_rate", "crash_rate", "tool_multiset", "failing_paths")
 DEFAULT = CompareConfig(metrics=GATING)
+FIRST_GATES = ("pass_rate", "crash_rate", "tool_multiset")
+# The default of the first version of these gates (before failing paths joined them).
+FIRST = CompareConfig(metrics=FIRST_GATES, gating=frozenset(FIRST_GATES))
 TODAY = CompareConfig(
     metrics=("pass_rate", "crash_rate"),
     gating=frozenset({"pass_rate", "crash_rate"}),
     multiplicity="holm",
     suite_share=0.0,
 )
+POWER_CONFIGS = {
+    "default nightly": DEFAULT,
+    "first gates (pass, crash, tool mix)": FIRST,
+    "today (pass+crash, Holm)": TODAY,
+}
 Night = Callable[[np.random.Generator], tuple[pd.DataFrame, pd.DataFrame]]
 
 
@@ -117,7 +126,9 @@ def run_nights(
 
 def part_aa(nights: int, seed: int, pieces: str = "all") -> None:
     """``pieces``: all, or ``calibration`` (the second table alone, same seed)."""
-    print("A/A nights with the default gates (pass rate, crash rate, tool usage); target <= .05")
+    print(
+        "A/A nights with the default gates (pass, crash, tool usage, failing paths); target <= .05"
+    )
     if pieces == "all":
         run_nights(
             "demo-shaped, 4 scenarios x 20 runs",
@@ -149,7 +160,7 @@ def part_demo(nights: int, seed: int) -> None:
     run_nights(
         "N = 20 per side",
         demo_night(20, (0, 1)),
-        {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
+        POWER_CONFIGS,
         nights,
         seed,
     )
@@ -160,7 +171,7 @@ def part_uniform(nights: int, seed: int) -> None:
     run_nights(
         "N = 20 per side",
         uniform_night(20, 0.15),
-        {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
+        POWER_CONFIGS,
         nights,
         seed,
     )
@@ -195,7 +206,7 @@ def part_history(nights: int, power_nights: int, seed: int, pieces: str = "all")
         run_nights(
             "2 of 4 broken the weather_bot way",
             demo_night(10, (0, 1), 5),
-            {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
+            POWER_CONFIGS,
             power_nights,
             seed + 1,
         )
@@ -203,7 +214,7 @@ def part_history(nights: int, power_nights: int, seed: int, pieces: str = "all")
         run_nights(
             "uniform 15-point drop, 20 scenarios",
             uniform_night(10, 0.15, 5),
-            {"default nightly": DEFAULT, "today (pass+crash, Holm)": TODAY},
+            POWER_CONFIGS,
             power_nights,
             seed + 2,
         )
@@ -227,7 +238,9 @@ def part_reference(nights: int, seed: int) -> None:
 def part_gates(nights: int, seed: int) -> None:
     sets = {
         "pass, crash": ("pass_rate", "crash_rate"),
-        "pass, crash, tools (default)": GATING,
+        "pass, crash, tools": FIRST_GATES,
+        "pass, crash, failing paths": ("pass_rate", "crash_rate", "failing_paths"),
+        "pass, crash, tools, failing paths (default)": GATING,
         "+ tool order": (*GATING, "tool_sequence"),
         "+ steps": (*GATING, "step_count"),
         "+ prompt tokens": (*GATING, "prompt_tokens"),

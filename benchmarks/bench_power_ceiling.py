@@ -45,7 +45,6 @@ from _demo_shaped import history, make_batch, scenario_params
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 RESAMPLES = 2000
-LEVEL = 1 - (1 - 0.05 * 0.9) ** (1 / 4)
 Statistic = Callable[[BoolArray], FloatArray]
 
 
@@ -99,15 +98,17 @@ def chi2(counts: FloatArray) -> Statistic:
     return stat
 
 
-def max_z(counts: FloatArray) -> Statistic:
+def max_z(counts: FloatArray, columns: Sequence[int] | None = None) -> Statistic:
+    """Largest standardised excess share of one category in the candidate (among ``columns``)."""
     share = counts.sum(axis=0) / counts.sum()
     spread = np.sqrt(np.maximum(share * (1 - share), 1e-9))
+    keep = list(range(counts.shape[1])) if columns is None else list(columns)
 
     def stat(masks: BoolArray) -> FloatArray:
         in_c, in_b = _arms(counts, masks)
         n_c, n_b = in_c.sum(axis=1, keepdims=True), in_b.sum(axis=1, keepdims=True)
         z = (in_c / n_c - in_b / n_b) / (spread * np.sqrt(1 / n_c + 1 / n_b))
-        return np.asarray(z.max(axis=1))
+        return np.asarray(z[:, keep].max(axis=1))
 
     return stat
 
@@ -120,18 +121,33 @@ def one_hot(keys: Sequence[Hashable]) -> FloatArray:
 
 
 def scenario_pvalues(
-    tool_counts: Sequence[dict[str, int]], passed: FloatArray, n_b: int, rng: np.random.Generator
+    tool_counts: Sequence[dict[str, int]],
+    passed: FloatArray,
+    crashed: FloatArray,
+    n_b: int,
+    rng: np.random.Generator,
 ) -> dict[str, float]:
     """Every candidate test of one scenario (baseline runs first)."""
     masks = arrangements(n_b, len(passed) - n_b, rng)
     tools = sorted({t for row in tool_counts for t, k in row.items() if k})
     mix = np.array([[row.get(t, 0) for t in tools] + [1] for row in tool_counts], dtype=float)
     path = [max(row, key=lambda t: row[t]) if any(row.values()) else "" for row in tool_counts]
-    cells = one_hot([(p, int(x)) for p, x in zip(path, passed, strict=True)])
+    keys = [(p, int(x)) for p, x in zip(path, passed, strict=True)]
+    cells = one_hot(keys)
+    failing = [i for i, key in enumerate(sorted(set(keys), key=repr)) if key[1] == 0]
     n_c = masks.sum(axis=1)
     p_pass = pvalues(-(masks.astype(float) @ passed) / n_c)
     p_tvd, p_chi2 = pvalues(tvd(mix)(masks)), pvalues(chi2(mix)(masks))
     p_cells, p_maxz = pvalues(chi2(cells)(masks)), pvalues(max_z(cells)(masks))
+    p_failz = pvalues(max_z(cells, failing)(masks)) if failing else np.ones(len(masks))
+    outcome = [2 if k else int(x) for x, k in zip(passed, crashed, strict=True)]
+    keys3 = [(p, o) for p, o in zip(path, outcome, strict=True)]
+    cells3 = one_hot(keys3)
+    p_maxz3 = pvalues(max_z(cells3)(masks))
+    bad3 = [i for i, key in enumerate(sorted(set(keys3), key=repr)) if key[1] != 1]
+    p_badz3 = pvalues(max_z(cells3, bad3)(masks)) if bad3 else np.ones(len(masks))
+    crash_c = masks.astype(float) @ crashed
+    p_crash = pvalues(crash_c) if crashed.any() else np.ones(len(masks))
     columns = {
         "pass": p_pass,
         "tool TVD": p_tvd,
@@ -142,6 +158,15 @@ def scenario_pvalues(
         "pass + tool chi2": fisher(p_pass, p_chi2),
         "pass + path x outcome max z": fisher(p_pass, p_maxz),
         "pass + tool TVD + path x outcome max z": fisher(p_pass, p_tvd, p_maxz),
+        "path x failure max z": p_failz,
+        "pass + path x failure max z": fisher(p_pass, p_failz),
+        "pass + tool TVD + path x failure max z": fisher(p_pass, p_tvd, p_failz),
+        "pass + crash + tool TVD (the nightly's)": fisher(p_pass, p_crash, p_tvd),
+        "pass + crash + path x outcome max z": fisher(p_pass, p_crash, p_maxz),
+        "pass + path x (pass, fail, crash) max z": fisher(p_pass, p_maxz3),
+        "pass + path x (fail, crash) max z": fisher(p_pass, p_badz3),
+        "pass + tool TVD + path x (fail, crash) max z": fisher(p_pass, p_tvd, p_badz3),
+        "pass + crash + tool TVD + path x failure max z": fisher(p_pass, p_crash, p_tvd, p_failz),
     }
     return {name: float(column[0]) for name, column in columns.items()}
 
@@ -157,11 +182,11 @@ def _cell_probabilities(p: dict[str, Any], broken: bool) -> FloatArray:
     return np.asarray(cells.ravel())
 
 
-def oracle_caught(p: dict[str, Any], runs: int, rng: np.random.Generator) -> bool:
+def oracle_caught(p: dict[str, Any], runs: int, level: float, rng: np.random.Generator) -> bool:
     """The likelihood-ratio test of the known null against the known break, one candidate."""
     null, broken = _cell_probabilities(p, False), _cell_probabilities(p, True)
     score = np.log(np.maximum(broken, 1e-12) / np.maximum(null, 1e-12))
-    threshold = np.quantile(rng.multinomial(runs, null, size=20_000) @ score, 1 - LEVEL)
+    threshold = np.quantile(rng.multinomial(runs, null, size=20_000) @ score, 1 - level)
     return bool(rng.multinomial(runs, broken) @ score > threshold)
 
 
@@ -169,7 +194,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nights", type=int, default=300)
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--suite-share", type=float, default=0.1)
     args = parser.parse_args()
+    level = 1 - (1 - 0.05 * (1 - args.suite_share)) ** (1 / 4)
     rng = np.random.default_rng(args.seed)
     caught: dict[str, int] = {}
     scenarios: dict[str, int] = {}
@@ -185,14 +212,15 @@ def main() -> None:
             c = cand[cand["scenario"] == p["scenario"]]
             counts = [*b["tool_counts"], *c["tool_counts"]]
             passed = np.r_[b["passed"].to_numpy(), c["passed"].to_numpy()].astype(float)
-            for name, value in scenario_pvalues(counts, passed, len(b), rng).items():
+            crashed = np.r_[b["crashed"].to_numpy(), c["crashed"].to_numpy()].astype(float)
+            for name, value in scenario_pvalues(counts, passed, crashed, len(b), rng).items():
                 night.setdefault(name, []).append(value)
-                scenarios[name] = scenarios.get(name, 0) + (value <= LEVEL)
-        oracle += any([oracle_caught(p, 10, rng) for p in params])
+                scenarios[name] = scenarios.get(name, 0) + (value <= level)
+        oracle += any([oracle_caught(p, 10, level, rng) for p in params])
         for name, values in night.items():
-            caught[name] = caught.get(name, 0) + (min(values) <= LEVEL)
+            caught[name] = caught.get(name, 0) + (min(values) <= level)
     elapsed = time.perf_counter() - start
-    print(f"{args.nights} nights, 2 broken scenarios each, level {LEVEL:.4f} ({elapsed:.0f} s)")
+    print(f"{args.nights} nights, 2 broken scenarios each, level {level:.4f} ({elapsed:.0f} s)")
     print("| test | broken scenarios caught | nights caught (either scenario) |")
     print("|---|---:|---:|")
     print(f"| oracle (likelihood ratio, both laws known) | - | {oracle / args.nights:.3f} |")

@@ -18,13 +18,14 @@ from trajguard.errors import TrajguardError
 
 
 def test_every_metric_is_described_once_and_completely() -> None:
-    assert len(set(METRIC_NAMES)) == len(METRICS) == 11
-    assert METRIC_NAMES[-3:] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
-    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-3:])
+    assert len(set(METRIC_NAMES)) == len(METRICS) == 12
+    assert METRIC_NAMES[-4:-1] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
+    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-4:-1])
+    assert METRIC_NAMES[-1] == "failing_paths"
     assert len({m.label for m in METRICS}) == len(METRICS)
-    # Measured (benchmarks/bench_power.py): tool usage catches a broken prompt; steps, tokens
-    # and tool order stay diagnostic by default.
-    assert {"pass_rate", "crash_rate", "tool_multiset"} == DEFAULT_GATING
+    # Measured (benchmarks/bench_power.py): tool usage and failing paths catch a broken prompt;
+    # steps, tokens and tool order stay diagnostic by default.
+    assert {"pass_rate", "crash_rate", "tool_multiset", "failing_paths"} == DEFAULT_GATING
     for m in METRICS:
         assert callable(m.evaluate)
         assert m.tolerance is None or tolerance(m.tolerance).name == m.tolerance
@@ -42,6 +43,7 @@ def test_every_metric_is_described_once_and_completely() -> None:
         ("prompt_tokens", 1.2, None, ("×1.20", "—")),
         ("tool_multiset", 0.3, None, ("TVD = 0.30", "—")),
         ("tool_sequence", 0.1, None, ("new +10 pts", "—")),
+        ("failing_paths", 0.45, None, ("+45 pts on one path", "—")),
         ("latency", None, None, ("—", "—")),
     ],
 )
@@ -59,6 +61,9 @@ def test_sides_values_and_plan_cells() -> None:
     assert metric("prompt_tokens").format_detectable(1.31) == "×1.31"
     assert metric("step_count").format_plan_baseline(0.5) == "A = 0.50"
     assert metric("crash_rate").format_difference(-0.05) == "-5 pts"
+    assert metric("failing_paths").format_side(Summary(n=20, mean=0.65)) == "65% failed (n=20)"
+    assert metric("failing_paths").format_difference(0.2) == "+20 pts on one path"
+    assert metric("failing_paths").format_band(0.1) == "≤ 10 pts more runs failing along one path"
     assert metric("pass_rate").no_worse(0.0) and not metric("crash_rate").no_worse(0.01)
 
 

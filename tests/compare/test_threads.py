@@ -45,7 +45,7 @@ def test_threads_do_not_change_the_comparison(monkeypatch):
     one, several = results
     assert repr(one) == repr(several)
     assert one.regressed  # the comparison exercised the gating family, not only quiet paths
-    assert len(one.drift) == 12 * 3
+    assert len(one.drift) == 12 * 4  # 12 scenarios x 4 default gating metrics
 
 
 def test_scenario_threads_are_bounded():

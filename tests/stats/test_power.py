@@ -117,9 +117,9 @@ def test_plan_alphas_follow_the_first_step_of_each_family():
     share = 0.05 * (1 - CompareConfig().suite_share)
     assert alphas["pass_rate"] == pytest.approx(1 - (1 - share) ** (1 / 20))
     assert alphas["crash_rate"] == alphas["pass_rate"]
-    # Holm: alpha over the gating tests (3 default gating metrics x 20 scenarios).
+    # Holm: alpha over the gating tests (4 default gating metrics x 20 scenarios).
     holm = plan_alphas(CompareConfig(multiplicity="holm"), 20)
-    assert holm["pass_rate"] == pytest.approx(0.05 / 60)
+    assert holm["pass_rate"] == pytest.approx(0.05 / 80)
     # Diagnostic rows: the first BH step over 5 diagnostic metrics x 20 scenarios.
     assert alphas["prompt_tokens"] == pytest.approx(0.10 / (20 * 5))
     assert alphas["completion_tokens"] == pytest.approx(0.10 / (20 * 5))

@@ -114,7 +114,7 @@ def _suite_pass_k(per_scenario: list[tuple[PassK, ...]]) -> tuple[PassK, ...]:
 
 def _missing_notes(name: str, b: Arm, c: Arm) -> tuple[str, ...]:
     column = metric(name).column
-    if metric(name).kind in ("tools", "order") or column == "crashed":
+    if metric(name).kind in ("tools", "order", "paths") or column == "crashed":
         return ()
     return tuple(
         f"{arm.missing[column]} {side} run(s) without {column} left out"

@@ -27,6 +27,8 @@ def _extrapolate(p: float | None, n: int, level: float, power: float) -> int | N
     if p is None or not 0 < p < 0.5:
         return None
     z_obs = st.norm_ppf(1 - p)
+    if z_obs <= 0:  # p within rounding of 0.5: no evidence either way to extrapolate
+        return None
     target = st.norm_ppf(1 - level) + st.norm_ppf(power)
     return max(n + 1, min(_MAX, math.ceil(n * (target / z_obs) ** 2)))
 

@@ -15,12 +15,14 @@ from trajguard import stats as st
 from trajguard.compare._arms import Arm
 from trajguard.compare._evaluation import Evaluation, Resampling
 from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
+from trajguard.compare._paths import evaluate_failing_paths
 from trajguard.compare._tools import evaluate_sequences, evaluate_tools
 
 __all__ = [
     "Context",
     "Evaluator",
     "crash_rate",
+    "failing_paths",
     "flag_rate",
     "pass_rate",
     "ratio",
@@ -157,4 +159,11 @@ def tool_order(b: Arm, c: Arm, ctx: Context) -> Evaluation:
         margin=ctx.margin,
         rng=ctx.shared,
         resampling=ctx.resampling,
+    )
+
+
+def failing_paths(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """Where the failures went: the largest rise of a failing path's share."""
+    return evaluate_failing_paths(
+        b, c, margin=ctx.margin, rng=ctx.shared, resampling=ctx.resampling
     )

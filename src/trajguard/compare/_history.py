@@ -29,6 +29,7 @@ from trajguard import stats as st
 from trajguard.compare._arms import Arm
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._joint import tool_matrix
+from trajguard.compare._paths import PathCells
 from trajguard.compare._registry import METRIC_NAMES, metric
 
 __all__ = ["Drift", "PooledBaseline", "baseline_drift", "pool_history"]
@@ -129,6 +130,19 @@ class Drift:
     drifting: bool
 
 
+def _mixes(
+    counts: np.ndarray, groups: np.ndarray, batches: int, rng: np.random.Generator, resamples: int
+) -> tuple[float, tuple[float, ...]]:
+    """G test that the batches share one mix of the columns; each batch's TVD from the pool."""
+    res = st.homogeneity_test(counts, groups, rng=rng, resamples=resamples)
+    pooled = counts.sum(axis=0) / counts.sum()
+    mixes = [counts[groups == i].sum(0) for i in range(batches)]
+    values = tuple(
+        float(0.5 * np.abs(mix / mix.sum() - pooled).sum()) if mix.sum() else 0.0 for mix in mixes
+    )
+    return res.p_value, values
+
+
 def _one(
     name: str, arm: Arm, labels: list[str], rng: np.random.Generator, config: CompareConfig
 ) -> tuple[str, float, tuple[float, ...]] | None:
@@ -151,11 +165,15 @@ def _one(
         return "G test of the batches, permutation", res.p_value, values
     if m.kind == "tools":
         counts = tool_matrix(arm.tool_counts)
-        res = st.homogeneity_test(counts, groups, rng=rng, resamples=resamples)
-        pooled = counts.sum(axis=0) / counts.sum()
-        mixes = [counts[groups == i].sum(0) for i in range(len(labels))]
-        values = tuple(float(0.5 * np.abs(mix / mix.sum() - pooled).sum()) for mix in mixes)
-        return "G test of the batches' tool mixes, permutation", res.p_value, values
+        p, values = _mixes(counts, groups, len(labels), rng, resamples)
+        return "G test of the batches' tool mixes, permutation", p, values
+    if m.kind == "paths":
+        cells = PathCells((arm,)).cells
+        judged = cells.sum(axis=1) > 0
+        if len(set(groups[judged].tolist())) < 2:
+            return None
+        p, values = _mixes(cells[judged], groups[judged], len(labels), rng, resamples)
+        return "G test of the batches' path-by-outcome tables, permutation", p, values
     if m.kind in ("shift", "ratio"):
         values_all = arm.column(m.column)
         samples = [values_all[(groups == i) & ~np.isnan(values_all)] for i in range(len(labels))]

@@ -21,6 +21,7 @@ from scipy import stats as sps
 
 from trajguard import stats as st
 from trajguard.compare._arms import Arm
+from trajguard.compare._paths import path_cells
 
 __all__ = [
     "Component",
@@ -162,7 +163,7 @@ def _ranked(stat: FloatArray, directional: bool, two_sided: bool) -> Component:
 
 def statistic_column(kind: str) -> JointBuilder:
     """The builder of a permutation metric: ``shift`` (steps), ``ratio`` (tokens, latency),
-    ``tools`` (tool mix) or ``order`` (tool sequences)."""
+    ``tools`` (tool mix), ``paths`` (failing paths) or ``order`` (tool sequences)."""
 
     def build(b: Arm, c: Arm, ctx: JointContext, masks: BoolArray) -> Component:
         if kind in ("shift", "ratio"):
@@ -175,6 +176,11 @@ def statistic_column(kind: str) -> JointBuilder:
                 return Component(p=np.ones(len(masks)))
             make = st.bm_statistic if kind == "shift" else st.welch_statistic
             return _ranked(make(kept)(masks[:, keep]), True, ctx.two_sided)
+        if kind == "paths":
+            found = path_cells(b, c)
+            if not found.varies:
+                return Component(p=np.ones(len(masks)))
+            return _ranked(st.rise_statistic(found.cells, found.failing)(masks), False, False)
         if kind == "tools":
             counts = tool_matrix((*b.tool_counts, *c.tool_counts))
             if np.all(counts == counts[0]):

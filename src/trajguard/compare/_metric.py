@@ -17,7 +17,7 @@ from trajguard.compare._joint import JointBuilder
 
 __all__ = ["BoolArray", "Kind", "Metric"]
 
-Kind = Literal["rate", "shift", "ratio", "tools", "order"]
+Kind = Literal["rate", "shift", "ratio", "tools", "order", "paths"]
 BoolArray = npt.NDArray[np.bool_]
 
 
@@ -31,7 +31,8 @@ class Metric:
         column: the run-table column it reads.
         unit: the unit of its values ("" when none).
         kind: how its values and effect are shown: ``rate`` (Δ points), ``shift`` (A),
-            ``ratio`` (ratio of geometric means), ``tools`` (Cramér's V), ``order`` (Δd).
+            ``ratio`` (ratio of geometric means), ``tools`` (TVD), ``order`` (new sequences),
+            ``paths`` (rise of the largest failing path, in points).
         higher_is_better: its direction; ``None`` for metrics without one (any change counts).
         tolerance: its tolerance band, if it has one (how far it may move before a significant
             change is a regression).
@@ -105,6 +106,9 @@ class Metric:
             return f"{self.format_value(summary.mean)} (n={summary.n})"
         if self.kind in ("tools", "order"):
             return f"n={summary.n}"
+        if self.kind == "paths":
+            failed = "—" if summary.mean is None else f"{100 * summary.mean:.0f}% failed"
+            return f"{failed} (n={summary.n})"
         if summary.geometric_mean is not None:
             # Tokens and latency: the effect is a ratio of geometric means, so show those.
             return f"gmean {self.format_value(summary.geometric_mean)} (n={summary.n})"
@@ -125,6 +129,7 @@ class Metric:
             "ratio": f"×{value:.2f}",
             "tools": f"TVD = {value:.2f}",
             "order": f"new {100 * value:+.0f} pts",
+            "paths": f"{100 * value:+.0f} pts on one path",
         }[self.kind]
         if ci is None:
             return shown, "—"
@@ -142,6 +147,8 @@ class Metric:
             return f"TVD {value:.2f}"
         if self.kind == "order":
             return f"new {100 * value:+.0f} pts"
+        if self.kind == "paths":
+            return f"{100 * value:+.0f} pts on one path"
         return f"×{value:.2f}"
 
     def format_interval(self, ci: tuple[float, float] | None) -> str:
@@ -170,6 +177,8 @@ class Metric:
             return f"within ×{value:.3g}"
         if self.kind == "tools":
             return f"TVD ≤ {value:.2g}"
+        if self.kind == "paths":
+            return f"≤ {100 * value:.0f} pts more runs failing along one path"
         return f"≤ {100 * value:.0f} pts more new sequences than by chance"
 
     def format_plan_baseline(self, value: float) -> str:

@@ -81,6 +81,13 @@ TOLERANCES: tuple[Tolerance, ...] = (
         "the baseline's own rate of new sequences",
     ),
     Tolerance(
+        name="failing_paths",
+        default=0.10,
+        scale="share",
+        meaning="rise in the share of judged runs that fail along one path (the tool a run "
+        "called most, or none; 0.10 = ten points)",
+    ),
+    Tolerance(
         name="resilience",
         default=0.10,
         scale="difference",
@@ -224,6 +231,17 @@ METRICS: tuple[Metric, ...] = (
     _resilience("retry_rate", "retried after a fault", "retried_after_fault"),
     _resilience("recovery_rate", "recovered or escalated", "recovered_or_escalated"),
     _resilience("no_fabrication_rate", "no fabricated result", "no_fabricated_result"),
+    Metric(
+        name="failing_paths",
+        label="failing paths",
+        column="passed",
+        kind="paths",
+        higher_is_better=None,
+        tolerance="failing_paths",
+        gating=True,
+        evaluate=ev.failing_paths,
+        joint=statistic_column("paths"),
+    ),
 )
 _BY_NAME = {m.name: m for m in METRICS}
 METRIC_NAMES = tuple(_BY_NAME)

@@ -27,6 +27,14 @@ def _metric_reason(comparison: Comparison, scenario: str, result: MetricResult) 
             f"{m.format_value(result.baseline.mean)} → {m.format_value(result.candidate.mean)} "
             f"({effect})"
         )
+    rise = result.estimate
+    if m.kind == "paths" and rise is not None and result.baseline.detail:
+        before, after = dict(result.baseline.detail), dict(result.candidate.detail)
+        path = min(before, key=lambda k: abs(after.get(k, 0.0) - before[k] - rise))
+        effect = (
+            f"runs failing along {md(path)} {before[path]:.0%} → {after.get(path, 0.0):.0%} "
+            f"({effect})"
+        )
     band = _band(comparison, result.metric, scenario)
     return f"{m.heading} {effect}, {band}, p {p_cell(result.p_value)}"
 

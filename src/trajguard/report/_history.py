@@ -13,7 +13,7 @@ def _values(d: Drift) -> str:
     m = metric(d.metric)
     if m.kind == "rate":
         return " / ".join(f"{100 * v:.0f}%" for v in d.values)
-    if m.kind == "tools":
+    if m.kind in ("tools", "paths"):
         return " / ".join(f"{v:.2f}" for v in d.values) + " (TVD from the pooled mix)"
     return " / ".join(f"{v:.3g}" for v in d.values)
 

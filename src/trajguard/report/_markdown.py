@@ -150,8 +150,10 @@ def _method(comparison: Comparison) -> list[str]:
         f"±{100 * config.tolerance('crash_rate'):g} pts, tokens and latency within ×"
         f"{config.tolerance('ratio'):g}, steps P(candidate > baseline) within 0.5 ± "
         f"{config.tolerance('steps'):g}, every tool's calls per run within 0.5 ± "
-        f"{config.tolerance('tools'):g}. Bands of regressions: tool mix TVD "
-        f"{config.tolerance('tool_mix'):g}, new tool sequences "
+        f"{config.tolerance('tools'):g}, every failing path's share within "
+        f"±{100 * config.tolerance('failing_paths'):g} pts. Bands of regressions: tool mix TVD "
+        f"{config.tolerance('tool_mix'):g}, runs failing along one path "
+        f"{100 * config.tolerance('failing_paths'):g} pts, new tool sequences "
         f"{100 * config.tolerance('tool_order'):g} pts beyond chance. A significant change "
         "inside its band is reported as changed within tolerance. "
         "Details: `trajguard docs statistics`.",

@@ -73,6 +73,7 @@ from trajguard.stats._rates import (
     fisher_min_pvalue,
     fisher_pvalue,
 )
+from trajguard.stats._shares import largest_rise, rise_statistic
 from trajguard.stats._spending import (
     Action,
     combine,
@@ -123,6 +124,7 @@ __all__ = [
     "g_statistic",
     "holm",
     "homogeneity_test",
+    "largest_rise",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",
@@ -145,6 +147,7 @@ __all__ = [
     "rate_homogeneity_test",
     "rate_stopping",
     "rate_thresholds",
+    "rise_statistic",
     "sequential_decision",
     "stepdown_independent",
     "t_cdf",

@@ -1,7 +1,7 @@
 """Real-model nights: does `trajguard nightly` fail a broken prompt and pass an unchanged one?
 
 Run: python benchmarks/real_nightly.py [--seeds 1 2 3 4 5] [--which edited unedited]
-       [--out /tmp/real-nightly] [--runs 20]
+       [--out /tmp/real-nightly] [--runs 20] [--recompare DIR]
 
 For every seed, `trajguard nightly` (the console script, default settings) runs on the embedded
 model against the committed baseline (baselines/demo/):
@@ -13,6 +13,13 @@ model against the committed baseline (baselines/demo/):
 Each night is 80 runs (5-8 minutes on 2 idle cores). Prints one line per night (exit code,
 minutes, the report's headline and what failed) and a summary; the reports stay under --out.
 Not a CI test: it takes an hour.
+
+``--recompare DIR`` runs no model: it compares the run sets of nights already run (one folder
+per night, ``DIR/<which>-seed<N>``, as ``trajguard run`` wrote them) with the committed
+baseline through `trajguard compare`, the comparison the nightly makes. The nights of
+2026-12-01 (10 nights, 800 runs of the embedded model) are kept under
+``benchmarks/data/real-nights-2026-12-01`` for this: a change of the method is checked on the
+same real runs.
 """
 
 from __future__ import annotations
@@ -58,14 +65,34 @@ def night(which: str, seed: int, out: Path, runs: int) -> tuple[int, float, list
     start = time.perf_counter()
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3600)
     minutes = (time.perf_counter() - start) / 60
+    return result.returncode, minutes, _lines(result, reports)
+
+
+def recompare(which: str, seed: int, runs: Path, out: Path) -> tuple[int, float, list[str]]:
+    reports = out / f"{which}-seed{seed}"
+    command = [
+        *trajguard(),
+        "compare",
+        str(REPO / "baselines" / "demo"),
+        str(runs / f"{which}-seed{seed}"),
+        "--report",
+        str(reports / "report.md"),
+        "--no-plots",
+    ]
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    return result.returncode, (time.perf_counter() - start) / 60, _lines(result, reports)
+
+
+def _lines(result: subprocess.CompletedProcess[str], reports: Path) -> list[str]:
     lines = [result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""]
-    reports_found = sorted(reports.glob("*/report.md"))
+    reports_found = sorted(reports.glob("**/report.md"))
     if reports_found:
         text = reports_found[-1].read_text(encoding="utf-8").splitlines()
         lines += [ln for ln in text[:12] if ln.startswith("- **")]
     if result.returncode not in (0, 1):
         lines.append(result.stderr.strip()[-800:])
-    return result.returncode, minutes, lines
+    return lines
 
 
 def main() -> None:
@@ -76,11 +103,15 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=Path("/tmp/real-nightly"))
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--recompare", type=Path, metavar="DIR", help="nights already run")
     args = parser.parse_args()
     tally: dict[str, list[int]] = {w: [] for w in args.which}
     for seed in args.seeds:
         for which in args.which:
-            code, minutes, lines = night(which, seed, args.out, args.runs)
+            if args.recompare is not None:
+                code, minutes, lines = recompare(which, seed, args.recompare, args.out)
+            else:
+                code, minutes, lines = night(which, seed, args.out, args.runs)
             tally[which].append(code)
             load = os.getloadavg()[0]
             print(f"{which:<9} seed {seed}: exit {code} ({minutes:.1f} min, load {load:.1f})")

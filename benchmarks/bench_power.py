@@ -16,7 +16,8 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the exact 
   suite gate), on the same nights; target >= 80 %.
 * ``uniform``: a uniform 15-point pass-rate drop over 20 scenarios; target >= 80 %.
 * ``history``: the same three figures with a 5-night baseline history at N = 10 per night
-  (``history-aa``, ``history-demo``, ``history-uniform``: one of them, same seeds).
+  (``history-aa``, ``history-demo``, ``history-uniform``: one of them, same seeds;
+  ``--history-runs N``: N runs per night instead of 10).
 * ``reference``: the history figure's ceiling from multiplicity: the same combined test told
   which two scenarios broke.
 * ``gates``: power on the demo break and A/A false alarms for candidate gating sets (how the
@@ -195,17 +196,19 @@ def part_uniformity(nights: int, seed: int) -> None:
         print(f"  P(p <= {x:<6}) = {hits / len(p):.5f} ({hits}/{len(p)}; z = {z:+.2f})")
 
 
-def part_history(nights: int, power_nights: int, seed: int, pieces: str = "all") -> None:
+def part_history(
+    nights: int, power_nights: int, seed: int, pieces: str = "all", runs: int = 10
+) -> None:
     """``pieces``: all, or one of aa / demo / uniform (the same seeds either way, so the pieces
     run as separate processes give the figures of the whole part)."""
-    print("5-night baseline history (10 runs per night) against a night of 10 runs")
+    print(f"5-night baseline history ({runs} runs per night) against a night of {runs} runs")
     if pieces in ("all", "aa"):
-        aa = demo_night(10, (), 5)
+        aa = demo_night(runs, (), 5)
         run_nights("A/A, 4 demo-shaped scenarios", aa, {"default": DEFAULT}, nights, seed)
     if pieces in ("all", "demo"):
         run_nights(
             "2 of 4 broken the weather_bot way",
-            demo_night(10, (0, 1), 5),
+            demo_night(runs, (0, 1), 5),
             POWER_CONFIGS,
             power_nights,
             seed + 1,
@@ -213,7 +216,7 @@ def part_history(nights: int, power_nights: int, seed: int, pieces: str = "all")
     if pieces in ("all", "uniform"):
         run_nights(
             "uniform 15-point drop, 20 scenarios",
-            uniform_night(10, 0.15, 5),
+            uniform_night(runs, 0.15, 5),
             POWER_CONFIGS,
             power_nights,
             seed + 2,
@@ -320,6 +323,9 @@ def main() -> None:
     parser.add_argument("--power-nights", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--history-runs", type=int, default=10, help="runs per night in the history parts"
+    )
+    parser.add_argument(
         "--only",
         choices=[
             "aa",
@@ -348,10 +354,10 @@ def main() -> None:
     if args.only in (None, "uniform"):
         part_uniform(args.power_nights, args.seed + 20)
     if args.only in (None, "history"):
-        part_history(args.nights, args.power_nights, args.seed + 30)
+        part_history(args.nights, args.power_nights, args.seed + 30, runs=args.history_runs)
     if args.only is not None and args.only.startswith("history-"):
         piece = args.only.removeprefix("history-")
-        part_history(args.nights, args.power_nights, args.seed + 30, piece)
+        part_history(args.nights, args.power_nights, args.seed + 30, piece, args.history_runs)
     if args.only in (None, "reference"):
         part_reference(args.power_nights, args.seed + 31)
     if args.only in (None, "gates"):

@@ -17,13 +17,20 @@ default nightly (Šidák over 4 scenarios at 90 % of alpha = 0.05: 0.0114):
   - ``tool chi2``: Pearson's chi-square of the same table;
   - ``path x outcome chi2`` / ``max z``: each run's category (its most-called tool, or none, by
     passed or not): chi-square, or the largest standardised excess of one category;
-  - combinations of those by Fisher's method (``pass + tool TVD`` is the nightly's combined
-    test without the crash rate, which never moves in this break).
+  - ``path x failure max z``: the same, over the failing categories only (the nightly's
+    failing-paths metric); ``path x (fail, crash)``: crashes as an outcome of their own;
+  - ``crash``: the candidate's crash count;
+  - combinations of those by Fisher's method (``pass + crash + tool TVD`` is the first
+    version of the nightly's combined test; ``+ path x failure max z`` the current one);
+  - **told the wrong tool**: the z of the one category the break feeds (the wrong tool, failed)
+    with the pass share, a test no real nightly can build: it shows what not knowing which path
+    breaks costs.
 
 A night counts as caught when either broken scenario's test is at or under 0.0114 (the quiet
-scenarios of a real night could only add false alarms, and the suite share is left out).
+scenarios of a real night could only add false alarms, and the suite share is left out;
+``--suite-share`` changes the level).
 
-Run: python benchmarks/bench_power_ceiling.py [--nights 300] [--seed 9]
+Run: python benchmarks/bench_power_ceiling.py [--nights 300] [--seed 9] [--suite-share 0.1]
 """
 
 from __future__ import annotations
@@ -146,6 +153,8 @@ def scenario_pvalues(
     p_maxz3 = pvalues(max_z(cells3)(masks))
     bad3 = [i for i, key in enumerate(sorted(set(keys3), key=repr)) if key[1] != 1]
     p_badz3 = pvalues(max_z(cells3, bad3)(masks)) if bad3 else np.ones(len(masks))
+    told = [i for i, key in enumerate(sorted(set(keys), key=repr)) if key == ("wrong_tool", 0)]
+    p_told = pvalues(max_z(cells, told)(masks)) if told else np.ones(len(masks))
     crash_c = masks.astype(float) @ crashed
     p_crash = pvalues(crash_c) if crashed.any() else np.ones(len(masks))
     columns = {
@@ -167,6 +176,7 @@ def scenario_pvalues(
         "pass + path x (fail, crash) max z": fisher(p_pass, p_badz3),
         "pass + tool TVD + path x (fail, crash) max z": fisher(p_pass, p_tvd, p_badz3),
         "pass + crash + tool TVD + path x failure max z": fisher(p_pass, p_crash, p_tvd, p_failz),
+        "told the wrong tool: pass + its failing share's z": fisher(p_pass, p_told),
     }
     return {name: float(column[0]) for name, column in columns.items()}
 

@@ -133,6 +133,8 @@ def test_tolerance_and_gate_options(runsets: Path, cli) -> None:
         "pass_rate=0.9",
         "--tolerance",
         "tool_mix=1",
+        "--tolerance",
+        "failing_paths=1",
         cwd=runsets,
     )
     assert wide.returncode == 0, "a drop inside a 90-point band is changed within tolerance"
@@ -174,9 +176,9 @@ def test_plan_from_baseline_and_from_assumptions(runsets: Path, cli) -> None:
         "holm",
         cwd=runsets,
     )
-    # Holm over the three default gating metrics (pass, crash, tool usage) at family alpha 0.1:
-    # each at 0.1/3; exact enumeration gives a 38-point drop from 90 %.
-    assert "0.0333" in holm.stdout and re.search(r"│ 38 pts", holm.stdout)
+    # Holm over the four default gating metrics (pass, crash, tool usage, failing paths) at
+    # family alpha 0.1: each at 0.1/4; exact enumeration gives a 39-point drop from 90 %.
+    assert "0.0250" in holm.stdout and re.search(r"│ 39 pts", holm.stdout)
     assert re.search(r"│ 28 pts", assumed.stdout)
     missing = cli("plan", cwd=runsets)
     assert missing.returncode == 2 and "--pass-rate" in missing.stderr

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from trajguard_testkit.rows import pass_rows
+from trajguard_testkit.rows import pass_rows, run_row
 
 from trajguard.compare import CompareConfig, compare_runsets, pool_history
 
@@ -95,3 +95,32 @@ def test_a_single_batch_baseline_has_no_drift_test():
     base = pd.DataFrame(rows("a", "n1", "h", 5, 10))
     cand = pd.DataFrame(rows("a", "c", "h", 5, 10))
     assert compare_runsets(base, cand).drift == ()
+
+
+def test_failing_paths_drift_is_the_g_test_of_the_batches_path_by_outcome_tables():
+    # Nights n3 and n2 fail along calc; n1 fails along search in 4 of its 10 failures.
+    def night(batch, along_search):
+        tools = [("calc",)] * 10 + [("search",)] * along_search + [("calc",)] * (10 - along_search)
+        judged = [run_row("a", passed=i < 10, tools=t, batch=batch) for i, t in enumerate(tools)]
+        return [*judged, run_row("a", passed=None, tools=("search",), batch=batch)]  # no cell
+
+    base = pd.DataFrame(night("n3", 0) + night("n2", 0) + night("n1", 4))
+    cand = pd.DataFrame(night("c", 0))
+    config = CompareConfig(metrics=("failing_paths",), gating=frozenset({"failing_paths"}))
+    (drift,) = compare_runsets(base, cand, config=config).drift
+    assert drift.metric == "failing_paths"
+
+    # cells (calc, failed), (calc, passed), (search, failed) of the judged runs, night by night
+    def table(along_search):
+        cells = np.zeros((20, 3))
+        cells[:10, 1] = 1
+        cells[10 : 10 + along_search, 2] = 1
+        cells[10 + along_search :, 0] = 1
+        return cells
+
+    counts = np.vstack([table(0), table(0), table(4)])
+    labels = np.repeat([0, 1, 2], 20)
+    expected = _g_permutation_p(counts, labels, resamples=4000)
+    assert 0.01 < expected < 0.5, "a p-value the check can tell apart from others"
+    assert drift.p_value == pytest.approx(expected, abs=0.015)
+    assert drift.values[2] > drift.values[0] == drift.values[1]  # the odd night is the oldest

@@ -168,7 +168,7 @@ def _one(
         p, values = _mixes(counts, groups, len(labels), rng, resamples)
         return "G test of the batches' tool mixes, permutation", p, values
     if m.kind == "paths":
-        cells = PathCells((arm,)).cells
+        cells = PathCells.of((arm,)).cells
         judged = cells.sum(axis=1) > 0
         if len(set(groups[judged].tolist())) < 2:
             return None

@@ -17,6 +17,7 @@ which path breaks costs what it should. The effect is that cell's rise in points
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +45,7 @@ def run_path(counts: Mapping[str, int]) -> str:
     return min(tool for tool, k in used.items() if k == most)
 
 
+@dataclass(frozen=True, kw_only=True)
 class PathCells:
     """The runs of some arms (in order) by cell: one-hot over the judged runs.
 
@@ -53,18 +55,27 @@ class PathCells:
         paths: the path of each column.
     """
 
-    def __init__(self, arms: Sequence[Arm]) -> None:
+    cells: FloatArray
+    failing: tuple[int, ...]
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, arms: Sequence[Arm]) -> PathCells:
+        """The cells of the runs of ``arms``, in order."""
         paths = [run_path(counts) for arm in arms for counts in arm.tool_counts]
         judged = np.concatenate([arm.judged_runs for arm in arms]).astype(bool)
         passed = np.concatenate([arm.passed_runs for arm in arms]).astype(bool)
         keys = [(path, bool(ok)) for path, ok in zip(paths, passed, strict=True)]
         columns = sorted({key for key, counted in zip(keys, judged, strict=True) if counted})
         index = {key: i for i, key in enumerate(columns)}
-        self.cells: FloatArray = np.zeros((len(keys), len(columns)))
+        cells = np.zeros((len(keys), len(columns)))
         rows = np.flatnonzero(judged)
-        self.cells[rows, [index[keys[r]] for r in rows]] = 1.0
-        self.failing = [i for i, (_, ok) in enumerate(columns) if not ok]
-        self.paths = [path for path, _ in columns]
+        cells[rows, [index[keys[r]] for r in rows]] = 1.0
+        return cls(
+            cells=cells,
+            failing=tuple(i for i, (_, ok) in enumerate(columns) if not ok),
+            paths=tuple(path for path, _ in columns),
+        )
 
     @property
     def varies(self) -> bool:
@@ -76,7 +87,7 @@ class PathCells:
 
 def path_cells(b: Arm, c: Arm) -> PathCells:
     """The baseline's runs, then the candidate's, by cell."""
-    return PathCells((b, c))
+    return PathCells.of((b, c))
 
 
 def _summary(found: PathCells, rows: slice) -> Summary:

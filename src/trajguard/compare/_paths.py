@@ -17,7 +17,7 @@ which path breaks costs what it should. The effect is that cell's rise in points
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -128,25 +128,10 @@ def evaluate_failing_paths(
     found = path_cells(b, c)
     base = _summary(found, slice(0, b.runs))
     cand = _summary(found, slice(b.runs, b.runs + c.runs))
-    if b.runs == 0 or c.runs == 0:
-        return untestable(base, cand, EFFECT, tost=True)
     if base.n == 0 or cand.n == 0:
         side = "baseline" if base.n == 0 else "candidate"
-        return Evaluation(
-            baseline=base,
-            candidate=cand,
-            effect=EFFECT,
-            estimate=None,
-            ci=None,
-            test="none",
-            harm=1.0,
-            benefit=1.0,
-            min_harm=1.0,
-            min_benefit=1.0,
-            tost=1.0,
-            outside=False,
-            notes=(f"no judged run in the {side} batch: no outcome to follow",),
-        )
+        note = f"no judged run in the {side} batch: no outcome to follow, not tested"
+        return replace(untestable(base, cand, EFFECT, tost=True), notes=(note,))
     if not found.varies:
         return Evaluation(
             baseline=base,

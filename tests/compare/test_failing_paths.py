@@ -158,3 +158,13 @@ def test_it_is_in_the_default_gating_set_and_in_the_suite_tests():
     assert "failing_paths" in comparison.config.gating
     assert comparison.family is not None
     assert "failing_paths" in {t.metric for t in comparison.family.suite}
+
+
+def test_no_failure_at_all_is_unchanged_only_when_the_runs_are_enough_to_say_so():
+    few = [run("a", passed=True) for _ in range(3)]
+    many = [run("a", passed=True) for _ in range(400)]
+    config = CompareConfig(metrics=PATHS, gating=frozenset(PATHS), suite_share=0.0)
+    small = compare_runsets(frame(few), frame(few), config=config).scenario("a")
+    large = compare_runsets(frame(many), frame(many), config=config).scenario("a")
+    assert small.metric("failing_paths").verdict is Verdict.INCONCLUSIVE
+    assert large.metric("failing_paths").verdict is Verdict.UNCHANGED

@@ -106,12 +106,11 @@ def _equivalence(found: PathCells, n_b: int, margin: float) -> float:
     nb, nc = int(base.sum()), int(cand.sum())
     if nb == 0 or nc == 0:
         return 1.0
+    if not found.failing:  # no run failed: the one claim is "no failing path rose", 0 of n each
+        return st.tost_rates(0, nc, 0, nb, margin)
     return max(
-        (
-            st.tost_rates(int(cand[:, k].sum()), nc, int(base[:, k].sum()), nb, margin)
-            for k in found.failing
-        ),
-        default=0.0,
+        st.tost_rates(int(cand[:, k].sum()), nc, int(base[:, k].sum()), nb, margin)
+        for k in found.failing
     )
 
 

@@ -232,7 +232,9 @@ def test_200_scenarios_one_broken_is_found():
             for _ in range(20)
         ]
     cmp = compare_runsets(
-        frame(base), frame(cand), config=CompareConfig(metrics=("pass_rate", "tool_multiset"))
+        frame(base),
+        frame(cand),
+        config=CompareConfig(metrics=("pass_rate", "tool_multiset", "failing_paths")),
     )
     broken = cmp.scenario("s007")
     assert broken.verdict is Verdict.REGRESSED

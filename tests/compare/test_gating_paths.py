@@ -201,11 +201,11 @@ def test_n3_whole_family_with_behaviour_gates():
     # exact (20 arrangements), and no p-value below 1/20 can exist.
     base = [run(s, passed=True, tools=("calc",)) for s in "abcd" for _ in range(3)]
     cand = [run(s, passed=False, tools=("weather",)) for s in "abcd" for _ in range(3)]
-    gating = ("pass_rate", "crash_rate", "tool_multiset")
+    gating = ("pass_rate", "crash_rate", "tool_multiset", "failing_paths")
     cmp = compare_runsets(frame(base), frame(cand), config=CompareConfig(metrics=gating))
     for s in "abcd":
         gate = cmp.scenario(s).gate
-        assert "exact" in gate.test
+        assert "exact" in gate.test and "failing_paths" in gate.metrics
         assert gate.p_value == pytest.approx(1 / 20)
         assert gate.floor == pytest.approx(1 / 20)
     # Four exact scenarios at 1/20: the first step's size is 1 - (19/20)^4 > alpha.

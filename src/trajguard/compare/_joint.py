@@ -21,7 +21,7 @@ from scipy import stats as sps
 
 from trajguard import stats as st
 from trajguard.compare._arms import Arm
-from trajguard.compare._paths import path_cells
+from trajguard.compare._paths import PathCells
 
 __all__ = [
     "Component",
@@ -177,10 +177,11 @@ def statistic_column(kind: str) -> JointBuilder:
             make = st.bm_statistic if kind == "shift" else st.welch_statistic
             return _ranked(make(kept)(masks[:, keep]), True, ctx.two_sided)
         if kind == "paths":
-            found = path_cells(b, c)
+            found = PathCells.of((b, c))
             if not found.varies:
                 return Component(p=np.ones(len(masks)))
-            return _ranked(st.rise_statistic(found.cells, found.failing)(masks), False, False)
+            stat = st.rise_statistic(found.cells, found.failing)(masks)
+            return _ranked(stat, False, ctx.two_sided)
         if kind == "tools":
             counts = tool_matrix((*b.tool_counts, *c.tool_counts))
             if np.all(counts == counts[0]):

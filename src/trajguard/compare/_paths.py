@@ -26,7 +26,7 @@ from trajguard import stats as st
 from trajguard.compare._arms import Arm
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary, design_min, untestable
 
-__all__ = ["NO_TOOL", "PathCells", "evaluate_failing_paths", "path_cells", "run_path"]
+__all__ = ["NO_TOOL", "PathCells", "evaluate_failing_paths", "run_path"]
 
 FloatArray = npt.NDArray[np.float64]
 NO_TOOL = "no tool"
@@ -85,11 +85,6 @@ class PathCells:
         return any(0 < share[k] < total for k in self.failing)
 
 
-def path_cells(b: Arm, c: Arm) -> PathCells:
-    """The baseline's runs, then the candidate's, by cell."""
-    return PathCells.of((b, c))
-
-
 def _summary(found: PathCells, rows: slice) -> Summary:
     part = found.cells[rows]
     n = int(part.sum())
@@ -124,7 +119,7 @@ def evaluate_failing_paths(
 ) -> Evaluation:
     """Failing paths: run-level permutation of the largest standardised rise of a failing
     cell's share; the effect is that cell's rise, ``margin`` (``failing_paths``) bounds it."""
-    found = path_cells(b, c)
+    found = PathCells.of((b, c))
     base = _summary(found, slice(0, b.runs))
     cand = _summary(found, slice(b.runs, b.runs + c.runs))
     if base.n == 0 or cand.n == 0:

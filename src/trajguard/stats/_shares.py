@@ -28,8 +28,10 @@ Statistic = Callable[[BoolArray], FloatArray]
 _NOTHING = -1e12
 
 
-def _z(cells: FloatArray, watched: Sequence[int], masks: BoolArray) -> FloatArray:
-    """Arrangements x watched categories: the standardised rise of each share."""
+def _rises(
+    cells: FloatArray, watched: Sequence[int], masks: BoolArray
+) -> tuple[FloatArray, FloatArray]:
+    """Arrangements x watched categories: the rise of each share and its standardised value."""
     total = cells.sum(axis=0)
     runs = total.sum()
     share = total[list(watched)] / runs if runs else np.zeros(len(watched))
@@ -42,7 +44,7 @@ def _z(cells: FloatArray, watched: Sequence[int], masks: BoolArray) -> FloatArra
     with np.errstate(divide="ignore", invalid="ignore"):
         rise = in_c / n_c - in_b / n_b
         z = rise / (spread[None, :] * np.sqrt(1 / n_c + 1 / n_b))
-    return np.asarray(np.where((n_c > 0) & (n_b > 0), z, _NOTHING), dtype=float)
+    return rise, np.asarray(np.where((n_c > 0) & (n_b > 0), z, _NOTHING), dtype=float)
 
 
 def rise_statistic(cells: FloatArray, watched: Sequence[int]) -> Statistic:
@@ -54,7 +56,7 @@ def rise_statistic(cells: FloatArray, watched: Sequence[int]) -> Statistic:
         return lambda masks: np.zeros(len(masks))
 
     def stat(masks: BoolArray) -> FloatArray:
-        return np.asarray(_z(cells, watched, masks).max(axis=1), dtype=float)
+        return np.asarray(_rises(cells, watched, masks)[1].max(axis=1), dtype=float)
 
     return stat
 
@@ -62,11 +64,6 @@ def rise_statistic(cells: FloatArray, watched: Sequence[int]) -> Statistic:
 def largest_rise(cells: FloatArray, watched: Sequence[int], mask: BoolArray) -> tuple[int, float]:
     """For one arrangement: the watched category with the largest z (its column in ``cells``)
     and the rise of its share (candidate minus baseline)."""
-    z = _z(cells, watched, mask[None, :])[0]
+    rise, z = (values[0] for values in _rises(cells, watched, mask[None, :]))
     k = int(np.argmax(z))
-    in_c = mask.astype(float) @ cells
-    n_c = in_c.sum()
-    n_b = cells.sum() - n_c
-    column = list(watched)[k]
-    rise = in_c[column] / n_c - (cells[:, column].sum() - in_c[column]) / n_b
-    return column, float(rise)
+    return list(watched)[k], float(rise[k])

@@ -1,8 +1,9 @@
 """Demo-shaped synthetic scenarios for the power benchmark (bench_power.py).
 
-Shaped after the committed demo baseline (baselines/demo: 4 scenarios, pass rates 20-45 %, 2-3
-tools, runs that mostly repeat one tool, 0-3 calls) and after how the weather_bot prompt broke
-two of them on the real model (benchmarks/RESULTS.md, "Real-model A/B check"):
+Shaped after the demo baseline of 2026-11-29 (benchmarks/data/real-nights-2026-12-01/baseline:
+4 scenarios, pass rates 20-45 %, 2-3 tools, runs that mostly repeat one tool, 0-3 calls) and
+after how the weather_bot prompt broke two of them on the real model (benchmarks/RESULTS.md,
+"Real-model A/B check"):
 
 * a scenario has 2 or 3 tools plus a "no tool" mode; each run picks a mode (Dirichlet(1)
   shares), makes the scenario's usual number of calls (1-3; ±1 in 15 % of runs), each call with

@@ -1,10 +1,10 @@
 """Real-model nights: does `trajguard nightly` fail a broken prompt and pass an unchanged one?
 
 Run: python benchmarks/real_nightly.py [--seeds 1 2 3 4 5] [--which edited unedited]
-       [--out /tmp/real-nightly] [--runs 20] [--recompare DIR]
+       [--out /tmp/real-nightly] [--runs 20] [--recompare DIR] [--baseline DIR]
 
 For every seed, `trajguard nightly` (the console script, default settings) runs on the embedded
-model against the committed baseline (baselines/demo/):
+model against the committed baseline (baselines/demo/, or --baseline):
 
 * ``edited``: suites/demo-weather-edit.yaml, the demo suite with the weather_bot prompt edited
   into the base prompts of multiply and greeting; target: exit 1 on at least 4 of 5 seeds;
@@ -15,11 +15,12 @@ minutes, the report's headline and what failed) and a summary; the reports stay 
 Not a CI test: it takes an hour.
 
 ``--recompare DIR`` runs no model: it compares the run sets of nights already run (one folder
-per night, ``DIR/<which>-seed<N>``, as ``trajguard run`` wrote them) with the committed
-baseline through `trajguard compare`, the comparison the nightly makes. The nights of
-2026-12-01 (10 nights, 800 runs of the embedded model) are kept under
-``benchmarks/data/real-nights-2026-12-01`` for this: a change of the method is checked on the
-same real runs.
+per night, ``DIR/<which>-seed<N>``, as ``trajguard run`` wrote them) with the baseline they
+were run against (``DIR/baseline``, unless ``--baseline`` names another) through `trajguard
+compare`, the comparison the nightly makes. The nights of 2026-12-01 (10 nights, 800 runs of
+the embedded model) are kept under ``benchmarks/data/real-nights-2026-12-01`` for this, with
+their baseline (the demo baseline of 2026-11-29, since replaced in baselines/demo): a change
+of the method is checked on the same real runs.
 """
 
 from __future__ import annotations
@@ -45,14 +46,16 @@ def trajguard() -> list[str]:
     return [found] if found else [sys.executable, "-m", "trajguard.cli"]
 
 
-def night(which: str, seed: int, out: Path, runs: int) -> tuple[int, float, list[str]]:
+def night(
+    which: str, seed: int, out: Path, runs: int, baseline: Path
+) -> tuple[int, float, list[str]]:
     reports = out / f"{which}-seed{seed}"
     command = [
         *trajguard(),
         "nightly",
         str(SUITES[which]),
         "--baseline",
-        str(REPO / "baselines" / "demo"),
+        str(baseline),
         "--reports",
         str(reports),
         "--seed",
@@ -68,12 +71,14 @@ def night(which: str, seed: int, out: Path, runs: int) -> tuple[int, float, list
     return result.returncode, minutes, _lines(result, reports)
 
 
-def recompare(which: str, seed: int, runs: Path, out: Path) -> tuple[int, float, list[str]]:
+def recompare(
+    which: str, seed: int, runs: Path, out: Path, baseline: Path
+) -> tuple[int, float, list[str]]:
     reports = out / f"{which}-seed{seed}"
     command = [
         *trajguard(),
         "compare",
-        str(REPO / "baselines" / "demo"),
+        str(baseline),
         str(runs / f"{which}-seed{seed}"),
         "--report",
         str(reports / "report.md"),
@@ -104,14 +109,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/real-nightly"))
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--recompare", type=Path, metavar="DIR", help="nights already run")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="the baseline to compare with (default: baselines/demo; with --recompare, "
+        "DIR/baseline when it exists)",
+    )
     args = parser.parse_args()
+    baseline = args.baseline or REPO / "baselines" / "demo"
+    if args.baseline is None and args.recompare and (args.recompare / "baseline").is_dir():
+        baseline = args.recompare / "baseline"
     tally: dict[str, list[int]] = {w: [] for w in args.which}
     for seed in args.seeds:
         for which in args.which:
             if args.recompare is not None:
-                code, minutes, lines = recompare(which, seed, args.recompare, args.out)
+                code, minutes, lines = recompare(which, seed, args.recompare, args.out, baseline)
             else:
-                code, minutes, lines = night(which, seed, args.out, args.runs)
+                code, minutes, lines = night(which, seed, args.out, args.runs, baseline)
             tally[which].append(code)
             load = os.getloadavg()[0]
             print(f"{which:<9} seed {seed}: exit {code} ({minutes:.1f} min, load {load:.1f})")

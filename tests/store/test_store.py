@@ -154,11 +154,12 @@ def test_compaction_clears_what_a_killed_writer_left(tmp_path: Path) -> None:
 
 
 def test_a_run_file_written_before_the_fault_columns_reads_them_as_null() -> None:
-    """baselines/demo was written before chaos (issue 15): same schema version, no fault
-    columns; they read as nulls, so nightly compares against it unchanged."""
+    """The demo baseline of 2026-11-29 was written before chaos (issue 15): same schema
+    version, no fault columns; they read as nulls, so a nightly compares against it unchanged."""
     import pyarrow.parquet as pq
 
-    committed = Path(__file__).resolve().parents[2] / "baselines" / "demo"
+    repo = Path(__file__).resolve().parents[2]
+    committed = repo / "benchmarks" / "data" / "real-nights-2026-12-01" / "baseline"
     assert "faults_injected" not in pq.read_schema(committed / "runs.parquet").names
     runs = store.read_runs(committed)
     fault_columns = ["faults_injected", "fault_kinds", "retried_after_fault"]

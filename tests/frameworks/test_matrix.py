@@ -174,9 +174,10 @@ def report(name: str, matrix: Matrix) -> str:
     """One line per framework for the closing note: runs captured, checks passed, wall time."""
     checks = sum(check_fidelity(row, record) for row, record in matrix.pairs())
     frame = pd.DataFrame(matrix.rows)
+    statuses = {str(status): int(count) for status, count in frame["status"].value_counts().items()}
     return (
         f"{name}: {len(frame)} runs captured, {checks} fidelity checks passed, "
-        f"statuses {dict(frame['status'].value_counts())}, "
+        f"statuses {statuses}, "
         f"median run {frame['duration_s'].median():.1f} s"
     )
 

@@ -25,6 +25,7 @@ __all__ = [
     "is_constant",
     "no_interval_note",
     "number_summary",
+    "one_sided_permutation",
     "rank_equivalence",
     "untestable",
 ]
@@ -137,6 +138,38 @@ def untestable(baseline: Summary, candidate: Summary, effect: str, *, tost: bool
         outside=False,
         testable=False,
         notes=(f"no runs in the {side} batch: not tested",),
+    )
+
+
+def one_sided_permutation(
+    res: st.PermutationResult,
+    *,
+    test: str,
+    baseline: Summary,
+    candidate: Summary,
+    effect: str,
+    estimate: float,
+    margin: float,
+    tost: float | None,
+    notes: tuple[str, ...],
+) -> Evaluation:
+    """The evaluation of a statistic that only grows with change (a distance, a rise): a large
+    value is harm, nothing is benefit, and the effect is outside its band above ``margin``."""
+    kind = "exact" if res.exact else f"{res.resamples} resamples"
+    return Evaluation(
+        baseline=baseline,
+        candidate=candidate,
+        effect=effect,
+        estimate=estimate,
+        ci=None,
+        test=f"{test} ({kind})",
+        harm=res.greater,
+        benefit=1.0,
+        min_harm=res.min_greater,
+        min_benefit=1.0,
+        tost=tost,
+        outside=estimate > margin,
+        notes=notes,
     )
 
 

@@ -24,7 +24,14 @@ import numpy.typing as npt
 
 from trajguard import stats as st
 from trajguard.compare._arms import Arm
-from trajguard.compare._evaluation import Evaluation, Resampling, Summary, design_min, untestable
+from trajguard.compare._evaluation import (
+    Evaluation,
+    Resampling,
+    Summary,
+    design_min,
+    one_sided_permutation,
+    untestable,
+)
 
 __all__ = ["NO_TOOL", "PathCells", "evaluate_failing_paths", "run_path"]
 
@@ -150,20 +157,15 @@ def evaluate_failing_paths(
     column, rise = st.largest_rise(found.cells, found.failing, observed)
     share_b = dict(base.detail)[found.paths[column]]
     share_c = dict(cand.detail)[found.paths[column]]
-    kind = "exact" if res.exact else f"{res.resamples} resamples"
-    return Evaluation(
+    return one_sided_permutation(
+        res,
+        test="largest-rise permutation over runs",
         baseline=base,
         candidate=cand,
         effect=EFFECT,
         estimate=rise,
-        ci=None,
-        test=f"largest-rise permutation over runs ({kind})",
-        harm=res.greater,
-        benefit=1.0,
-        min_harm=res.min_greater,
-        min_benefit=1.0,
+        margin=margin,
         tost=_equivalence(found, b.runs, margin),
-        outside=rise > margin,
         notes=(
             f"runs that failed along {found.paths[column]}: {share_b:.0%} → {share_c:.0%} of "
             f"the judged runs (the largest rise; {len(found.failing)} failing path(s) watched)",

@@ -35,6 +35,7 @@ from trajguard.compare._evaluation import (
     Summary,
     design_min,
     is_constant,
+    one_sided_permutation,
     rank_equivalence,
     untestable,
 )
@@ -121,27 +122,22 @@ def evaluate_tools(
             p = rank_equivalence(tc, tb, equivalence, alpha)[1]
         tost = max(tost, p)
         shifts.append((abs(tc.mean() - tb.mean()), f"{tool} {tc.mean() - tb.mean():+.2f}"))
-    kind = "exact" if res.exact else f"{res.resamples} resamples"
-    notes = [
+    notes = (
         "mean calls per run, candidate - baseline: "
         + ", ".join(s for _, s in sorted(shifts, reverse=True)[:3]),
         f"{_unseen_multisets(b, c):.0%} of candidate runs called a multiset of tools the "
         "baseline never showed",
-    ]
-    return Evaluation(
+    )
+    return one_sided_permutation(
+        res,
+        test="TVD permutation over runs",
         baseline=base,
         candidate=cand,
         effect=effect,
         estimate=res.statistic,
-        ci=None,
-        test=f"TVD permutation over runs ({kind})",
-        harm=res.greater,
-        benefit=1.0,
-        min_harm=res.min_greater,
-        min_benefit=1.0,
+        margin=margin,
         tost=tost,
-        outside=res.statistic > margin,
-        notes=tuple(notes),
+        notes=notes,
     )
 
 
@@ -207,21 +203,15 @@ def evaluate_sequences(
         rng=rng,
         **vars(resampling),
     )
-    kind = "exact" if res.exact else f"{res.resamples} resamples"
-    excess = unseen - chance
-    return Evaluation(
+    return one_sided_permutation(
+        res,
+        test="distance permutation",
         baseline=base,
         candidate=cand,
         effect=effect,
-        estimate=excess,
-        ci=None,
-        test=f"distance permutation ({kind})",
-        harm=res.greater,
-        benefit=1.0,
-        min_harm=res.min_greater,
-        min_benefit=1.0,
+        estimate=unseen - chance,
+        margin=margin,
         tost=None,
-        outside=excess > margin,
         notes=(
             f"{unseen:.0%} of candidate sequences unseen in the baseline ({chance:.0%} expected "
             f"by chance); mean edit distance between - within the batches {res.statistic:.2f}",

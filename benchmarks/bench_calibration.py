@@ -30,6 +30,8 @@ from bench_compare import make_runs, scenario_params
 from trajguard import compare
 from trajguard import stats as st
 from trajguard.compare import CompareConfig, compare_runsets
+from trajguard.compare._numeric import evaluate_ratio, evaluate_shift
+from trajguard.compare._tools import evaluate_sequences, evaluate_tools
 
 TABLE = {10: (49, 50, 51, 55), 20: (26, 32, 35, 39), 30: (18, 24, 27, 31), 50: (11, 18, 20, 23)}
 BASELINES = (1.0, 0.95, 0.90, 0.80)
@@ -105,13 +107,13 @@ def per_test_type_one(sims: int, seed: int) -> None:
         return [{t: s.count(t) for t in set(s)} for s in rows]
 
     paths = {
-        "steps, N=5 (exact BM permutation)": lambda r: compare.evaluate_shift(
+        "steps, N=5 (exact BM permutation)": lambda r: evaluate_shift(
             steps(5), steps(5), margin=0.1, alpha=0.05, rng=r, resampling=res, label="s"
         ),
-        "steps, N=20 (BM permutation, ties)": lambda r: compare.evaluate_shift(
+        "steps, N=20 (BM permutation, ties)": lambda r: evaluate_shift(
             steps(20), steps(20), margin=0.1, alpha=0.05, rng=r, resampling=res, label="s"
         ),
-        "tokens, N=10 (Welch permutation)": lambda r: compare.evaluate_ratio(
+        "tokens, N=10 (Welch permutation)": lambda r: evaluate_ratio(
             tokens(10),
             tokens(10),
             ratio_margin=1.15,
@@ -121,7 +123,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
             resampling=res,
             label="t",
         ),
-        "tokens, N=30 (Welch t on logs)": lambda r: compare.evaluate_ratio(
+        "tokens, N=30 (Welch t on logs)": lambda r: evaluate_ratio(
             tokens(30),
             tokens(30),
             ratio_margin=1.15,
@@ -131,7 +133,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
             resampling=res,
             label="t",
         ),
-        "tool multiset, N=20 (TVD permutation)": lambda r: compare.evaluate_tools(
+        "tool multiset, N=20 (TVD permutation)": lambda r: evaluate_tools(
             counts(seqs(20)),
             counts(seqs(20)),
             margin=0.1,
@@ -140,7 +142,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
             rng=r,
             resampling=res,
         ),
-        "tool order, N=20 (distance permutation)": lambda r: compare.evaluate_sequences(
+        "tool order, N=20 (distance permutation)": lambda r: evaluate_sequences(
             seqs(20), seqs(20), rng=r, resampling=res
         ),
     }
@@ -154,7 +156,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
     for i in range(sims):
         b, c = counts(seqs(20)), counts(seqs(20, calls=5.0))
         r = np.random.default_rng([seed, sims + i])
-        tools = compare.evaluate_tools(
+        tools = evaluate_tools(
             b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=r, resampling=res
         )
         new += tools.harm <= 0.05

@@ -16,8 +16,9 @@ from statsmodels.stats.nonparametric import rank_compare_2indep
 from statsmodels.stats.weightstats import ttost_ind
 
 from trajguard import compare as mt
-from trajguard import compare as tm
 from trajguard import stats as st
+from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
+from trajguard.compare._tools import evaluate_sequences, evaluate_tools, novelty
 
 RES = mt.Resampling()
 
@@ -49,7 +50,7 @@ def _defined(ev: mt.Evaluation) -> None:
     ("x_b", "n_b", "x_c", "n_c"), [(19, 20, 12, 20), (3, 3, 0, 3), (0, 20, 0, 20), (20, 20, 20, 20)]
 )
 def test_rate_pvalues_match_scipy(x_b, n_b, x_c, n_c):
-    ev = mt.evaluate_rate(
+    ev = evaluate_rate(
         x_b, n_b, x_c, n_c, margin=0.1, alpha=0.05, higher_is_better=True, label="pass rate"
     )
     table = [[x_b, x_c], [n_b - x_b, n_c - x_c]]
@@ -64,7 +65,7 @@ def test_rate_pvalues_match_scipy(x_b, n_b, x_c, n_c):
 
 
 def test_zero_crashes_in_both_batches():
-    ev = mt.evaluate_rate(
+    ev = evaluate_rate(
         0, 20, 0, 20, margin=0.05, alpha=0.05, higher_is_better=False, label="crash rate"
     )
     assert ev.harm == pytest.approx(1.0)
@@ -74,7 +75,7 @@ def test_zero_crashes_in_both_batches():
 
 
 def test_crash_increase_is_harm():
-    ev = mt.evaluate_rate(
+    ev = evaluate_rate(
         0, 20, 8, 20, margin=0.05, alpha=0.05, higher_is_better=False, label="crash rate"
     )
     # More crashes in the candidate: the baseline's non-crash rate is higher.
@@ -84,7 +85,7 @@ def test_crash_increase_is_harm():
 
 
 def test_rate_with_an_empty_arm_is_untestable():
-    ev = mt.evaluate_rate(
+    ev = evaluate_rate(
         5, 10, 0, 0, margin=0.1, alpha=0.05, higher_is_better=True, label="pass rate"
     )
     assert not ev.testable
@@ -94,7 +95,7 @@ def test_rate_with_an_empty_arm_is_untestable():
 
 
 def test_rate_large_n_uses_fisher():
-    ev = mt.evaluate_rate(
+    ev = evaluate_rate(
         180, 200, 150, 200, margin=0.1, alpha=0.05, higher_is_better=True, label="pass rate"
     )
     assert ev.test.startswith("Fisher")
@@ -115,7 +116,7 @@ def _bm_clipped(x, y, axis=-1):
 def test_steps_large_n_permuted_brunner_munzel():
     r = np.random.default_rng(1)
     b, c = r.poisson(5, 12).astype(float), r.poisson(6, 15).astype(float)
-    ev = mt.evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
+    ev = evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
     assert ev.test == "Brunner-Munzel permutation (1999 resamples)"
     ref = stats.permutation_test(
         (b, c),
@@ -141,7 +142,7 @@ def test_steps_large_n_permuted_brunner_munzel():
 )  # ties
 def test_steps_small_n_exact_permutation(b, c):
     b, c = np.asarray(b, float), np.asarray(c, float)
-    ev = mt.evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
+    ev = evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
     assert "exact" in ev.test
     ref = stats.permutation_test(
         (b, c), _bm_clipped, n_resamples=np.inf, vectorized=True, alternative="greater"
@@ -154,20 +155,20 @@ def test_steps_small_n_exact_permutation(b, c):
 def test_steps_one_constant_arm_at_large_n_is_permuted():
     b = np.full(12, 5.0)
     c = np.r_[np.full(8, 5.0), [6, 7, 7, 8]]
-    ev = mt.evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
+    ev = evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
     assert "permutation" in ev.test
     _defined(ev)
 
 
 def test_steps_identical_constant_batches():
     b, c = np.full(50, 4.0), np.full(50, 4.0)
-    ev = mt.evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
+    ev = evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="steps")
     assert ev.identical
     assert ev.harm == 1.0
     # The equivalence bound: half the joint Clopper-Pearson bounds must fit inside 0.1.
     assert ev.tost == pytest.approx(2 * 0.9**50)
     assert ev.tost < 0.05
-    small = mt.evaluate_shift(
+    small = evaluate_shift(
         np.full(3, 4.0),
         np.full(3, 4.0),
         margin=0.1,
@@ -181,7 +182,7 @@ def test_steps_identical_constant_batches():
 
 
 def test_steps_constant_but_different():
-    ev = mt.evaluate_shift(
+    ev = evaluate_shift(
         np.full(3, 3.0),
         np.full(3, 4.0),
         margin=0.1,
@@ -198,7 +199,7 @@ def test_steps_constant_but_different():
 
 
 def test_steps_single_runs():
-    ev = mt.evaluate_shift(
+    ev = evaluate_shift(
         np.array([3.0]),
         np.array([5.0]),
         margin=0.1,
@@ -217,7 +218,7 @@ def test_steps_single_runs():
 def test_ratio_large_n_welch_on_logs():
     r = np.random.default_rng(2)
     b, c = r.lognormal(7, 0.3, 25), r.lognormal(7.15, 0.3, 22)
-    ev = mt.evaluate_ratio(
+    ev = evaluate_ratio(
         b,
         c,
         ratio_margin=1.15,
@@ -240,7 +241,7 @@ def test_ratio_large_n_welch_on_logs():
 def test_ratio_small_n_permutation_matches_scipy():
     r = np.random.default_rng(3)
     b, c = r.lognormal(5, 0.3, 5), r.lognormal(5.5, 0.3, 5)
-    ev = mt.evaluate_ratio(
+    ev = evaluate_ratio(
         b, c, ratio_margin=1.15, floor=1.0, alpha=0.05, rng=rng(), resampling=RES, label="latency"
     )
     ref = stats.ttest_ind(
@@ -255,7 +256,7 @@ def test_ratio_small_n_permutation_matches_scipy():
 
 
 def test_ratio_identical_constant_batches_use_the_median_bound():
-    ev = mt.evaluate_ratio(
+    ev = evaluate_ratio(
         np.full(8, 120.0),
         np.full(6, 120.0),
         ratio_margin=1.15,
@@ -271,7 +272,7 @@ def test_ratio_identical_constant_batches_use_the_median_bound():
 
 
 def test_ratio_constant_different_batches():
-    ev = mt.evaluate_ratio(
+    ev = evaluate_ratio(
         np.full(8, 100.0),
         np.full(8, 105.0),
         ratio_margin=1.15,
@@ -288,7 +289,7 @@ def test_ratio_constant_different_batches():
 
 
 def test_ratio_zero_tokens_use_the_floor():
-    ev = mt.evaluate_ratio(
+    ev = evaluate_ratio(
         np.array([0.0, 10, 12]),
         np.array([0.0, 0, 11]),
         ratio_margin=1.15,
@@ -312,7 +313,7 @@ def _tvd(rows, in_c):
 def test_tools_tvd_permutation_by_enumeration():
     b = [{"calc": 2}, {"calc": 1, "search": 1}, {"calc": 3}, {"search": 1}]
     c = [{"search": 2}, {"search": 1, "calc": 1}, {"search": 3}, {"calc": 1, "search": 2}]
-    ev = tm.evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    ev = evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES)
     # Calls per tool plus the end-of-run column (one per run), permuted over run indices.
     rows = np.array([[r.get("calc", 0), r.get("search", 0), 1] for r in b + c], float)
     observed = _tvd(rows, np.arange(8) >= 4)
@@ -335,7 +336,7 @@ def test_tool_mix_band_decides_outside():
     c = [{"calc": 1}] * 9 + [{"search": 1}]
     # One call of 10 (and 10 run ends) moved: TVD = 1/20.
     for band, outside in ((0.04, True), (0.10, False)):
-        ev = tm.evaluate_tools(
+        ev = evaluate_tools(
             b, c, margin=band, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
         )
         assert ev.estimate == pytest.approx(0.05)
@@ -345,12 +346,12 @@ def test_tool_mix_band_decides_outside():
 
 def test_tools_identical_and_absent():
     same = [{"calc": 1}] * 30
-    ev = tm.evaluate_tools(
+    ev = evaluate_tools(
         same, same, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
     )
     assert ev.identical
     assert ev.tost == pytest.approx(2 * 0.9**30)
-    none = tm.evaluate_tools(
+    none = evaluate_tools(
         [{}] * 3, [{}] * 3, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
     )
     assert none.identical
@@ -372,7 +373,7 @@ def _tvd_by_enumeration(b, c, tools):
 def test_tools_see_calls_per_run_with_one_tool():
     # The baseline never calls a tool, the candidate calls `a` in every run: a change in how
     # often tools are called, which a mix of tool calls without run ends cannot see.
-    ev = tm.evaluate_tools(
+    ev = evaluate_tools(
         [{}] * 5, [{"a": 1}] * 5, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
     )
     assert ev.harm == pytest.approx(2 / math.comb(10, 5))  # the split and its mirror image
@@ -380,7 +381,7 @@ def test_tools_see_calls_per_run_with_one_tool():
     assert ev.estimate == pytest.approx(0.5)
     one_b = [{"calc": 1}] * 3 + [{"calc": 2}] * 2
     one_c = [{"calc": 3}] * 5
-    ev = tm.evaluate_tools(
+    ev = evaluate_tools(
         one_b, one_c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES
     )
     assert ev.harm == pytest.approx(_tvd_by_enumeration(one_b, one_c, ["calc"]))
@@ -392,7 +393,7 @@ def test_tools_see_counts_scaled_together():
     # Same mix of tools (1:1), twice as many calls per run: the mix of calls alone is unchanged.
     b = [{"calc": 1, "search": 1}] * 4
     c = [{"calc": 2, "search": 2}] * 4
-    ev = tm.evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES)
+    ev = evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=rng(), resampling=RES)
     assert ev.harm == pytest.approx(_tvd_by_enumeration(b, c, ["calc", "search"]))
     assert ev.harm == pytest.approx(2 / math.comb(8, 4))  # the split and its mirror image
     _defined(ev)
@@ -403,10 +404,10 @@ def test_tools_see_counts_scaled_together():
 
 def test_sequences_identical_and_changed():
     same = [("calc", "search")] * 5
-    ev = tm.evaluate_sequences(same, same, rng=rng(), resampling=RES)
+    ev = evaluate_sequences(same, same, rng=rng(), resampling=RES)
     assert ev.identical
     assert ev.tost is None
-    changed = tm.evaluate_sequences(
+    changed = evaluate_sequences(
         same, [("search", "calc", "calc")] * 5, rng=rng(), resampling=RES
     )
     assert changed.harm == pytest.approx(1 / math.comb(10, 5) * 2)  # the split and its mirror
@@ -421,9 +422,9 @@ def test_sequence_novelty_is_net_of_the_baselines_own_new_sequences():
     # would look new); candidate: 6 of 8 unseen. Effect 0.75 - 0.5 = 0.25.
     b = [("a",)] * 4 + [("b",), ("c",), ("d",), ("e",)]
     c = [("a",)] * 2 + [("x",), ("y",), ("z",), ("w",), ("v",), ("u",)]
-    assert tm.novelty(b, c) == (0.75, 0.5)
+    assert novelty(b, c) == (0.75, 0.5)
     for band, outside in ((0.2, True), (0.3, False)):
-        ev = tm.evaluate_sequences(b, c, margin=band, rng=rng(), resampling=RES)
+        ev = evaluate_sequences(b, c, margin=band, rng=rng(), resampling=RES)
         assert ev.estimate == pytest.approx(0.25)
         assert ev.outside is outside
 
@@ -439,11 +440,11 @@ small_arrays = hst.lists(hst.integers(0, 4), min_size=0, max_size=6).map(
 @given(small_arrays, small_arrays)
 def test_evaluators_never_return_nan(b, c):
     for ev in (
-        mt.evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="s"),
-        mt.evaluate_ratio(
+        evaluate_shift(b, c, margin=0.1, alpha=0.05, rng=rng(), resampling=RES, label="s"),
+        evaluate_ratio(
             b, c, ratio_margin=1.15, floor=1.0, alpha=0.05, rng=rng(), resampling=RES, label="t"
         ),
-        mt.evaluate_rate(
+        evaluate_rate(
             int((b > 1).sum()),
             b.size,
             int((c > 1).sum()),
@@ -453,7 +454,7 @@ def test_evaluators_never_return_nan(b, c):
             higher_is_better=True,
             label="p",
         ),
-        tm.evaluate_tools(
+        evaluate_tools(
             [{"x": int(v)} for v in b],
             [{"x": int(v), "y": 1} for v in c],
             margin=0.1,
@@ -462,7 +463,7 @@ def test_evaluators_never_return_nan(b, c):
             rng=rng(),
             resampling=RES,
         ),
-        tm.evaluate_sequences(
+        evaluate_sequences(
             [("x",) * int(v) for v in b], [("y",) * int(v) for v in c], rng=rng(), resampling=RES
         ),
     ):
@@ -471,7 +472,7 @@ def test_evaluators_never_return_nan(b, c):
 
 
 def test_minimum_pvalue_matches_boschloo_table():
-    ev = mt.evaluate_rate(
+    ev = evaluate_rate(
         3, 3, 3, 3, margin=0.1, alpha=0.05, higher_is_better=True, label="pass rate"
     )
     assert ev.min_harm == pytest.approx(st.boschloo_min_pvalue(3, 3))

@@ -12,6 +12,7 @@ from scipy import stats
 
 from trajguard import compare as mt
 from trajguard.compare import CompareConfig, compare_ab, compare_runsets
+from trajguard.compare._numeric import evaluate_shift
 from trajguard.report import render_ab_report, render_report
 from trajguard.store import RunSet
 
@@ -79,7 +80,7 @@ def test_suite_pass_k_and_dash_explained():
 def test_complete_separation_note_and_clipped_a_interval():
     b = np.array([3.0, 4, 5])
     c = np.array([6.0, 7, 8])
-    ev = mt.evaluate_shift(
+    ev = evaluate_shift(
         b,
         c,
         margin=0.1,
@@ -92,7 +93,7 @@ def test_complete_separation_note_and_clipped_a_interval():
     (note,) = ev.notes
     assert "do not overlap" in note and "constant" not in note
     # Near separation: the t interval of A would pass 1.0; A is a probability.
-    near = mt.evaluate_shift(
+    near = evaluate_shift(
         np.array([1.0, 2, 3, 4, 5, 6]),
         np.array([5.0, 7, 8, 9, 10, 11]),
         margin=0.1,

@@ -2,39 +2,21 @@
 
 Run tables in (pandas, one row per run), results out: :func:`compare_runsets` for a nightly or a
 ``compare``, :func:`compare_ab` for two variants, :func:`plan_runset` / :func:`plan_assumed` for
-what N can detect, and the sequential gate (:func:`decide_look`, :func:`apply_gate`). Every
-metric is described once, in :data:`METRICS` (with :data:`TOLERANCES`); the method is in
-``docs/statistics.md``.
+what N can detect. How many runs are made, look by look, is a design (:class:`FixedDesign`,
+:class:`SequentialDesign`, :class:`EscalationDesign`, run by :func:`drive`); every verdict comes
+from one ladder (:func:`verdict_of`). Every metric is described once, in :data:`METRICS` (with
+:data:`TOLERANCES`); the method is in ``docs/statistics.md``.
 """
 
 from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.compare._arms import Arm, split_runs
-from trajguard.compare._compare import compare_arms, compare_runsets, evaluate_metric
+from trajguard.compare._compare import compare_arms, compare_runsets
 from trajguard.compare._config import CompareConfig, tolerance_problems
-from trajguard.compare._escalate import (
-    EscalationDesign,
-    EscalationLook,
-    EscalationStop,
-    apply_escalation,
-    escalation_design,
-    later_look,
-    leaning,
-)
+from trajguard.compare._designs import Design, FixedDesign, Look, drive
+from trajguard.compare._escalation import EscalationLook, EscalationPlan, EscalationStop
+from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
-from trajguard.compare._gate import (
-    Decision,
-    LookRecord,
-    SequentialOutcome,
-    Stop,
-    apply_gate,
-    decide_ab_look,
-    decide_look,
-    gate_metrics,
-    gating_alpha,
-    schedule,
-)
-from trajguard.compare._history import Drift, PooledBaseline, baseline_drift, pool_history
-from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
+from trajguard.compare._history import Drift, PooledBaseline, pool_history
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_alphas, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -49,6 +31,7 @@ from trajguard.compare._registry import (
     tolerance,
 )
 from trajguard.compare._results import (
+    BlindSpot,
     Comparison,
     Family,
     MetricResult,
@@ -56,29 +39,47 @@ from trajguard.compare._results import (
     ScenarioGate,
     ScenarioResult,
     SuiteTest,
-    Verdict,
-    overall_verdict,
 )
-from trajguard.compare._tools import evaluate_sequences, evaluate_tools, novelty
+from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcome, Stop
+from trajguard.compare._sequential_design import SequentialDesign
+from trajguard.compare._verdicts import (
+    EXIT_BLIND,
+    EXIT_OK,
+    EXIT_REGRESSED,
+    Evidence,
+    Verdict,
+    combine_verdicts,
+    exit_code,
+    verdict_of,
+)
 
 __all__ = [
     "DEFAULT_GATING",
     "DIRECTIONAL",
+    "EXIT_BLIND",
+    "EXIT_OK",
+    "EXIT_REGRESSED",
     "METRICS",
     "METRIC_NAMES",
     "TOLERANCES",
     "ABResult",
     "Answer",
     "Arm",
+    "BlindSpot",
     "CompareConfig",
     "Comparison",
     "Decision",
+    "Design",
     "Drift",
     "EscalationDesign",
     "EscalationLook",
+    "EscalationPlan",
     "EscalationStop",
     "Evaluation",
+    "Evidence",
     "Family",
+    "FixedDesign",
+    "Look",
     "LookRecord",
     "Metric",
     "MetricResult",
@@ -90,41 +91,27 @@ __all__ = [
     "ScenarioGate",
     "ScenarioPlan",
     "ScenarioResult",
+    "SequentialDesign",
     "SequentialOutcome",
     "Stop",
     "SuiteTest",
     "Summary",
     "Tolerance",
     "Verdict",
-    "apply_escalation",
-    "apply_gate",
-    "baseline_drift",
     "canonical_tolerances",
+    "combine_verdicts",
     "compare_ab",
     "compare_arms",
     "compare_runsets",
-    "decide_ab_look",
-    "decide_look",
-    "escalation_design",
-    "evaluate_metric",
-    "evaluate_rate",
-    "evaluate_ratio",
-    "evaluate_sequences",
-    "evaluate_shift",
-    "evaluate_tools",
-    "gate_metrics",
-    "gating_alpha",
-    "later_look",
-    "leaning",
+    "drive",
+    "exit_code",
     "metric",
-    "novelty",
-    "overall_verdict",
     "plan_alphas",
     "plan_assumed",
     "plan_runset",
     "pool_history",
-    "schedule",
     "split_runs",
     "tolerance",
     "tolerance_problems",
+    "verdict_of",
 ]

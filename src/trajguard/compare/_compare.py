@@ -20,12 +20,12 @@ import pandas as pd
 
 from trajguard import stats as st
 from trajguard.compare._arms import Arm, split_runs
+from trajguard.compare._blind_spots import blind_spots
+from trajguard.compare._combined_tests import ScenarioMap, gate_scenarios, shared_arrangements
 from trajguard.compare._config import CompareConfig
-from trajguard.compare._decide import decide_note
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
 from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
-from trajguard.compare._gating import ScenarioMap, gate_scenarios, shared_arrangements
 from trajguard.compare._history import baseline_drift
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
@@ -35,10 +35,10 @@ from trajguard.compare._results import (
     PassK,
     ScenarioGate,
     ScenarioResult,
-    SuiteTest,
-    Verdict,
-    overall_verdict,
+    settle,
 )
+from trajguard.compare._runs_to_decide import decide_note
+from trajguard.compare._verdicts import Verdict
 
 __all__ = ["compare_arms", "compare_runsets", "evaluate_metric", "scenario_threads"]
 
@@ -225,7 +225,7 @@ def compare_arms(
         scenarios.append(
             ScenarioResult(
                 scenario=scenario,
-                verdict=overall_verdict([r.verdict for r in metric_results if r.kind == "gating"]),
+                verdict=Verdict.INCONCLUSIVE,  # settled below, with the report's verdict
                 metrics=metric_results,
                 runs_baseline=b.runs,
                 runs_candidate=c.runs,
@@ -239,13 +239,9 @@ def compare_arms(
                 gate=gates.get(scenario),
             )
         )
-    suite_verdicts = [t.verdict for t in family_info.suite]
-    return Comparison(
-        verdict=_report_verdict([s.verdict for s in scenarios], family_info.suite),
-        regressed=any(
-            r.verdict is Verdict.REGRESSED for r in results.values() if r.kind == "gating"
-        )
-        or Verdict.REGRESSED in suite_verdicts,
+    comparison = Comparison(
+        verdict=Verdict.INCONCLUSIVE,
+        regressed=False,
         scenarios=tuple(scenarios),
         pass_k_baseline=_suite_pass_k([s.pass_k_baseline for s in scenarios]),
         pass_k_candidate=_suite_pass_k([s.pass_k_candidate for s in scenarios]),
@@ -258,7 +254,9 @@ def compare_arms(
         config=config,
         family=family_info,
         drift=drift_tests,
+        blind=blind_spots(scenarios, config, level=mde_alpha),
     )
+    return settle(comparison)
 
 
 def _with_decide_notes(
@@ -277,13 +275,6 @@ def _with_decide_notes(
         if note is not None:
             out[(scenario, name)] = replace(r, notes=(*r.notes, note))
     return out
-
-
-def _report_verdict(scenarios: list[Verdict], suite: tuple[SuiteTest, ...]) -> Verdict:
-    """Scenarios combined; a suite-level regression makes the report regressed too."""
-    if any(t.verdict is Verdict.REGRESSED for t in suite):
-        return Verdict.REGRESSED
-    return overall_verdict(scenarios)
 
 
 def compare_runsets(

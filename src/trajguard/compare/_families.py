@@ -2,16 +2,14 @@
 
 The gating metrics of a whole report form one family (Holm at ``alpha``), the diagnostic ones
 another (Benjamini-Hochberg at ``q``); improvements are a family of their own, so the exit code's
-false-alarm rate is that of the regression family alone. Verdicts (docs/statistics.md §2):
+false-alarm rate is that of the regression family alone.
 
-* regressed: harmful p (adjusted) at or below the level and the estimate outside the tolerance;
-  inside it, changed within tolerance.
-* improved: beneficial p (adjusted) at or below the level.
-* unchanged: only ever from an equivalence test (TOST p at most alpha).
-* changed: a significant difference in a metric without a direction (tool multiset, order).
-* inconclusive: anything else; ``reachable`` is false, with a note, when even the smallest
-  p-value this N can produce would not be significant in this report: with the other p-values of
-  its family as observed, Holm (or BH) would still adjust it above the level.
+Each test's verdict comes from :func:`trajguard.compare._verdicts.verdict_of` (the one
+ladder, docs/statistics.md §2); this module only decides what is significant where: the adjusted
+p-value at the family's level (Holm, BH), or under the combined test of a scenario
+(:func:`judge_gating`). ``reachable`` is false, with a note, when even the smallest p-value this
+N can produce would not be significant in this report: with the other p-values of its family as
+observed, Holm (or BH) would still adjust it above the level.
 
 In two-sided mode (A/B) one two-sided p-value per metric enters one family and its sign decides
 regressed or improved.
@@ -29,7 +27,8 @@ from trajguard import stats as st
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._registry import DIRECTIONAL
-from trajguard.compare._results import MetricResult, ScenarioGate, Verdict
+from trajguard.compare._results import MetricResult, ScenarioGate
+from trajguard.compare._verdicts import Evidence, verdict_of
 
 __all__ = ["EVIDENCE", "Tested", "adjust_family", "judge_gating", "tested"]
 
@@ -140,23 +139,26 @@ def _adjust(items: list[Tested], gating: bool, level: float) -> _Adjusted:
     return _Adjusted(p=adjusted, benefit=benefit, reach=reach, reach_benefit=reach_benefit)
 
 
-def _verdict(
-    t: Tested, p_adj: float, p_ben_adj: float | None, level: float, config: CompareConfig
-) -> Verdict:
+def _evidence(
+    t: Tested,
+    *,
+    significant: bool,
+    improved: bool,
+    gating: bool,
+    config: CompareConfig,
+) -> Evidence:
     ev = t.evaluation
-    if not ev.testable:
-        return Verdict.INCONCLUSIVE
-    if p_adj <= level:
-        if t.metric not in DIRECTIONAL:
-            return Verdict.CHANGED if ev.outside else Verdict.CHANGED_WITHIN_TOLERANCE
-        if config.two_sided and ev.benefit < ev.harm:
-            return Verdict.IMPROVED
-        return Verdict.REGRESSED if ev.outside else Verdict.CHANGED_WITHIN_TOLERANCE
-    if p_ben_adj is not None and p_ben_adj <= level:
-        return Verdict.IMPROVED
-    if ev.tost is not None and ev.tost <= config.alpha:
-        return Verdict.UNCHANGED
-    return Verdict.INCONCLUSIVE
+    return Evidence(
+        testable=ev.testable,
+        significant=significant,
+        beyond_band=ev.outside,
+        directional=t.metric in DIRECTIONAL,
+        two_sided=config.two_sided,
+        beneficial_side=ev.benefit < ev.harm,
+        gating=gating,
+        improved=improved,
+        equivalent=ev.tost is not None and ev.tost <= config.alpha,
+    )
 
 
 def _reach_note(
@@ -196,6 +198,13 @@ def adjust_family(
         reachable = reach is not None and (reach.reachable or p_adj <= level)
         if reach is not None and not reachable and not ev.identical:
             notes.append(_reach_note(t, reach, adj.reach_benefit[i], gating, m, level))
+        evidence = _evidence(
+            t,
+            significant=p_adj <= level,
+            improved=p_ben is not None and p_ben <= level,
+            gating=gating,
+            config=config,
+        )
         out[(t.scenario, t.metric)] = MetricResult(
             metric=t.metric,
             kind="gating" if gating else "diagnostic",
@@ -213,7 +222,8 @@ def adjust_family(
             min_p=t.min_p,
             reachable=reachable,
             identical=ev.identical,
-            verdict=_verdict(t, p_adj, p_ben, level, config),
+            verdict=verdict_of(evidence),
+            evidence=evidence,
             notes=tuple(notes),
         )
     return out
@@ -224,33 +234,6 @@ def adjust_family(
 # most this share of alpha's level: the combined test says the scenario changed; this keeps a
 # metric whose estimate crossed its band by noise (a TVD is never below 0) from being blamed.
 EVIDENCE = 1.0
-
-
-def _gated_verdict(
-    t: Tested,
-    gate: ScenarioGate | None,
-    p_ben_adj: float | None,
-    level: float,
-    config: CompareConfig,
-) -> Verdict:
-    ev = t.evaluation
-    if not ev.testable:
-        return Verdict.INCONCLUSIVE
-    changed = gate is not None and gate.p_adjusted <= level and t.metric in gate.metrics
-    evidence = t.p <= EVIDENCE * config.alpha
-    if changed and evidence:
-        if t.metric not in DIRECTIONAL:
-            if not ev.outside:
-                return Verdict.CHANGED_WITHIN_TOLERANCE
-            return Verdict.CHANGED if config.two_sided else Verdict.REGRESSED
-        if config.two_sided and ev.benefit < ev.harm:
-            return Verdict.IMPROVED
-        return Verdict.REGRESSED if ev.outside else Verdict.CHANGED_WITHIN_TOLERANCE
-    if p_ben_adj is not None and p_ben_adj <= config.alpha:
-        return Verdict.IMPROVED
-    if ev.tost is not None and ev.tost <= config.alpha:
-        return Verdict.UNCHANGED
-    return Verdict.INCONCLUSIVE
 
 
 def judge_gating(
@@ -270,6 +253,17 @@ def judge_gating(
         ev = t.evaluation
         gate = gates.get(t.scenario)
         p_adj = gate.p_adjusted if gate is not None else 1.0
+        p_ben = adj.benefit[i]
+        # The scenario's combined test says the scenario changed; the metric's own p-value
+        # (EVIDENCE) says this metric is one of the reasons.
+        changed = gate is not None and gate.p_adjusted <= level and t.metric in gate.metrics
+        evidence = _evidence(
+            t,
+            significant=changed and t.p <= EVIDENCE * config.alpha,
+            improved=p_ben is not None and p_ben <= config.alpha,
+            gating=True,
+            config=config,
+        )
         reachable = gate is not None and (gate.reachable or p_adj <= level)
         notes = list(ev.notes)
         if gate is not None and not reachable and not ev.identical and ev.testable:
@@ -290,12 +284,13 @@ def judge_gating(
             p_value=t.p,
             p_adjusted=p_adj,
             p_benefit=t.p_benefit,
-            p_benefit_adjusted=adj.benefit[i],
+            p_benefit_adjusted=p_ben,
             p_tost=ev.tost,
             min_p=t.min_p,
             reachable=reachable,
             identical=ev.identical,
-            verdict=_gated_verdict(t, gate, adj.benefit[i], level, config),
+            verdict=verdict_of(evidence),
+            evidence=evidence,
             notes=tuple(notes),
         )
     return out

@@ -42,7 +42,7 @@ class Metric:
         plan_label: its row in ``trajguard plan``, if planned.
         evaluate: the evaluator, ``(baseline arm, candidate arm, context) -> Evaluation``.
         joint: its p-value at every arrangement of a scenario's runs, for the scenario's
-            combined gating test (:mod:`trajguard.compare._gating`).
+            combined gating test (:mod:`trajguard.compare._combined_tests`).
         suite: its suite-level test across scenarios: ``cmh`` (rates) or ``combined`` (Fisher
             combination of the scenarios' permutation p-values).
         conditional: judged only on some runs (resilience: those that met a fault), so a

@@ -5,16 +5,16 @@ All are frozen and keyword-only; no field is ever NaN (``None`` where undefined)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Summary
 from trajguard.compare._history import Drift
+from trajguard.compare._verdicts import Evidence, Verdict, combine_verdicts
 
 __all__ = [
+    "BlindSpot",
     "Comparison",
     "Family",
     "MetricResult",
@@ -22,20 +22,8 @@ __all__ = [
     "ScenarioGate",
     "ScenarioResult",
     "SuiteTest",
-    "Verdict",
-    "overall_verdict",
+    "settle",
 ]
-
-
-class Verdict(StrEnum):
-    """A metric's, a scenario's or a report's verdict."""
-
-    REGRESSED = "regressed"
-    IMPROVED = "improved"
-    UNCHANGED = "unchanged"
-    CHANGED_WITHIN_TOLERANCE = "changed within tolerance"
-    CHANGED = "changed"
-    INCONCLUSIVE = "inconclusive"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,6 +43,7 @@ class MetricResult:
             p-value is at most the level (always true when ``p_adjusted`` is). False for an
             untested metric.
         identical: both batches constant at the same value.
+        evidence: what the verdict was decided from (:func:`verdict_of` of it is ``verdict``).
     """
 
     metric: str
@@ -74,6 +63,7 @@ class MetricResult:
     reachable: bool
     identical: bool
     verdict: Verdict
+    evidence: Evidence
     notes: tuple[str, ...] = ()
 
 
@@ -205,6 +195,25 @@ class ScenarioResult:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BlindSpot:
+    """A scenario whose gating tests could not see a pass-rate drop the size of its band.
+
+    Attributes:
+        scenario: the scenario.
+        drop: the drop looked for: its pass-rate band, or the baseline's whole pass rate when
+            that is smaller.
+        detectable: the smallest drop these runs detect with the stated power (``None``: not
+            even a drop to 0 %).
+        runs_needed: runs per side that would detect ``drop`` (``None``: more than 100,000).
+    """
+
+    scenario: str
+    drop: float
+    detectable: float | None
+    runs_needed: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
     """A whole report: headline verdict, exit-code flag and every scenario."""
 
@@ -223,25 +232,29 @@ class Comparison:
     family: Family | None = None
     drift: tuple[Drift, ...] = ()
     """Whether pooled baseline batches agree (only with a baseline history)."""
+    blind: tuple[BlindSpot, ...] = ()
+    """Scenarios whose gating tests could not see a pass-rate drop of their band."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""
         return next(s for s in self.scenarios if s.scenario == name)
 
 
-def overall_verdict(verdicts: Sequence[Verdict]) -> Verdict:
-    """Combine verdicts (gating metrics of a scenario, or scenarios of a report).
-
-    Any regressed: regressed; all unchanged: unchanged; any improved: improved; only unchanged or
-    changed within tolerance: changed within tolerance; otherwise (or none): inconclusive.
-    """
-    if Verdict.REGRESSED in verdicts:
-        return Verdict.REGRESSED
-    if verdicts and all(v is Verdict.UNCHANGED for v in verdicts):
-        return Verdict.UNCHANGED
-    if Verdict.IMPROVED in verdicts:
-        return Verdict.IMPROVED
-    calm = {Verdict.UNCHANGED, Verdict.CHANGED_WITHIN_TOLERANCE}
-    if verdicts and all(v in calm for v in verdicts):
-        return Verdict.CHANGED_WITHIN_TOLERANCE
-    return Verdict.INCONCLUSIVE
+def settle(comparison: Comparison) -> Comparison:
+    """The comparison with its scenario verdicts, report verdict and exit flag derived from its
+    gating metrics' and suite-level tests' verdicts: the one rule for "this night failed"
+    (some gating metric or suite-level test regressed), whatever design set those verdicts."""
+    scenarios = tuple(
+        replace(s, verdict=combine_verdicts([m.verdict for m in s.metrics if m.kind == "gating"]))
+        for s in comparison.scenarios
+    )
+    suite = tuple(t.verdict for t in comparison.family.suite) if comparison.family else ()
+    failed = Verdict.REGRESSED in suite or any(
+        m.verdict is Verdict.REGRESSED for s in scenarios for m in s.metrics if m.kind == "gating"
+    )
+    return replace(
+        comparison,
+        scenarios=scenarios,
+        verdict=combine_verdicts([s.verdict for s in scenarios], suite=suite),
+        regressed=failed,
+    )

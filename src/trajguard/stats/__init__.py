@@ -51,6 +51,7 @@ from trajguard.stats._permutation import (
 )
 from trajguard.stats._power import (
     EXACT_MAX_N,
+    approx_n_pass_rate,
     cv_to_sigma,
     mde_crash_rate,
     mde_pass_rate,
@@ -91,6 +92,7 @@ from trajguard.stats._stratified import (
 )
 
 __all__ = [
+    "approx_n_pass_rate",
     "EXACT_MAX_N",
     "MAX_EXACT_TABLES",
     "Action",

@@ -20,6 +20,7 @@ from trajguard.stats import _rates as st
 from trajguard.stats._distributions import norm_ppf
 
 __all__ = [
+    "approx_n_pass_rate",
     "EXACT_MAX_N",
     "cv_to_sigma",
     "mde_crash_rate",
@@ -127,6 +128,16 @@ def _approx_power(
     if alt_se == 0:
         return float(p_b - p_c > z_a * null_se)
     return float(special.ndtr((p_b - p_c - z_a * null_se) / alt_se))
+
+
+def approx_n_pass_rate(
+    p_baseline: float, drop: float, *, alpha: float, power: float = 0.8, two_sided: bool = False
+) -> int | None:
+    """Runs per arm that detect a pass-rate ``drop`` with ``power``, by the normal approximation
+    (a planning figure, cheap for any N); ``None`` for a drop that leaves no rate."""
+    if drop <= 0 or drop > p_baseline:
+        return None
+    return _approx_n(p_baseline, p_baseline - drop, alpha, power, two_sided)
 
 
 def _approx_n(p_b: float, p_c: float, alpha: float, power: float, two_sided: bool) -> int:

@@ -36,7 +36,8 @@ from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._joint import Component, JointContext
 from trajguard.compare._registry import METRIC_NAMES, metric
-from trajguard.compare._results import ScenarioGate, SuiteTest, Verdict
+from trajguard.compare._results import ScenarioGate, SuiteTest
+from trajguard.compare._verdicts import Evidence, verdict_of
 
 __all__ = [
     "GateOutcome",
@@ -250,18 +251,18 @@ def _suite_tests(
     for name, test, p, p_adj in zip(names, tests, columns, adjusted, strict=True):
         estimate, count = _suite_estimate(name, evaluations[name])
         outside = _outside(name, estimate, config)
-        significant = p_adj <= level
         m = metric(name)
-        if not significant:
-            verdict = Verdict.INCONCLUSIVE
-        elif not outside:
-            verdict = Verdict.CHANGED_WITHIN_TOLERANCE
-        elif not m.directional:
-            verdict = Verdict.CHANGED if config.two_sided else Verdict.REGRESSED
-        elif config.two_sided and m.no_worse(estimate):
-            verdict = Verdict.IMPROVED
-        else:
-            verdict = Verdict.REGRESSED
+        # No improvement family and no equivalence test at the suite level.
+        verdict = verdict_of(
+            Evidence(
+                testable=count > 0,
+                significant=p_adj <= level,
+                beyond_band=outside,
+                directional=m.directional,
+                two_sided=config.two_sided,
+                beneficial_side=m.no_worse(estimate),
+            )
+        )
         out.append(
             SuiteTest(
                 metric=name,

@@ -9,30 +9,27 @@ test of the fixed-sample comparison at the union-bound thresholds (valid for any
 stops "regressed" when a metric crosses its threshold with its estimate outside the tolerance band
 (docs/statistics.md §2), "no regression detected" when the candidate is no worse than the baseline
 (non-binding futility) or can no longer cross a later threshold (curtailment), and otherwise runs
-on. In sequential mode this rule is the gate: :func:`apply_gate` makes the comparison's verdicts
-(headline, JUnit, exit code) agree with it.
+on. In sequential mode this rule is the gate: :class:`SequentialDesign` settles the final
+comparison's gating verdicts by it (headline, JUnit and exit code agree with it), and the final
+comparison has no suite-level tests (the looks' thresholds spend the whole alpha).
 
 A/B comparisons have no "no worse" side: :func:`decide_ab_look` stops a scenario only on a clear
 pass-rate difference (either direction, thresholds at alpha/2 each, "stop: different" with the
-direction), and otherwise runs it to the maximum. ``ab`` never gates.
+direction), and otherwise runs it to the maximum; its pass-rate verdicts follow those stops.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
-import pandas as pd
-
 from trajguard import stats as st
-from trajguard.compare._arms import Arm, split_runs
+from trajguard.compare._arms import Arm
 from trajguard.compare._compare import evaluate_metric
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._registry import DIRECTIONAL, metric
-from trajguard.compare._results import Comparison, MetricResult, Verdict, overall_verdict
-from trajguard.outcome import DEFAULT_CRASH_STATUSES
 from trajguard.stats import (
     Action,
     combine,
@@ -47,7 +44,6 @@ __all__ = [
     "LookRecord",
     "SequentialOutcome",
     "Stop",
-    "apply_gate",
     "decide_ab_look",
     "decide_look",
     "gate_metrics",
@@ -254,13 +250,13 @@ def decide_look(
 
 
 def decide_ab_look(
-    runs: pd.DataFrame,
+    arms_a: Mapping[str, Arm],
+    arms_b: Mapping[str, Arm],
     variants: tuple[str, str],
     *,
     look: int,
     plan: tuple[int, ...],
     alpha: float,
-    crash_statuses: Iterable[str] = DEFAULT_CRASH_STATUSES,
 ) -> dict[str, Decision]:
     """One A/B look's decision per scenario: stop on a clear pass-rate difference either way.
 
@@ -269,8 +265,6 @@ def decide_ab_look(
     if a threshold is crossed, "no difference detected" otherwise.
     """
     a, b = variants
-    arms_a = split_runs(runs[runs["variant"] == a], crash_statuses=crash_statuses, side=a)
-    arms_b = split_runs(runs[runs["variant"] == b], crash_statuses=crash_statuses, side=b)
     thresholds = obf_thresholds(alpha / 2, [n / plan[-1] for n in plan])
     look = min(look, len(plan) - 1)
     decisions = {}
@@ -282,7 +276,9 @@ def decide_ab_look(
             for side, word in sides.items():
                 if st.boschloo_pvalue(x_a, n_a, x_b, n_b, side) <= thresholds[look]:
                     detail = f"{b} {word} pass rate than {a}: {x_b}/{n_b} vs {x_a}/{n_a}"
-                    decisions[scenario] = Decision(action=Action.STOP_DIFFERENT, detail=detail)
+                    decisions[scenario] = Decision(
+                        action=Action.STOP_DIFFERENT, metrics=("pass_rate",), detail=detail
+                    )
             if scenario in decisions:
                 continue
         last = look >= len(plan) - 1
@@ -290,51 +286,3 @@ def decide_ab_look(
             action=Action.STOP_NO_DIFFERENCE if last else Action.CONTINUE
         )
     return decisions
-
-
-def _gated(result: MetricResult, crossed: bool, look: int) -> MetricResult:
-    if crossed:
-        if result.verdict is Verdict.REGRESSED:
-            return result
-        note = f"regressed under the sequential gate (threshold crossed at look {look + 1})"
-        return replace(result, verdict=Verdict.REGRESSED, notes=(*result.notes, note))
-    if result.verdict is not Verdict.REGRESSED:
-        return result
-    note = (
-        "fixed-sample Holm would call this regressed, but the sequential gate, which decides "
-        "in sequential mode, did not stop it regressed"
-    )
-    return replace(result, verdict=Verdict.INCONCLUSIVE, notes=(*result.notes, note))
-
-
-def apply_gate(comparison: Comparison, outcome: SequentialOutcome) -> Comparison:
-    """The comparison with its gating verdicts set by the sequential gate.
-
-    A gating metric is regressed exactly when the gate stopped its scenario "regressed" on it;
-    a fixed-sample regression the gate did not confirm becomes inconclusive (with a note).
-    Scenario and report verdicts and the exit-code flag are recomputed from these, so the
-    headline, the JUnit file and the exit code all agree with the gate.
-    """
-    scenarios = []
-    for s in comparison.scenarios:
-        stop = outcome.stopped.get(s.scenario)
-        crossed: tuple[str, ...] = ()
-        if stop is not None and stop.decision.action is Action.STOP_REGRESSED:
-            crossed = stop.decision.metrics
-        look = outcome.stop_look(s.scenario)
-        metrics = tuple(
-            _gated(m, m.metric in crossed, look) if m.kind == "gating" else m for m in s.metrics
-        )
-        verdict = overall_verdict([m.verdict for m in metrics if m.kind == "gating"])
-        scenarios.append(replace(s, metrics=metrics, verdict=verdict))
-    return replace(
-        comparison,
-        scenarios=tuple(scenarios),
-        verdict=overall_verdict([s.verdict for s in scenarios]),
-        regressed=any(
-            m.verdict is Verdict.REGRESSED
-            for s in scenarios
-            for m in s.metrics
-            if m.kind == "gating"
-        ),
-    )

@@ -25,27 +25,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from trajguard.compare._results import Comparison, MetricResult, ScenarioResult, Verdict
-from trajguard.compare._results import overall_verdict as _overall
+from trajguard.compare._results import Comparison, ScenarioResult
+from trajguard.compare._verdicts import Verdict
 from trajguard.errors import TrajguardError
 
 __all__ = [
-    "EscalationDesign",
     "EscalationLook",
+    "EscalationPlan",
     "EscalationStop",
-    "apply_escalation",
-    "escalation_design",
+    "escalation_plan",
     "later_look",
     "leaning",
 ]
 
 
 @dataclass(frozen=True, kw_only=True)
-class EscalationDesign:
+class EscalationPlan:
     """The escalation plan.
 
     Attributes:
@@ -69,7 +68,7 @@ class EscalationDesign:
     scenarios: int
 
 
-def escalation_design(
+def escalation_plan(
     *,
     first: int,
     max_runs: int,
@@ -78,7 +77,7 @@ def escalation_design(
     share: float = 0.2,
     lean: float = 0.2,
     later: int = 2,
-) -> EscalationDesign:
+) -> EscalationPlan:
     """The design for a night of ``scenarios`` scenarios at ``first`` runs, up to ``max_runs``.
 
     Raises:
@@ -96,7 +95,7 @@ def escalation_design(
     fractions = np.array([(n - first) / (max_runs - first) for n in looks[1:]])
     per_scenario = alpha * share / max(scenarios, 1)
     thresholds = tuple(float(x) for x in per_scenario * np.diff(np.r_[0.0, fractions]))
-    return EscalationDesign(
+    return EscalationPlan(
         first=first,
         max_runs=max_runs,
         looks=looks,
@@ -136,7 +135,7 @@ class EscalationStop:
     looks: tuple[EscalationLook, ...] = ()
 
 
-def leaning(first: Comparison, design: EscalationDesign) -> dict[str, EscalationStop | None]:
+def leaning(first: Comparison, design: EscalationPlan) -> dict[str, EscalationStop | None]:
     """After the first look: a stop for each scenario that is done, ``None`` for the ones that
     get more runs (not regressed, combined p-value at most ``lean``)."""
     out: dict[str, EscalationStop | None] = {}
@@ -173,7 +172,7 @@ def _regressed_metrics(s: ScenarioResult, two_sided: bool) -> tuple[str, ...]:
 
 def later_look(
     scenario: ScenarioResult,
-    design: EscalationDesign,
+    design: EscalationPlan,
     look: int,
     history: tuple[EscalationLook, ...],
     *,
@@ -207,66 +206,3 @@ def later_look(
             scenario=scenario.scenario, runs=scenario.runs_candidate, reason=reason, looks=seen
         ), seen
     return None, seen
-
-
-def _gated(m: MetricResult, regressed: bool, note: str, two_sided: bool) -> MetricResult:
-    if m.kind != "gating":
-        return m
-    if regressed:
-        verdict = m.verdict if m.verdict is not Verdict.INCONCLUSIVE else Verdict.REGRESSED
-        if verdict not in (Verdict.REGRESSED, Verdict.CHANGED, Verdict.IMPROVED):
-            verdict = Verdict.CHANGED if two_sided else Verdict.REGRESSED
-        return replace(m, verdict=verdict, notes=(*m.notes, note))
-    if m.verdict in (Verdict.REGRESSED, Verdict.CHANGED) or (
-        two_sided and m.verdict is Verdict.IMPROVED
-    ):
-        return replace(
-            m,
-            verdict=Verdict.INCONCLUSIVE,
-            notes=(
-                *m.notes,
-                f"the fixed-sample test on all runs would call this {m.verdict.value}, but the "
-                f"escalation design, which decides here, did not ({note})",
-            ),
-        )
-    return replace(m, notes=(*m.notes, note))
-
-
-def apply_escalation(
-    comparison: Comparison,
-    stops: Mapping[str, EscalationStop],
-    first: Comparison,
-) -> Comparison:
-    """The comparison on all runs with its gating verdicts set by the escalation design.
-
-    A gating metric is regressed exactly when its scenario stopped regressed on it; the suite
-    level keeps the first look's verdicts (it is tested only there). Scenario and report
-    verdicts and the exit-code flag follow.
-    """
-    scenarios = []
-    for s in comparison.scenarios:
-        stop = stops.get(s.scenario)
-        note = (
-            f"escalation: {stop.runs} candidate runs, {stop.reason}"
-            if stop
-            else "escalation: not decided"
-        )
-        names = set(stop.regressed) if stop else set()
-        two_sided = comparison.config.two_sided
-        metrics = tuple(_gated(m, m.metric in names, note, two_sided) for m in s.metrics)
-        verdict = _overall([m.verdict for m in metrics if m.kind == "gating"])
-        scenarios.append(replace(s, metrics=metrics, verdict=verdict))
-    suite = first.family.suite if first.family is not None else ()
-    family = replace(comparison.family, suite=suite) if comparison.family is not None else None
-    suite_regressed = any(t.verdict is Verdict.REGRESSED for t in suite)
-    regressed = suite_regressed or any(
-        m.verdict is Verdict.REGRESSED for s in scenarios for m in s.metrics if m.kind == "gating"
-    )
-    verdict = Verdict.REGRESSED if suite_regressed else _overall([s.verdict for s in scenarios])
-    return replace(
-        comparison,
-        scenarios=tuple(scenarios),
-        family=family,
-        regressed=regressed,
-        verdict=verdict,
-    )

@@ -8,25 +8,25 @@ from trajguard_testkit.rows import pass_rows as rows
 
 from trajguard.compare import (
     CompareConfig,
+    EscalationDesign,
+    Look,
     Verdict,
-    apply_escalation,
     compare_runsets,
-    escalation_design,
-    later_look,
-    leaning,
+    drive,
 )
+from trajguard.compare._escalation import escalation_plan, later_look, leaning
 from trajguard.errors import TrajguardError
 
 
 def test_design_levels_add_up_to_alpha():
-    d = escalation_design(first=20, max_runs=60, alpha=0.05, scenarios=4)
+    d = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=4)
     assert d.looks == (20, 40, 60)
     assert d.alpha_first == pytest.approx(0.04)
     # Linear spending of 0.01 / 4 scenarios over the two later looks.
     assert d.thresholds == pytest.approx((0.00125, 0.00125))
     assert d.alpha_first + d.scenarios * sum(d.thresholds) == pytest.approx(0.05)
     with pytest.raises(TrajguardError, match="must be above the runs per scenario"):
-        escalation_design(first=20, max_runs=20, alpha=0.05, scenarios=4)
+        escalation_plan(first=20, max_runs=20, alpha=0.05, scenarios=4)
 
 
 CONFIG = CompareConfig(metrics=("pass_rate", "crash_rate", "tool_multiset"), suite_share=0.0)
@@ -37,7 +37,7 @@ def test_leaning_scenarios_go_on_and_quiet_ones_stop():
     cand = pd.DataFrame(
         rows("lean", 7, 20) + rows("quiet", 11, 20) + rows("gone", 0, 20, tools=("weather",))
     )
-    design = escalation_design(first=20, max_runs=60, alpha=0.05, scenarios=3)
+    design = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=3)
     first = compare_runsets(base, cand, config=CONFIG.with_updates(alpha=design.alpha_first))
     decided = leaning(first, design)
     assert decided["lean"] is None  # combined p between the family's level and 0.2
@@ -47,7 +47,7 @@ def test_leaning_scenarios_go_on_and_quiet_ones_stop():
 
 
 def test_later_look_stops_regressed_only_below_its_threshold():
-    design = escalation_design(first=20, max_runs=60, alpha=0.05, scenarios=3)
+    design = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=3)
     strong = compare_runsets(
         pd.DataFrame(rows("s", 24, 40)), pd.DataFrame(rows("s", 4, 40)), config=CONFIG
     ).scenario("s")
@@ -65,19 +65,58 @@ def test_later_look_stops_regressed_only_below_its_threshold():
     assert last is not None and not last.regressed
 
 
-def test_apply_escalation_sets_the_gating_verdicts():
+def test_the_escalation_design_settles_the_gating_verdicts():
     base = pd.DataFrame(rows("a", 18, 20) + rows("b", 12, 20))
     cand = pd.DataFrame(rows("a", 2, 20) + rows("b", 11, 20))
-    design = escalation_design(first=20, max_runs=40, alpha=0.05, scenarios=2)
-    first = compare_runsets(base, cand, config=CONFIG.with_updates(alpha=design.alpha_first))
-    stops = {s: stop for s, stop in leaning(first, design).items() if stop is not None}
-    final = apply_escalation(first, stops, first)
+    design = EscalationDesign(first=20, max_runs=40, scenarios=2, config=CONFIG)
+    first = design.first()
+    assert first.runs == 20 and first.scenarios is None
+    # "a" regressed at the first look, "b" is quiet: no second look.
+    assert design.after(first, base, cand) is None
+    config = design.final_config(CONFIG)
+    assert config.alpha == pytest.approx(design.plan.alpha_first)
+    final = design.settle(compare_runsets(base, cand, config=config))
     assert final.regressed
     assert final.scenario("a").metric("pass_rate").verdict is Verdict.REGRESSED
     assert any(
         "escalation: 20 candidate runs" in n for n in final.scenario("a").metric("pass_rate").notes
     )
-    # A fixed-sample regression the design did not decide becomes inconclusive.
-    undecided = apply_escalation(first, {}, first)
+
+
+def test_a_fixed_sample_regression_the_design_did_not_decide_is_inconclusive():
+    base = pd.DataFrame(rows("a", 18, 20) + rows("b", 12, 20))
+    cand = pd.DataFrame(rows("a", 2, 20) + rows("b", 11, 20))
+    fixed = compare_runsets(base, cand, config=CONFIG)
+    assert fixed.regressed
+    undecided = EscalationDesign(first=20, max_runs=40, scenarios=2, config=CONFIG).settle(fixed)
     assert not undecided.regressed
-    assert undecided.scenario("a").metric("pass_rate").verdict is Verdict.INCONCLUSIVE
+    pass_rate = undecided.scenario("a").metric("pass_rate")
+    assert pass_rate.verdict is Verdict.INCONCLUSIVE
+    assert any("escalation design, which decides here, did not" in n for n in pass_rate.notes)
+
+
+def test_the_look_loop_gives_more_runs_only_to_the_leaning_scenario():
+    base = pd.DataFrame(rows("lean", 12, 20) + rows("quiet", 10, 20))
+    # Every look's candidate runs are drawn from one prepared table per scenario.
+    pool = {
+        "lean": pd.DataFrame(rows("lean", 7, 20) + rows("lean", 7, 20) + rows("lean", 7, 20)),
+        "quiet": pd.DataFrame(rows("quiet", 11, 20) + rows("quiet", 11, 20)),
+    }
+    made = {"lean": 0, "quiet": 0}
+    looks: list[Look] = []
+
+    def run_look(look: Look) -> None:
+        looks.append(look)
+        for scenario in look.scenarios or tuple(made):
+            made[scenario] = look.runs or 0
+
+    def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
+        cand = pd.concat([pool[s].head(n) for s, n in made.items()], ignore_index=True)
+        return base, cand
+
+    design = EscalationDesign(first=20, max_runs=60, scenarios=2, config=CONFIG)
+    drive(design, run_look=run_look, sides=sides)
+    assert looks[0].runs == 20 and looks[0].scenarios is None
+    assert all(look.scenarios == ("lean",) for look in looks[1:])
+    assert made["quiet"] == 20 and made["lean"] > 20
+    assert set(design.stops) == {"lean", "quiet"}

@@ -4,31 +4,26 @@ crash statuses, agreement of verdicts / JUnit / exit code with the gate, and the
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import pandas as pd
 import pytest
 from scipy import stats
 
 from trajguard.compare import (
+    Arm,
     CompareConfig,
     Decision,
+    Look,
     LookRecord,
+    SequentialDesign,
     SequentialOutcome,
     Stop,
     Verdict,
-    apply_gate,
     compare_runsets,
-    decide_ab_look,
-    decide_look,
-    gating_alpha,
+    drive,
     split_runs,
 )
-from trajguard.pipeline import _sequential as sequential_looks
-from trajguard.report import junit_xml
-from trajguard.run import BatchOptions
+from trajguard.compare._sequential import decide_ab_look, decide_look, gating_alpha
 from trajguard.stats import Action, obf_thresholds
 
 
@@ -99,43 +94,31 @@ def test_gate_option_selects_the_metrics_the_rule_tests():
     assert quiet.action is Action.STOP_NO_REGRESSION
 
 
-def _project(monkeypatch: pytest.MonkeyPatch, baseline: pd.DataFrame, candidate: pd.DataFrame):
-    """run_sequential without running anything: looks read slices of a prepared candidate."""
+def _gate(config: CompareConfig, baseline: pd.DataFrame, candidate: pd.DataFrame):
+    """The sequential design driven by the one look loop; each look reads a slice of a
+    prepared candidate (nothing is run)."""
+    design = SequentialDesign(max_runs=30, scenarios=["s"], config=config)
     made = {"runs": 0}
 
-    def execute(suite: Any, out: Path, options: BatchOptions, **_: Any) -> None:
-        made["runs"] = options.runs or 0
+    def run_look(look: Look) -> None:
+        made["runs"] = look.runs or 0
 
-    def read_runs(path: Path) -> pd.DataFrame:
-        if path.name == "baseline":
-            return baseline
-        return candidate.groupby("scenario").head(made["runs"]).reset_index(drop=True)
+    def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
+        return baseline, candidate.groupby("scenario").head(made["runs"]).reset_index(drop=True)
 
-    monkeypatch.setattr(sequential_looks, "execute", execute)
-    monkeypatch.setattr(sequential_looks, "read_runs", read_runs)
-    suite = SimpleNamespace(
-        name="t", defaults=SimpleNamespace(runs=30), scenarios=[SimpleNamespace(id="s")]
-    )
-    return suite
+    drive(design, run_look=run_look, sides=sides)
+    return design.outcome
 
 
-def test_run_sequential_honours_crash_statuses_and_gate(monkeypatch: pytest.MonkeyPatch):
+def test_sequential_design_honours_crash_statuses_and_gate():
     baseline = pd.DataFrame([run(passed=True) for _ in range(30)])
     # Half the candidate's runs time out (no pass/fail): a crash only if timeouts count.
     candidate = pd.DataFrame(
         [run(passed=None, status="timeout") if i % 2 else run() for i in range(30)]
     )
-    suite = _project(monkeypatch, baseline, candidate)
-    options = BatchOptions(runs=30)
 
     def gate(config: CompareConfig) -> SequentialOutcome:
-        return sequential_looks.run_sequential(
-            suite,  # type: ignore[arg-type]
-            Path("cand"),
-            options,
-            baseline=Path("baseline"),
-            config=config,
-        )
+        return _gate(config, baseline, candidate)
 
     assert gate(CompareConfig()).regressed
     agent_errors_only = CompareConfig(crash_statuses=frozenset({"agent_error"}))
@@ -182,35 +165,35 @@ def test_apply_gate_makes_verdicts_junit_and_flag_agree_with_the_gate():
             "b": Decision(action=Action.STOP_REGRESSED, metrics=("pass_rate",), detail="pass rate"),
         }
     )
-    gated = apply_gate(fixed, gate)
+    design = SequentialDesign(max_runs=30, scenarios=["a", "b"], config=cfg)
+    design.outcome = gate
+    gated = design.settle(fixed)
     a, b = gated.scenario("a"), gated.scenario("b")
     assert a.metric("pass_rate").verdict is Verdict.INCONCLUSIVE
-    assert any("sequential gate" in n for n in a.metric("pass_rate").notes)
+    assert any("sequential design, which decides here" in n for n in a.metric("pass_rate").notes)
     assert b.metric("pass_rate").verdict is Verdict.REGRESSED
     assert b.verdict is Verdict.REGRESSED and a.verdict is not Verdict.REGRESSED
     assert gated.regressed == gate.regressed is True
     assert gated.verdict is Verdict.REGRESSED
-    xml = junit_xml(gated, suite="t")
-    assert 'failures="1"' in xml and 'name="b"' in xml
     # A quiet gate: nothing regressed anywhere, whatever the fixed-sample tests said.
-    quiet = apply_gate(fixed, _outcome({"a": Decision(action=Action.STOP_NO_REGRESSION)}))
+    design.outcome = _outcome({"a": Decision(action=Action.STOP_NO_REGRESSION)})
+    quiet = design.settle(fixed)
     assert not quiet.regressed and quiet.verdict is not Verdict.REGRESSED
-    assert 'failures="0"' in junit_xml(quiet, suite="t")
 
 
 # ---- A/B: "stop: different", with the direction, and its own section ------------------------
 
 
-def _ab_runs(x_a: int, x_b: int, n: int) -> pd.DataFrame:
-    rows = [run(passed=i < x_a, variant="A") for i in range(n)]
-    rows += [run(passed=i < x_b, variant="B") for i in range(n)]
-    return pd.DataFrame(rows)
+def _ab_arms(x_a: int, x_b: int, n: int) -> tuple[dict[str, Arm], dict[str, Arm]]:
+    side_a = arms([run(passed=i < x_a, variant="A") for i in range(n)])
+    side_b = arms([run(passed=i < x_b, variant="B") for i in range(n)])
+    return side_a, side_b
 
 
 @pytest.mark.parametrize(("x_a", "x_b", "word"), [(20, 0, "lower"), (0, 20, "higher")])
 def test_ab_look_stops_different_with_the_direction(x_a, x_b, word):
     plan = (20, 40, 60)
-    decision = decide_ab_look(_ab_runs(x_a, x_b, 20), ("A", "B"), look=0, plan=plan, alpha=0.05)
+    decision = decide_ab_look(*_ab_arms(x_a, x_b, 20), ("A", "B"), look=0, plan=plan, alpha=0.05)
     d = decision["s"]
     assert d.action is Action.STOP_DIFFERENT
     assert d.action is not Action.STOP_REGRESSED
@@ -223,10 +206,10 @@ def test_ab_look_stops_different_with_the_direction(x_a, x_b, word):
 
 def test_ab_last_look_without_a_difference():
     decision = decide_ab_look(
-        _ab_runs(10, 11, 20), ("A", "B"), look=2, plan=(7, 14, 20), alpha=0.05
+        *_ab_arms(10, 11, 20), ("A", "B"), look=2, plan=(7, 14, 20), alpha=0.05
     )
     assert decision["s"].action is Action.STOP_NO_DIFFERENCE
-    early = decide_ab_look(_ab_runs(10, 11, 7), ("A", "B"), look=0, plan=(7, 14, 20), alpha=0.05)
+    early = decide_ab_look(*_ab_arms(10, 11, 7), ("A", "B"), look=0, plan=(7, 14, 20), alpha=0.05)
     assert early["s"].action is Action.CONTINUE
 
 

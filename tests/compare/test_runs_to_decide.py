@@ -8,7 +8,7 @@ from scipy import stats
 
 from trajguard import stats as tstats
 from trajguard.compare import MetricResult, Summary, Verdict
-from trajguard.compare._decide import runs_to_decide
+from trajguard.compare._runs_to_decide import runs_to_decide
 
 
 def result(name, estimate, p, *, tost=0.5, b=None, c=None, n=20):
@@ -30,6 +30,7 @@ def result(name, estimate, p, *, tost=0.5, b=None, c=None, n=20):
         reachable=True,
         identical=False,
         verdict=Verdict.INCONCLUSIVE,
+        evidence=Evidence(),
     )
 
 

@@ -7,7 +7,7 @@ import math
 from scipy import stats
 
 from trajguard import stats as tstats
-from trajguard.compare import MetricResult, Summary, Verdict
+from trajguard.compare import Evidence, MetricResult, Summary, Verdict
 from trajguard.compare._runs_to_decide import runs_to_decide
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 from trajguard.errors import StoreError
 
 __all__ = [
+    "BEHAVIOURAL_STATUSES",
     "DEFAULT_CRASH_STATUSES",
     "HARNESS_ERROR",
     "STATUSES",
@@ -39,6 +40,7 @@ __all__ = [
     "Tally",
     "classify",
     "common_errors",
+    "is_behavioural",
     "is_crash_row",
     "passed_row",
     "tally",
@@ -82,6 +84,13 @@ STATUS_TABLE: tuple[StatusInfo, ...] = (
 STATUSES = frozenset(s.name for s in STATUS_TABLE)
 HARNESS_ERROR: Status = "harness_error"
 DEFAULT_CRASH_STATUSES = frozenset(s.name for s in STATUS_TABLE if s.crash)
+BEHAVIOURAL_STATUSES = frozenset(s.name for s in STATUS_TABLE if s.behavioural)
+"""Statuses whose runs enter the statistics (read from :data:`STATUS_TABLE`)."""
+
+
+def is_behavioural(status: object) -> bool:
+    """Whether a run of this status says something about the agent (:data:`STATUS_TABLE`)."""
+    return status in BEHAVIOURAL_STATUSES
 
 
 def is_crash_row(
@@ -89,7 +98,7 @@ def is_crash_row(
 ) -> bool:
     """Whether one run crashed, given its ``status`` and ``crashed`` values. A ``harness_error``
     row is never a crash: it is left out before anything is counted."""
-    if status == HARNESS_ERROR:
+    if not is_behavioural(status):
         return False
     flag = bool(crashed) if isinstance(crashed, bool | np.bool_) else False
     return status in frozenset(crash_statuses) or flag
@@ -152,7 +161,7 @@ def classify(
             path="status",
             hint=f"allowed: {', '.join(sorted(STATUSES))}",
         )
-    behavioural = (status != HARNESS_ERROR).to_numpy(dtype=bool)
+    behavioural = status.isin(BEHAVIOURAL_STATUSES).to_numpy(dtype=bool)
     crashed = status.isin(frozenset(crash_statuses)).to_numpy(dtype=bool)
     if "crashed" in table.columns:
         crashed = crashed | _booleans(table, "crashed").fillna(False).to_numpy(dtype=bool)

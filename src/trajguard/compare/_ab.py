@@ -26,7 +26,8 @@ from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._registry import METRICS, metric
-from trajguard.compare._results import Comparison, Verdict
+from trajguard.compare._results import Comparison
+from trajguard.compare._verdicts import Verdict
 from trajguard.errors import StoreError
 
 __all__ = ["ABResult", "Answer", "Overall", "compare_ab"]

@@ -40,9 +40,7 @@ class EscalationDesign:
         config: comparison settings (``alpha`` is the report's whole level).
     """
 
-    def __init__(
-        self, *, first: int, max_runs: int, scenarios: int, config: CompareConfig
-    ) -> None:
+    def __init__(self, *, first: int, max_runs: int, scenarios: int, config: CompareConfig) -> None:
         self.plan: EscalationPlan = escalation_plan(
             first=first, max_runs=max_runs, alpha=config.alpha, scenarios=scenarios
         )
@@ -118,7 +116,9 @@ class EscalationDesign:
     def settle(self, comparison: Comparison) -> Comparison:
         """A gating metric is significant exactly when its scenario stopped on it; the suite
         level keeps the first look's verdicts (it is tested only there)."""
-        reasons = {s: f"{stop.runs} candidate runs, {stop.reason}" for s, stop in self.stops.items()}
+        reasons = {
+            s: f"{stop.runs} candidate runs, {stop.reason}" for s, stop in self.stops.items()
+        }
         first = self.first_look
         suite = first.family.suite if first is not None and first.family is not None else ()
         return decided_by_design(

@@ -18,7 +18,7 @@ from trajguard.atif import Trajectory
 from trajguard.capture.types import ChatModel
 from trajguard.capture.wire import WireServer
 from trajguard.errors import AgentFailure
-from trajguard.outcome import Status
+from trajguard.outcome import HARNESS_ERROR, Status
 from trajguard.run._agents import run_agent, trajectory_of
 from trajguard.run._faults import annotate_tool_faults, run_faults
 from trajguard.run._models import endpoint
@@ -76,7 +76,7 @@ async def one_run(
         status, error = "agent_error", exc
         trajectory = exc.trajectory or await capture.trajectory(error=exc)
     except Exception as exc:  # trajguard or the infrastructure failed: not the agent's doing
-        status, error, trajectory = "harness_error", exc, trajectory_of(exc)
+        status, error, trajectory = HARNESS_ERROR, exc, trajectory_of(exc)
     finally:
         await capture.close()
     if trajectory is not None:

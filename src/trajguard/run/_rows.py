@@ -23,7 +23,7 @@ from trajguard.atif import Trajectory
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
 from trajguard.errors import AgentFailure, ModelUnavailable
-from trajguard.outcome import Status, common_errors, is_crash_row
+from trajguard.outcome import Status, common_errors, is_behavioural, is_crash_row
 from trajguard.redaction import Redactor, environment_secrets
 from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
@@ -85,7 +85,7 @@ def build_row(
         "failed_criteria": None,
         "crashed": True if raised is not None else None,
     }
-    if status == "harness_error":
+    if not is_behavioural(status):
         row["crashed"] = None
     if trajectory is None:
         if is_crash_row(status, row["crashed"]):
@@ -106,7 +106,7 @@ def build_row(
         # ended without an answer (step cap, context overflow): the reason is the error type
         row["error_type"] = str(agent_error.get("reason", "")) or None
         row["error_message"] = _redacted(redactor, str(agent_error.get("message", ""))[:2000])
-    judged = status != "harness_error"
+    judged = is_behavioural(status)
     results = evaluate_criteria(criteria, normalized, run_shape, resolve=resolve) if judged else []
     failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
     row["crashed"] = crashed if judged else None

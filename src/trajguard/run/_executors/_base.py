@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from trajguard import store
+from trajguard.outcome import HARNESS_ERROR, is_behavioural
 from trajguard.run._plan import Plan, RunSpec
 from trajguard.run._rows import build_row
 from trajguard.suite import ResolvedScenario, import_object
@@ -57,7 +58,7 @@ def harness_row(
         spec=spec,
         batch=batch,
         model=arm.model,
-        status="harness_error",
+        status=HARNESS_ERROR,
         started_at=started_at,
         duration_s=duration_s,
         trajectory=None,
@@ -79,5 +80,5 @@ def lost_run_ids(runset: Path) -> set[str]:
     ids = table.column("run_id").to_pylist()
     statuses = table.column("status").to_pylist()
     return {
-        run_id for run_id, status in zip(ids, statuses, strict=True) if status == "harness_error"
+        run_id for run_id, status in zip(ids, statuses, strict=True) if not is_behavioural(status)
     }

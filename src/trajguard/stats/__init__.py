@@ -92,7 +92,6 @@ from trajguard.stats._stratified import (
 )
 
 __all__ = [
-    "approx_n_pass_rate",
     "EXACT_MAX_N",
     "MAX_EXACT_TABLES",
     "Action",
@@ -104,6 +103,7 @@ __all__ = [
     "PermutationResult",
     "Statistic",
     "all_arrangements",
+    "approx_n_pass_rate",
     "bh",
     "binom_pmf",
     "bm_statistic",

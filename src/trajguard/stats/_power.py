@@ -20,8 +20,8 @@ from trajguard.stats import _rates as st
 from trajguard.stats._distributions import norm_ppf
 
 __all__ = [
-    "approx_n_pass_rate",
     "EXACT_MAX_N",
+    "approx_n_pass_rate",
     "cv_to_sigma",
     "mde_crash_rate",
     "mde_pass_rate",

@@ -44,13 +44,8 @@ from bench_compare import make_runs
 from bench_compare import scenario_params as calibration_params
 
 from trajguard import stats as st
-from trajguard.compare import (
-    CompareConfig,
-    compare_runsets,
-    escalation_design,
-    later_look,
-    leaning,
-)
+from trajguard.compare import CompareConfig, compare_runsets
+from trajguard.compare._escalation import escalation_plan, later_look, leaning
 
 GATING = ("pass_rate", "crash_rate", "tool_multiset", "failing_paths")
 DEFAULT = CompareConfig(metrics=GATING)
@@ -261,7 +256,7 @@ def _escalated_night(
     seed: int,
 ) -> tuple[bool, int]:
     """One simulated night under the escalation design; returns (alarm, candidate runs)."""
-    design = escalation_design(first=20, max_runs=60, alpha=0.05, scenarios=4)
+    design = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=4)
     first = compare_runsets(
         base, cand_first, config=replace(DEFAULT, alpha=design.alpha_first, seed=seed)
     )

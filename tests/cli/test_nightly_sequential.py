@@ -1,5 +1,5 @@
 """`nightly --sequential` in-process with the looks faked (no agent runs): the headline, the
-report, the JUnit file and the exit code all follow the sequential gate."""
+report, the JUnit file and the exit code all follow the sequential design."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from trajguard import store
 from trajguard.cli import main
-from trajguard.compare import Decision, LookRecord, SequentialOutcome, Stop
+from trajguard.compare import Decision, LookRecord, SequentialDesign, SequentialOutcome, Stop
 from trajguard.pipeline import _nightly as nightly_pipeline
 from trajguard.stats import Action
 
@@ -71,10 +71,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _fake(gate: Action, passes: int) -> Any:
-    def run_sequential(suite: Any, runset: Path, options: Any, **_: Any) -> SequentialOutcome:
-        _runset(runset, passes, 10)  # stopped after the first look
+    """The job runner with its looks faked: the candidate stopped after the first look, and
+    the design's record says what its rule decided there."""
+
+    def run_job(job: Any, **_: Any) -> None:
+        assert isinstance(job.design, SequentialDesign)
+        _runset(job.runset, passes, 10)
         metrics = ("pass_rate",) if gate is Action.STOP_REGRESSED else ()
-        return SequentialOutcome(
+        job.design.outcome = SequentialOutcome(
             max_runs=30,
             plan=(10, 20, 30),
             alpha=0.025,
@@ -82,7 +86,7 @@ def _fake(gate: Action, passes: int) -> Any:
             stopped={"one": Stop(runs=10, decision=Decision(action=gate, metrics=metrics))},
         )
 
-    return run_sequential
+    return run_job
 
 
 @pytest.mark.parametrize(
@@ -102,7 +106,7 @@ def test_headline_junit_and_exit_code_follow_the_gate(
     passes: int,
     code: int,
 ) -> None:
-    monkeypatch.setattr(nightly_pipeline, "run_sequential", _fake(gate, passes))
+    monkeypatch.setattr(nightly_pipeline, "run_job", _fake(gate, passes))
     args = ["nightly", "suite.yaml", "--sequential", "--no-plots", "--no-progress"]
     assert main([*args, "--reports", "r", "--junit", "j.xml"]) == code
     out = capsys.readouterr().out
@@ -118,5 +122,5 @@ def test_headline_junit_and_exit_code_follow_the_gate(
         assert "regressed" not in out.split("→")[0]
         assert "regressed" not in report.splitlines()[2]
         assert "**Sequential gate: no regression detected.**" in report
-        assert "did not stop it regressed" in report
+        assert "sequential design, which decides here, did not" in report
         assert junit.get("failures") == "0"

@@ -407,9 +407,7 @@ def test_sequences_identical_and_changed():
     ev = evaluate_sequences(same, same, rng=rng(), resampling=RES)
     assert ev.identical
     assert ev.tost is None
-    changed = evaluate_sequences(
-        same, [("search", "calc", "calc")] * 5, rng=rng(), resampling=RES
-    )
+    changed = evaluate_sequences(same, [("search", "calc", "calc")] * 5, rng=rng(), resampling=RES)
     assert changed.harm == pytest.approx(1 / math.comb(10, 5) * 2)  # the split and its mirror
     assert "100% of candidate sequences unseen in the baseline (0% expected" in changed.notes[0]
     assert changed.estimate == pytest.approx(1.0)
@@ -472,9 +470,7 @@ def test_evaluators_never_return_nan(b, c):
 
 
 def test_minimum_pvalue_matches_boschloo_table():
-    ev = evaluate_rate(
-        3, 3, 3, 3, margin=0.1, alpha=0.05, higher_is_better=True, label="pass rate"
-    )
+    ev = evaluate_rate(3, 3, 3, 3, margin=0.1, alpha=0.05, higher_is_better=True, label="pass rate")
     assert ev.min_harm == pytest.approx(st.boschloo_min_pvalue(3, 3))
     assert ev.min_harm == pytest.approx(
         stats.boschloo_exact([[3, 0], [0, 3]], alternative="greater").pvalue, rel=1e-4

@@ -12,9 +12,9 @@ from trajguard.compare import (
     EscalationLook,
     EscalationStop,
     compare_runsets,
-    escalation_design,
     pool_history,
 )
+from trajguard.compare._escalation import escalation_plan
 from trajguard.report import escalation_section, render_report
 from trajguard.store import RunSet
 
@@ -107,7 +107,7 @@ def test_latency_is_labelled_when_machines_differ():
 
 
 def test_escalation_section_states_design_runs_and_reasons():
-    design = escalation_design(first=20, max_runs=60, alpha=0.05, scenarios=2)
+    design = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=2)
     stops = {
         "a": EscalationStop(scenario="a", runs=20, reason="quiet at the first look (p 0.6)"),
         "b": EscalationStop(

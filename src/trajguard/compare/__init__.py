@@ -12,7 +12,7 @@ from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms, compare_runsets
 from trajguard.compare._config import CompareConfig, tolerance_problems
-from trajguard.compare._designs import Design, FixedDesign, Look, drive
+from trajguard.compare._designs import Design, FixedDesign, Look, RunLook, Sides, drive
 from trajguard.compare._escalation import EscalationLook, EscalationPlan, EscalationStop
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
@@ -88,11 +88,13 @@ __all__ = [
     "PlanRow",
     "PooledBaseline",
     "Resampling",
+    "RunLook",
     "ScenarioGate",
     "ScenarioPlan",
     "ScenarioResult",
     "SequentialDesign",
     "SequentialOutcome",
+    "Sides",
     "Stop",
     "SuiteTest",
     "Summary",

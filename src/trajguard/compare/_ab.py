@@ -30,7 +30,7 @@ from trajguard.compare._results import Comparison
 from trajguard.compare._verdicts import Verdict
 from trajguard.errors import StoreError
 
-__all__ = ["ABResult", "Answer", "Overall", "compare_ab"]
+__all__ = ["ABResult", "Answer", "Overall", "answered", "compare_ab"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -87,6 +87,11 @@ class ABResult:
     def metric(self, name: str) -> Overall:
         """The overall result of metric ``name``."""
         return next(o for o in self.overall if o.metric == name)
+
+    def with_per_scenario(self, per_scenario: Comparison) -> ABResult:
+        """The result with these per-scenario verdicts (a design settled them) and the answer
+        and summary derived again from them."""
+        return answered(replace(self, per_scenario=per_scenario))
 
 
 def _finite(value: float) -> float | None:
@@ -227,7 +232,10 @@ def _summary(
     rates: tuple[Overall, Overall],
     detectable: float | None,
     alpha: float,
+    changed: list[str],
 ) -> str:
+    """The answer in words; every clause is one of the verdicts the report shows, so the
+    summary cannot say two things at once."""
     level = f"{100 * (1 - alpha):.4g}%"
     found = [
         f"{metric(o.metric).label} {100 * (o.estimate or 0):+.1f} points on average over "
@@ -236,20 +244,31 @@ def _summary(
         for o in rates
         if o.ci is not None
     ]
-    if answer in (Answer.NO_DETECTABLE_DIFFERENCE, Answer.DIFFERENT):
-        reach = (
-            ""
-            if detectable is None
-            else f"; these runs would have detected an average "
-            f"pass-rate difference of {100 * detectable:.0f} points 80% of the time"
+    reach = (
+        ""
+        if detectable is None
+        else f"; these runs would have detected an average "
+        f"pass-rate difference of {100 * detectable:.0f} points 80% of the time"
+    )
+    if answer is Answer.NO_DETECTABLE_DIFFERENCE:
+        return (
+            f"No detectable difference between {b} and {a}"
+            + (f": {found[0]}" if found else "")
+            + reach
+            + "."
         )
-        lead = (
-            f"No detectable difference between {b} and {a} in pass or crash rate"
-            if answer is Answer.DIFFERENT
-            else f"No detectable difference between {b} and {a}"
+    if answer is Answer.DIFFERENT:
+        return (
+            f"{b} behaved differently from {a}: {'; '.join(changed)} moved beyond its band. "
+            "Its pass and crash rates did not differ significantly"
+            + (f" ({found[0]})" if found else "")
+            + reach
+            + "."
         )
-        return lead + (f": {found[0]}" if found else "") + reach + "."
-    return f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
+    text = f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
+    if changed:
+        text += f" Behaviour beyond its band: {'; '.join(changed)}."
+    return text
 
 
 def compare_ab(
@@ -322,8 +341,27 @@ def compare_ab(
             others.append(_stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
+    return answered(
+        ABResult(
+            variant_a=variant_a,
+            variant_b=variant_b,
+            answer=Answer.NO_DETECTABLE_DIFFERENCE,
+            summary="",
+            detectable_difference=_detectable(passes, config.alpha / len(rates), config.power),
+            overall=(*rates, *others),
+            per_scenario=per_scenario,
+        )
+    )
+
+
+def answered(result: ABResult) -> ABResult:
+    """The result with its answer and summary derived from its overall rate tests and its
+    per-scenario verdicts (call again after a design settled those verdicts, so the words
+    follow what the report shows)."""
+    config = result.per_scenario.config
+    rates = (result.metric("pass_rate"), result.metric("crash_rate"))
     significant = [o for o in rates if o.p_adjusted <= config.alpha and o.better is not None]
-    changed = _behaviour_changes(per_scenario)
+    changed = _behaviour_changes(result.per_scenario)
     if any(not o.better for o in significant):
         answer = Answer.HURT
     elif significant:
@@ -332,16 +370,6 @@ def compare_ab(
         answer = Answer.DIFFERENT
     else:
         answer = Answer.NO_DETECTABLE_DIFFERENCE
-    detectable = _detectable(passes, config.alpha / len(rates), config.power)
-    return ABResult(
-        variant_a=variant_a,
-        variant_b=variant_b,
-        answer=answer,
-        summary=_summary(
-            variant_a, variant_b, answer, (rates[0], rates[1]), detectable, config.alpha
-        )
-        + (f" Behaviour beyond its band: {'; '.join(changed)}." if changed else ""),
-        detectable_difference=detectable,
-        overall=(*rates, *others),
-        per_scenario=per_scenario,
-    )
+    a, b = result.variant_a, result.variant_b
+    summary = _summary(a, b, answer, rates, result.detectable_difference, config.alpha, changed)
+    return replace(result, answer=answer, summary=summary)

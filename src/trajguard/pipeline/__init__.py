@@ -12,7 +12,6 @@ from trajguard.pipeline._inspect import RunSetView, plan, show
 from trajguard.pipeline._nightly import nightly
 from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
 from trajguard.pipeline._run import dry_run, run
-from trajguard.pipeline._sequential import run_sequential, run_sequential_ab
 from trajguard.store import promote
 
 __all__ = [
@@ -28,8 +27,6 @@ __all__ = [
     "plotted_scenarios",
     "promote",
     "run",
-    "run_sequential",
-    "run_sequential_ab",
     "show",
     "with_suite_tolerances",
 ]

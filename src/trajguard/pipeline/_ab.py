@@ -5,27 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import pandas as pd
-
-from trajguard.compare import ABResult, CompareConfig, apply_escalation, compare_ab
+from trajguard.compare import ABResult, CompareConfig, EscalationDesign, compare_ab
 from trajguard.errors import UsageError
 from trajguard.pipeline._compare import with_suite_tolerances
-from trajguard.pipeline._escalation import run_escalation
+from trajguard.pipeline._looks import (
+    Job,
+    choose_design,
+    design_sections,
+    one_design,
+    run_job,
+    variant_sides,
+)
 from trajguard.pipeline._outputs import (
     ReportOptions,
-    append_step_summary,
     check_targets,
+    plotted_scenarios,
     report_dir,
-    write_texts,
+    write_outputs,
 )
-from trajguard.pipeline._sequential import run_sequential_ab
-from trajguard.report import (
-    escalation_section,
-    render_ab_report,
-    sequential_section,
-    write_plots,
-)
-from trajguard.run import BatchOptions, ObserverFactory, execute
+from trajguard.report import junit_xml, render_ab_report, write_plots
+from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
 
@@ -39,6 +38,7 @@ class ABOutcome:
     result: ABResult
     report: Path
     runset: Path
+    junit: Path | None = None
 
     @property
     def headline(self) -> str:
@@ -64,10 +64,13 @@ def ab(
     """Run both variants of every scenario that has them, interleaved, and compare them.
 
     The comparison is two-sided and honours the suite's per-scenario tolerance bands. The run
-    set and the report (``ab.md``) go to ``reports/<date>-ab-A-B/``. With ``max_runs``, the
-    scenarios that lean towards a difference get more runs of both variants
-    (:func:`trajguard.compare.escalation_design`); the overall answer stays that of the first
-    look (every scenario at N), where no scenario was chosen by its data.
+    set and the report (``ab.md``, and JUnit when asked) go to ``reports/<date>-ab-A-B/``. The
+    design runs through the same job runner as the nightly's: with ``max_runs`` the scenarios
+    that lean towards a difference get more runs of both variants
+    (:class:`trajguard.compare.EscalationDesign`), and the overall answer stays that of the first
+    look (every scenario at N); with ``sequential`` scenarios stop on a clear pass-rate
+    difference. The design settles the per-scenario verdicts, and the answer's words follow
+    them.
 
     Raises:
         UsageError: the two variants are the same, no scenario has both, or both
@@ -75,8 +78,7 @@ def ab(
         SuiteError: the suite or a variant is invalid.
     """
     a, b = variants
-    if sequential and max_runs is not None:
-        raise UsageError("--sequential and --max-runs are two designs; give one of them")
+    one_design(sequential=sequential, max_runs=max_runs)
     if a == b:
         raise UsageError(
             "give --variant exactly twice, with two different names",
@@ -98,53 +100,51 @@ def ab(
         replace(config or CompareConfig(), two_sided=True, suite_share=0.0),
         {s.id: s.tolerances for s in suite.scenarios},
     )
+    design = choose_design(
+        sequential=sequential,
+        max_runs=max_runs,
+        suite=suite,
+        options=options,
+        config=config,
+        variants=(a, b),
+    )
     folder = report_dir(reports, suffix=f"-ab-{a}-{b}")
     runset, target = folder / "runs", folder / "ab.md"
-    check_targets(target)
-    extra: tuple[str, ...] = ()
-    label = f"{suite.name} {a} vs {b}"
-    escalation = None
-    if sequential:
-        outcome = run_sequential_ab(
-            suite, runset, options, variants=(a, b), config=config, observe=observe
-        )
-        extra = (sequential_section(outcome),)
-    elif max_runs is not None:
-
-        def split(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-            return rows[rows["variant"] == a], rows[rows["variant"] == b]
-
-        escalation = run_escalation(
-            suite,
-            runset,
-            options,
-            max_runs=max_runs,
-            config=config,
-            split=split,
-            observe=observe,
-            label=label,
-        )
-        extra = (escalation_section(escalation.design, escalation.stops, unit="runs per variant"),)
-    else:
-        execute(suite, runset, options, observe=observe, label=label)
+    check_targets(target, report.junit)
+    job = Job(
+        suite=suite,
+        runset=runset,
+        options=options,
+        design=design,
+        sides=variant_sides(runset, (a, b)),
+        label=f"{suite.name} {a} vs {b}",
+    )
+    run_job(job, observe=observe)
     side = load_runset(runset)
-    result = compare_ab(side.runs, a, b, config=config)
-    if escalation is not None:
-        first_n = escalation.design.first
-        first_rows = side.runs[side.runs["run_index"] < first_n]
-        first = compare_ab(first_rows, a, b, config=config)
-        per_scenario = apply_escalation(result.per_scenario, escalation.stops, escalation.first)
-        result = replace(first, per_scenario=per_scenario)
+    result = compare_ab(side.runs, a, b, config=design.final_config(config))
+    per_scenario = design.settle(result.per_scenario)
+    if isinstance(design, EscalationDesign):
+        # The overall answer is the first look's, where every scenario had N runs and none
+        # was chosen by its data.
+        first_rows = side.runs[side.runs["run_index"] < design.plan.first]
+        result = compare_ab(first_rows, a, b, config=config)
+    result = result.with_per_scenario(per_scenario)
     links: dict[str, str] = {}
     if report.plots:
         frame = side.runs
         links = write_plots(
-            folder, frame[frame["variant"] == a], frame[frame["variant"] == b], scenarios
+            folder,
+            frame[frame["variant"] == a],
+            frame[frame["variant"] == b],
+            plotted_scenarios(result.per_scenario, all_plots=report.all_plots),
         )
     text = render_ab_report(
-        result, runs=side, plots=links, command=report.command, extra_sections=extra
+        result,
+        runs=side,
+        plots=links,
+        command=report.command,
+        extra_sections=design_sections(design, unit="runs per variant"),
     )
-    write_texts({target: text})
-    if report.step_summary:
-        append_step_summary(text)
-    return ABOutcome(result=result, report=target, runset=runset)
+    junit = None if report.junit is None else junit_xml(result.per_scenario, suite=side.suite)
+    write_outputs(target, text, options=report, junit=junit)
+    return ABOutcome(result=result, report=target, runset=runset, junit=report.junit)

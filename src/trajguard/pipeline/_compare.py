@@ -17,11 +17,10 @@ from trajguard.compare import (
 from trajguard.errors import StoreError
 from trajguard.pipeline._outputs import (
     ReportOptions,
-    append_step_summary,
     check_targets,
     plotted_scenarios,
     timestamped,
-    write_texts,
+    write_outputs,
 )
 from trajguard.report import junit_xml, render_report, write_plots
 from trajguard.store import RunSet, load_history, load_runset
@@ -161,12 +160,8 @@ def compare_loaded(
         extra_sections=extra_sections,
         history=history,
     )
-    texts = {report: text}
-    if options.junit is not None:
-        texts[options.junit] = junit_xml(comparison, suite=candidate.suite)
-    write_texts(texts)
-    if options.step_summary:
-        append_step_summary(text)
+    junit = None if options.junit is None else junit_xml(comparison, suite=candidate.suite)
+    write_outputs(report, text, options=options, junit=junit)
     return CompareOutcome(
         comparison=comparison, report=report, junit=options.junit, history=history
     )

@@ -7,26 +7,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from trajguard.compare import (
-    CompareConfig,
-    Comparison,
-    PooledBaseline,
-    apply_escalation,
-    apply_gate,
-)
-from trajguard.errors import StoreError, UsageError
+from trajguard.compare import CompareConfig, PooledBaseline
+from trajguard.errors import StoreError
 from trajguard.pipeline._compare import (
     CompareOutcome,
     compare_loaded,
     load_baseline,
     with_suite_tolerances,
 )
-from trajguard.pipeline._escalation import run_escalation
+from trajguard.pipeline._looks import Job, choose_design, design_sections, one_design, run_job
 from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
-from trajguard.pipeline._sequential import run_sequential
-from trajguard.report import escalation_section, sequential_section
-from trajguard.run import BatchOptions, ObserverFactory, execute
-from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest
+from trajguard.run import BatchOptions, ObserverFactory
+from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest, read_runs
 from trajguard.suite import BASE_VARIANT, load_suite
 
 __all__ = ["nightly"]
@@ -51,7 +43,8 @@ def nightly(
     The run set goes to ``reports/<date>/runs``, the report to ``reports/<date>/report.md``. The
     suite's per-scenario tolerance bands replace the given ones for those scenarios. With
     ``sequential``, the candidate runs in up to three looks and the stopping rule decides the
-    verdicts of the gating metrics (and so the exit code).
+    verdicts of the gating metrics (and so the exit code). Every design runs through one job
+    runner (:func:`trajguard.pipeline._looks.run_job`).
 
     Args:
         suite_path: the suite file.
@@ -62,7 +55,7 @@ def nightly(
         reports: where the night's folder is made.
         sequential: run in looks and stop early (against the latest baseline batch).
         max_runs: escalate the scenarios that lean harmful up to this many runs
-            (:func:`trajguard.compare.escalation_design`).
+            (:class:`trajguard.compare.EscalationDesign`).
         history: pool at most this many of the baseline's newest batches (default: all kept).
         report: plots, JUnit, the command shown in the report, the job summary.
         observe: progress of the batch.
@@ -72,11 +65,7 @@ def nightly(
         ModelUnavailable: the model cannot be reached (nothing is written).
         UsageError: both ``sequential`` and ``max_runs``.
     """
-    if sequential and max_runs is not None:
-        raise UsageError(
-            "--sequential and --max-runs are two designs; give one of them",
-            hint="--max-runs escalates the scenarios that lean harmful; --sequential stops early",
-        )
+    one_design(sequential=sequential, max_runs=max_runs)
     suite = load_suite(suite_path)
     base = baseline or baselines / suite.name
     if not (base / MANIFEST_FILE).exists():
@@ -92,57 +81,40 @@ def nightly(
         config or CompareConfig(), {s.id: s.tolerances for s in suite.scenarios}
     )
     options = replace(options or BatchOptions(), variants=(BASE_VARIANT,))
+    design = choose_design(
+        sequential=sequential, max_runs=max_runs, suite=suite, options=options, config=config
+    )
     folder = report_dir(reports)
     runset, target = folder / "runs", folder / "report.md"
     check_targets(target, report.junit)
-    extra: tuple[str, ...] = ()
-    adjust = None
     pooled: PooledBaseline | None = None
     chosen: list[RunSet] = []
 
     def baseline_for(candidate: RunSet) -> RunSet:
         nonlocal pooled
         if not chosen:
-            latest_only = 1 if sequential else history
-            found, pooled = load_baseline(base, candidate, history=latest_only)
+            # A sequential design tests against the latest batch (its thresholds assume one).
+            found, pooled = load_baseline(base, candidate, history=1 if sequential else history)
             chosen.append(found)
         return chosen[0]
 
-    if sequential:
-        outcome = run_sequential(
-            suite, runset, options, baseline=base, config=config, observe=observe
-        )
-        extra = (sequential_section(outcome),)
+    def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
+        rows = read_runs(runset)
+        return baseline_for(RunSet(path=str(runset), manifest={}, runs=rows)).runs, rows
 
-        def adjust(comparison: Comparison) -> Comparison:
-            # The stopping rule is the gate (its thresholds are what keep alpha): the
-            # verdicts, headline, JUnit and exit code follow it.
-            return apply_gate(comparison, outcome)
-    elif max_runs is not None:
-
-        def split(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-            candidate = RunSet(path=str(runset), manifest={}, runs=rows)
-            return baseline_for(candidate).runs, rows
-
-        escalation = run_escalation(
-            suite, runset, options, max_runs=max_runs, config=config, split=split, observe=observe
-        )
-        extra = (escalation_section(escalation.design, escalation.stops),)
-        config = replace(config, alpha=escalation.design.alpha_first)
-
-        def adjust(comparison: Comparison) -> Comparison:
-            return apply_escalation(comparison, escalation.stops, escalation.first)
-    else:
-        execute(suite, runset, options, observe=observe)
+    run_job(
+        Job(suite=suite, runset=runset, options=options, design=design, sides=sides),
+        observe=observe,
+    )
     candidate_set = load_runset(runset)
     result = compare_loaded(
         baseline_for(candidate_set),
         candidate_set,
         target,
-        config=config,
+        config=design.final_config(config),
         options=report,
-        extra_sections=extra,
-        adjust=adjust,
+        extra_sections=design_sections(design),
+        adjust=design.settle,
         history=pooled,
     )
     return replace(result, runset=runset)

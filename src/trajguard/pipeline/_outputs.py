@@ -20,6 +20,7 @@ __all__ = [
     "plotted_scenarios",
     "report_dir",
     "timestamped",
+    "write_outputs",
     "write_texts",
 ]
 
@@ -104,6 +105,19 @@ def write_texts(texts: Mapping[Path, str]) -> None:
             atomic_write_text(path, text)
         except OSError as exc:
             raise StoreError(f"cannot write: {exc.strerror or exc}", file=path) from None
+
+
+def write_outputs(
+    report: Path, text: str, *, options: ReportOptions, junit: str | None = None
+) -> None:
+    """The one output tail of every comparison: the report and its JUnit file (checked
+    before either is written, then written atomically), then the job summary."""
+    texts = {report: text}
+    if options.junit is not None and junit is not None:
+        texts[options.junit] = junit
+    write_texts(texts)
+    if options.step_summary:
+        append_step_summary(text)
 
 
 def append_step_summary(text: str) -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from trajguard.compare import EscalationDesign, EscalationStop, metric
+from trajguard.compare import EscalationPlan, EscalationStop, metric
 from trajguard.report._format import md
 
 __all__ = ["escalation_section"]
 
 
 def escalation_section(
-    design: EscalationDesign, stops: Mapping[str, EscalationStop], *, unit: str = "runs"
+    design: EscalationPlan, stops: Mapping[str, EscalationStop], *, unit: str = "runs"
 ) -> str:
     """The design (levels, looks, lean rule), then one row per scenario: runs spent, looks and
     why it stopped."""

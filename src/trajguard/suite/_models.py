@@ -116,6 +116,9 @@ class Defaults(_Strict):
     timeout_s: TimeoutSeconds = 120.0
     api_base: str | None = None
     executor: ExecutorSettings = Field(default_factory=LocalExecutorSettings)
+    require_power: bool = False
+    """A night whose gating tests could not see a pass-rate drop of the band in some scenario
+    (a blind night) exits 4 instead of 0 (``nightly --require-power`` sets it for one run)."""
 
     @field_validator("executor", mode="before")
     @classmethod

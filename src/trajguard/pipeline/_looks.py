@@ -1,0 +1,134 @@
+"""The one job runner: a design's looks as batches of one run set, for ``nightly`` and ``ab``.
+
+Every look resumes the same run set, so seeds and rows are those of one batch whatever the
+design (:mod:`trajguard.compare._designs`). A job names its two sides: the baseline against the
+candidate (``nightly``), or variant A against variant B of one batch (``ab``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pandas as pd
+
+from trajguard.compare import (
+    CompareConfig,
+    Design,
+    EscalationDesign,
+    FixedDesign,
+    Look,
+    SequentialDesign,
+    Sides,
+    drive,
+)
+from trajguard.errors import UsageError
+from trajguard.report import escalation_section, sequential_section
+from trajguard.run import BatchOptions, ObserverFactory, execute
+from trajguard.store import read_runs
+from trajguard.suite import Suite
+
+__all__ = ["Job", "choose_design", "design_sections", "one_design", "run_job", "variant_sides"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Job:
+    """A batch run under a design, with its two sides.
+
+    Attributes:
+        suite: the suite.
+        runset: the candidate run set (created by the first look, resumed after).
+        options: batch options (runs, model, scenarios, variants).
+        design: how many runs, look by look.
+        sides: both sides' rows so far.
+        label: the batches' label on the progress display.
+    """
+
+    suite: Suite
+    runset: Path
+    options: BatchOptions
+    design: Design
+    sides: Sides
+    label: str | None = None
+
+
+def one_design(*, sequential: bool, max_runs: int | None) -> None:
+    """Refuse two designs at once (checked before anything is loaded).
+
+    Raises:
+        UsageError: both ``sequential`` and ``max_runs``.
+    """
+    if sequential and max_runs is not None:
+        raise UsageError(
+            "--sequential and --max-runs are two designs; give one of them",
+            hint="--max-runs escalates the scenarios that lean harmful; --sequential stops early",
+        )
+
+
+def choose_design(
+    *,
+    sequential: bool,
+    max_runs: int | None,
+    suite: Suite,
+    options: BatchOptions,
+    config: CompareConfig,
+    variants: tuple[str, str] | None = None,
+) -> Design:
+    """The design the options ask for: fixed, sequential or escalation.
+
+    Raises:
+        UsageError: both ``sequential`` and ``max_runs``.
+    """
+    one_design(sequential=sequential, max_runs=max_runs)
+    runs = options.runs or suite.defaults.runs
+    scenarios = list(options.scenarios) or [s.id for s in suite.scenarios]
+    if sequential:
+        return SequentialDesign(
+            max_runs=runs, scenarios=scenarios, config=config, variants=variants
+        )
+    if max_runs is not None:
+        return EscalationDesign(
+            first=runs, max_runs=max_runs, scenarios=len(scenarios), config=config
+        )
+    return FixedDesign()
+
+
+def variant_sides(runset: Path, variants: tuple[str, str]) -> Sides:
+    """Variant A's rows and variant B's rows of one batch."""
+
+    def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
+        rows = read_runs(runset)
+        return rows[rows["variant"] == variants[0]], rows[rows["variant"] == variants[1]]
+
+    return sides
+
+
+def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
+    """Run every look of the job's design into its run set."""
+
+    def run_look(look: Look) -> None:
+        options = job.options
+        if look.runs is not None:
+            options = replace(options, runs=look.runs)
+        if look.scenarios is not None:
+            options = replace(options, scenarios=look.scenarios)
+        name = job.label or job.suite.name
+        execute(
+            job.suite,
+            job.runset,
+            options,
+            resume=look.index > 0,
+            observe=observe,
+            label=f"{name} {look.label}" if look.label else job.label,
+        )
+
+    drive(job.design, run_look=run_look, sides=job.sides)
+
+
+def design_sections(design: Design, *, unit: str = "runs") -> tuple[str, ...]:
+    """The report's section on the design (none for a fixed one)."""
+    if isinstance(design, SequentialDesign):
+        return (sequential_section(design.outcome),)
+    if isinstance(design, EscalationDesign):
+        return (escalation_section(design.plan, design.stops, unit=unit),)
+    return ()

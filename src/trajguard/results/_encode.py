@@ -26,33 +26,34 @@ Converter = Callable[[Any], Any]
 
 def _is_bool(value: Any) -> bool:
     # numpy's bool is no subclass of bool, and a result computed with numpy can hold one.
+    if value is True or value is False:
+        return True
     kind = type(value)
-    return isinstance(value, bool) or (
-        kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
-    )
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not _is_bool(value)
+    return type(value) is float or (isinstance(value, numbers.Real) and not _is_bool(value))
 
 
 def _is_integer(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not _is_bool(value)
+    return type(value) is int or (isinstance(value, numbers.Integral) and not _is_bool(value))
 
 
-def fits(form: Form, value: Any) -> bool:
-    """Whether ``value`` has the shape of ``form`` (shallow: it picks a union's member)."""
-    kind = form.kind
+def fitter(form: Form) -> Callable[[Any], bool]:
+    """Whether a value has the shape of ``form`` (shallow: it picks a union's member)."""
+    kind, hint = form.kind, form.hint
     if kind == "dataclass":
-        return type(value) is form.hint
+        return lambda v: type(v) is hint
     if kind == "enum":
-        return isinstance(value, form.hint)
+        return lambda v: isinstance(v, hint)
     if kind == "literal":
-        return any(type(value) is type(v) and value == v for v in form.args)
+        return lambda v: any(type(v) is type(x) and v == x for x in form.args)
     if kind in ("array", "fixed"):
-        if typing.get_origin(form.hint) is abc.Sequence:
-            return isinstance(value, list | tuple)
-        return isinstance(value, form.container or tuple)
+        if typing.get_origin(hint) is abc.Sequence:
+            return lambda v: isinstance(v, list | tuple)
+        container = form.container or tuple
+        return lambda v: isinstance(v, container)
     checks: dict[str, Callable[[Any], bool]] = {
         "str": lambda v: isinstance(v, str),
         "int": _is_integer,
@@ -60,9 +61,9 @@ def fits(form: Form, value: Any) -> bool:
         "bool": _is_bool,
         "none": lambda v: v is None,
         "set": lambda v: isinstance(v, set | frozenset),
-        "map": lambda v: isinstance(v, abc.Mapping),
+        "map": lambda v: type(v) is dict or isinstance(v, abc.Mapping),
     }
-    return checks[kind](value)
+    return checks[kind]
 
 
 def _finite(value: Any) -> float:
@@ -104,10 +105,10 @@ def _compile(hint: Any) -> Converter:
         return _array(form)
     if form.kind == "map":
         return _mapping(form)
-    convert = _SCALARS[form.kind]
+    convert, fits = _SCALARS[form.kind], fitter(form)
 
     def encode(value: Any) -> Any:
-        if not fits(form, value):
+        if not fits(value):
             raise _refuse(form, value)
         return convert(value)
 
@@ -119,12 +120,12 @@ def _refuse(form: Form, value: Any) -> Failure:
 
 
 def _union(form: Form) -> Converter:
-    members = [(form_of(a), encoder(a)) for a in union_order(form.args)]
+    members = [(fitter(form_of(a)), encoder(a)) for a in union_order(form.args)]
 
     def encode(value: Any) -> Any:
         failure = None
-        for member, convert in members:
-            if fits(member, value):
+        for fits, convert in members:
+            if fits(value):
                 try:
                     return convert(value)
                 except Failure as error:
@@ -142,15 +143,16 @@ def _comparable(items: list[Any]) -> bool:
 def _array(form: Form) -> Converter:
     items = [encoder(a) for a in form.args]
     fixed, is_set = form.kind == "fixed", form.kind == "set"
+    fits = fitter(form)
 
     def encode(value: Any) -> list[Any]:
-        if not fits(form, value) or (fixed and len(value) != len(items)):
+        if not fits(value) or (fixed and len(value) != len(items)):
             raise _refuse(form, value)
         out = []
-        index = 0
+        index, convert = 0, items[0]
         try:
             for index, item in enumerate(value):
-                out.append(items[index if fixed else 0](item))
+                out.append(items[index](item) if fixed else convert(item))
         except Failure as failure:
             raise failure.at(f"[{index}]") from None
         if is_set:
@@ -166,9 +168,10 @@ def _array(form: Form) -> Converter:
 def _mapping(form: Form) -> Converter:
     keys, values = encoder(form.args[0]), encoder(form.args[1])
     text = key_is_text(form.args[0])
+    fits = fitter(form)
 
     def encode(value: Any) -> Any:
-        if not fits(form, value):
+        if not fits(value):
             raise _refuse(form, value)
         out: Any = {} if text else []
         for key, item in value.items():

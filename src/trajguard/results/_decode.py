@@ -120,7 +120,9 @@ def _union(form: Form) -> Converter:
                 failures.append(failure)
         if not failures:
             raise _refuse(form, data)
-        words = "; ".join(f"{f.path('')}: {f.message}".lstrip(": ") for f in failures)
+        words = "; ".join(
+            f"{f.path('')}: {f.message}" if f.segments else f.message for f in failures
+        )
         raise Failure(f"matches no member of {expected(form)} ({words})")
 
     return decode

@@ -5,6 +5,10 @@ in different modules are both named by module and class instead, so they never m
 object is closed (``additionalProperties: false``); ``required`` lists the fields without a
 default; a property's ``description`` comes from the class's docstrings (``_docs``) and its
 ``default`` is the field's default as it would be written.
+
+The schema is a little looser than the reader in one place JSON Schema cannot express: it takes
+``3.0`` as an integer, which ``from_data`` refuses for an ``int`` field (the writer never
+writes one).
 """
 
 from __future__ import annotations

@@ -18,20 +18,18 @@ from trajguard.compare import (
     ABResult,
     CompareConfig,
     Comparison,
-    EscalationDesign,
+    EscalationPlan,
     EscalationStop,
     LookRecord,
     SequentialOutcome,
     Stop,
     compare_ab,
     compare_runsets,
-    decide_look,
-    escalation_design,
-    later_look,
-    leaning,
     pool_history,
     split_runs,
 )
+from trajguard.compare._escalation import escalation_plan, later_look, leaning
+from trajguard.compare._sequential import decide_look
 from trajguard.results import InvalidResultData, dumps, from_data, json_schema, loads, to_data
 
 VERSION = "1"
@@ -152,14 +150,14 @@ def test_a_sequential_outcome_round_trips_and_validates():
 
 def test_an_escalation_design_and_its_stops_round_trip_and_validate():
     base, cand = _tables(), _tables(shift=8)
-    design = escalation_design(first=20, max_runs=60, alpha=0.05, scenarios=3)
+    design = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=3)
     first = compare_runsets(base, cand, config=SMALL.with_updates(alpha=design.alpha_first))
     stops = [stop for stop in leaning(first, design).values() if stop is not None]
     stop, seen = later_look(first.scenarios[0], design, 1, ())
     stops += [stop or EscalationStop(scenario="late", runs=40, reason="lean", looks=seen)]
     assert stops and seen
-    assert from_data(EscalationDesign, to_data(design)) == design
-    _validator(EscalationDesign).validate(_document(design))
+    assert from_data(EscalationPlan, to_data(design)) == design
+    _validator(EscalationPlan).validate(_document(design))
     validator = _validator(EscalationStop)
     for each in stops:
         assert from_data(EscalationStop, to_data(each)) == each

@@ -20,8 +20,9 @@ from trajguard.pipeline._outputs import (
 )
 from trajguard.pipeline._sequential import run_sequential_ab
 from trajguard.report import (
+    build_ab_document,
     escalation_section,
-    render_ab_report,
+    render_markdown,
     sequential_section,
     write_plots,
 )
@@ -135,15 +136,17 @@ def ab(
         first = compare_ab(first_rows, a, b, config=config)
         per_scenario = apply_escalation(result.per_scenario, escalation.stops, escalation.first)
         result = replace(first, per_scenario=per_scenario)
-    links: dict[str, str] = {}
-    if report.plots:
-        frame = side.runs
-        links = write_plots(
-            folder, frame[frame["variant"] == a], frame[frame["variant"] == b], scenarios
-        )
-    text = render_ab_report(
-        result, runs=side, plots=links, command=report.command, extra_sections=extra
+    compared = {s.scenario for s in result.per_scenario.scenarios}
+    document = build_ab_document(
+        result,
+        runs=side,
+        plots=[s for s in scenarios if s in compared] if report.plots else [],
+        command=report.command,
+        extra_sections=extra,
     )
+    if report.plots:
+        write_plots(folder, document)
+    text = render_markdown(document)
     write_texts({target: text})
     if report.step_summary:
         append_step_summary(text)

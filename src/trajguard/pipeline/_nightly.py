@@ -25,6 +25,7 @@ from trajguard.pipeline._escalation import run_escalation
 from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
 from trajguard.pipeline._sequential import run_sequential
 from trajguard.report import escalation_section, sequential_section
+from trajguard.results import ReportKind
 from trajguard.run import BatchOptions, ObserverFactory, execute
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -144,5 +145,6 @@ def nightly(
         extra_sections=extra,
         adjust=adjust,
         history=pooled,
+        kind=ReportKind.NIGHTLY,
     )
     return replace(result, runset=runset)

@@ -4,7 +4,8 @@ Per scenario, :func:`trajguard.compare.compare_arms` in two-sided mode (variant 
 baseline). Overall, the scenario is the stratum: pass and crash rates by the Cochran-Mantel-
 Haenszel test (``statsmodels`` ``StratifiedTable``), Holm across the two; steps, tokens and latency
 by a permutation of variant labels within scenarios (mean within-scenario difference, on logs for
-tokens and latency). The answer is "helped", "hurt" or "no detectable difference", with the
+tokens and latency). The answer is "helped", "hurt", "behaved differently" or "no detectable difference" (see
+:class:`Answer`), with the
 average pass-rate difference these runs could have detected.
 """
 
@@ -36,7 +37,13 @@ FloatArray = npt.NDArray[np.float64]
 
 
 class Answer(StrEnum):
-    """The plain answer to "did B help?"."""
+    """The plain answer to "did B help?".
+
+    Helped and hurt come from the overall stratified tests of pass and crash rate (Holm over the
+    two at alpha); "behaved differently" when those find nothing but some scenario's gating
+    metric regressed, improved or changed beyond its band (the per-scenario family, adjusted
+    over scenarios at alpha); otherwise no detectable difference.
+    """
 
     HELPED = "helped"
     HURT = "hurt"
@@ -197,16 +204,36 @@ def _stratified(
     )
 
 
+_DIFFERENCES = {
+    Verdict.REGRESSED: "worse",
+    Verdict.IMPROVED: "better",
+    Verdict.CHANGED: "changed",
+}
+
+
 def _behaviour_changes(per_scenario: Comparison) -> list[str]:
-    """Gating behaviour metrics (no direction: tool usage, tool order) that differ beyond
-    their band in some scenario: a difference for ``ab`` (a regression for a nightly)."""
-    return [
-        f"{metric(m.metric).label} in {s.scenario} "
-        f"({metric(m.metric).format_effect(m.estimate, None)[0]})"
-        for s in per_scenario.scenarios
-        for m in s.metrics
-        if m.kind == "gating" and m.verdict is Verdict.CHANGED
-    ]
+    """The per-scenario differences the report shows, one entry per scenario: the gating
+    metrics that regressed, improved or changed beyond their band (the per-scenario family,
+    adjusted over scenarios), as "<scenario>: <metric> <worse|better|changed> (<effect>), …";
+    scenarios with a metric worse first."""
+    entries = []
+    for s in per_scenario.scenarios:
+        moved = [m for m in s.metrics if m.kind == "gating" and m.verdict in _DIFFERENCES]
+        if moved:
+            worse = any(m.verdict is Verdict.REGRESSED for m in moved)
+            parts = ", ".join(
+                f"{metric(m.metric).label} {_DIFFERENCES[m.verdict]} "
+                f"({metric(m.metric).format_effect(m.estimate, None)[0]})"
+                for m in moved
+            )
+            entries.append((not worse, f"{s.scenario}: {parts}"))
+    return [text for _, text in sorted(entries, key=lambda e: e[0])]
+
+
+def _listed(entries: list[str], most: int = 3) -> str:
+    shown = "; ".join(entries[:most])
+    rest = len(entries) - most
+    return shown + (f"; and {rest} more scenario{'s' if rest > 1 else ''}" if rest > 0 else "")
 
 
 def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:
@@ -259,15 +286,15 @@ def _summary(
         )
     if answer is Answer.DIFFERENT:
         return (
-            f"{b} behaved differently from {a}: {'; '.join(changed)} moved beyond its band. "
-            "Its pass and crash rates did not differ significantly"
+            f"{b} differed from {a} per scenario ({_listed(changed)}); over all scenarios "
+            "its pass and crash rates did not differ significantly"
             + (f" ({found[0]})" if found else "")
             + reach
             + "."
         )
     text = f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
     if changed:
-        text += f" Behaviour beyond its band: {'; '.join(changed)}."
+        text += f" Per scenario: {_listed(changed)}."
     return text
 
 

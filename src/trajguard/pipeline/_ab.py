@@ -23,7 +23,7 @@ from trajguard.pipeline._outputs import (
     report_dir,
     write_outputs,
 )
-from trajguard.report import junit_xml, render_ab_report, write_plots
+from trajguard.report import build_ab_document, junit_xml, render_markdown, write_plots
 from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -129,22 +129,17 @@ def ab(
         first_rows = side.runs[side.runs["run_index"] < design.plan.first]
         result = compare_ab(first_rows, a, b, config=config)
     result = result.with_per_scenario(per_scenario)
-    links: dict[str, str] = {}
-    if report.plots:
-        frame = side.runs
-        links = write_plots(
-            folder,
-            frame[frame["variant"] == a],
-            frame[frame["variant"] == b],
-            plotted_scenarios(result.per_scenario, all_plots=report.all_plots),
-        )
-    text = render_ab_report(
+    plotted = plotted_scenarios(result.per_scenario, all_plots=report.all_plots)
+    document = build_ab_document(
         result,
         runs=side,
-        plots=links,
+        plots=plotted if report.plots else [],
         command=report.command,
         extra_sections=design_sections(design, unit="runs per variant"),
     )
-    junit = None if report.junit is None else junit_xml(result.per_scenario, suite=side.suite)
+    if report.plots:
+        write_plots(folder, document)
+    text = render_markdown(document)
+    junit = None if report.junit is None else junit_xml(document)
     write_outputs(target, text, options=report, junit=junit)
     return ABOutcome(result=result, report=target, runset=runset, junit=report.junit)

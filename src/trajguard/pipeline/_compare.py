@@ -22,7 +22,8 @@ from trajguard.pipeline._outputs import (
     timestamped,
     write_outputs,
 )
-from trajguard.report import junit_xml, render_report, write_plots
+from trajguard.report import build_document, junit_xml, render_markdown, write_plots
+from trajguard.results import ReportKind
 from trajguard.store import RunSet, load_history, load_runset
 
 __all__ = [
@@ -134,11 +135,14 @@ def compare_loaded(
     extra_sections: Sequence[str] = (),
     adjust: Callable[[Comparison], Comparison] | None = None,
     history: PooledBaseline | None = None,
+    kind: ReportKind = ReportKind.COMPARE,
 ) -> CompareOutcome:
     """Compare two loaded run sets; write the report (plots beside it) and optional JUnit.
 
     ``adjust`` transforms the comparison before anything is written (the sequential gate sets
-    the verdicts in sequential mode), so report, JUnit and the returned comparison agree.
+    the verdicts in sequential mode), so report, JUnit and the returned comparison agree. The
+    report document is built once from the run sets; report, plots, JUnit and the job summary
+    are rendered from it.
     """
     _comparable(baseline, candidate)
     for side in (baseline, candidate):
@@ -147,20 +151,21 @@ def compare_loaded(
     comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
     if adjust is not None:
         comparison = adjust(comparison)
-    links: dict[str, str] = {}
-    if options.plots:
-        scenarios = plotted_scenarios(comparison, all_plots=options.all_plots)
-        links = write_plots(report.parent, baseline.runs, candidate.runs, scenarios)
-    text = render_report(
+    plotted = plotted_scenarios(comparison, all_plots=options.all_plots) if options.plots else []
+    document = build_document(
         comparison,
+        kind=kind,
         baseline=baseline,
         candidate=candidate,
-        plots=links,
+        plots=plotted,
         command=options.command,
         extra_sections=extra_sections,
         history=history,
     )
-    junit = None if options.junit is None else junit_xml(comparison, suite=candidate.suite)
+    if options.plots:
+        write_plots(report.parent, document)
+    text = render_markdown(document)
+    junit = None if options.junit is None else junit_xml(document)
     write_outputs(report, text, options=options, junit=junit)
     return CompareOutcome(
         comparison=comparison, report=report, junit=options.junit, history=history

@@ -17,6 +17,7 @@ from trajguard.pipeline._compare import (
 )
 from trajguard.pipeline._looks import Job, choose_design, design_sections, one_design, run_job
 from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
+from trajguard.results import ReportKind
 from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest, read_runs
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -116,5 +117,6 @@ def nightly(
         extra_sections=design_sections(design),
         adjust=design.settle,
         history=pooled,
+        kind=ReportKind.NIGHTLY,
     )
     return replace(result, runset=runset)

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
 
-from trajguard.compare import Comparison, PooledBaseline, ScenarioResult
+from trajguard.compare import Comparison, ScenarioResult
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
-from trajguard.report._tools import tool_digest
-from trajguard.store import RunSet
+from trajguard.results import ReportDocument, Side
 
 __all__ = ["render_report"]
 
@@ -97,11 +94,8 @@ def _summary_table(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _provenance(baseline: RunSet, candidate: RunSet) -> list[str]:
-    def get(info: RunSet, key: str) -> str:
-        value = info.manifest.get(key)
-        if isinstance(value, list):
-            value = ", ".join(map(str, value))
+def _provenance(baseline: Side, candidate: Side) -> list[str]:
+    def shown(value: str | None) -> str:
         return md(value if value not in (None, "") else "—", limit=60)
 
     lines = [
@@ -110,24 +104,18 @@ def _provenance(baseline: RunSet, candidate: RunSet) -> list[str]:
         "",
         "| | baseline | candidate |",
         "|---|---|---|",
+        f"| run set | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |",
     ]
-    for key, label in (
-        ("path", "run set"),
-        ("models", "models"),
-        ("git_sha", "git sha"),
-        ("started_at", "started"),
-        ("finished_at", "finished"),
-        ("trajguard_version", "trajguard"),
-        ("batch_seed", "batch seed"),
+    for label, b, c in (
+        ("models", ", ".join(baseline.models), ", ".join(candidate.models)),
+        ("git sha", baseline.git_sha, candidate.git_sha),
+        ("started", baseline.started_at, candidate.started_at),
+        ("finished", baseline.finished_at, candidate.finished_at),
+        ("trajguard", baseline.trajguard_version, candidate.trajguard_version),
+        ("batch seed", baseline.batch_seed, candidate.batch_seed),
     ):
-        if key == "path":
-            lines.append(
-                f"| {label} | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |"
-            )
-        else:
-            lines.append(f"| {label} | {get(baseline, key)} | {get(candidate, key)} |")
-    b_hashes = dict(baseline.manifest.get("config_hashes") or {})
-    c_hashes = dict(candidate.manifest.get("config_hashes") or {})
+        lines.append(f"| {label} | {shown(b)} | {shown(c)} |")
+    b_hashes, c_hashes = baseline.config_hashes, candidate.config_hashes
     changed = sorted(k for k in set(b_hashes) & set(c_hashes) if b_hashes[k] != c_hashes[k])
     if changed:
         lines += ["", "Scenario definitions changed between the batches (config hash):"]
@@ -160,64 +148,31 @@ def _method(comparison: Comparison) -> list[str]:
     ]
 
 
-def _side(name: str, runs: Any) -> str:
-    """``baseline (variant base)`` when the side's runs are all of one variant."""
-    variants = runs["variant"].unique() if "variant" in runs.columns else []
-    return f"{name} ({variants[0]})" if len(variants) == 1 else name
-
-
-def render_report(
-    comparison: Comparison,
-    *,
-    baseline: RunSet,
-    candidate: RunSet,
-    plots: Mapping[str, str] | None = None,
-    command: str | None = None,
-    extra_sections: Sequence[str] = (),
-    history: PooledBaseline | None = None,
-) -> str:
-    """The markdown report of a comparison.
-
-    Args:
-        comparison: the result of :func:`trajguard.compare.compare_runsets`.
-        baseline: the baseline run set (path, manifest, runs).
-        candidate: the candidate run set.
-        plots: scenario → relative path of its distribution plot (PNG), if drawn.
-        command: the command that reproduces the report.
-        extra_sections: markdown inserted before the provenance (e.g. a sequential design).
-        history: the batches pooled from the baseline's history, if any.
-    """
-    suite = str(candidate.manifest.get("suite") or baseline.manifest.get("suite") or "suite")
-    lines = _headline(comparison, suite)
+def render_report(document: ReportDocument) -> str:
+    """The markdown report of a comparison, from its document alone."""
+    comparison = document.comparison
+    lines = _headline(comparison, document.suite)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += gating_section(comparison)
-    lines += history_section(comparison, history)
-    latency = machines_note(baseline.manifest, candidate.manifest)
+    lines += history_section(comparison, document.history)
+    latency = machines_note(document.baseline.machine, document.candidate.machine)
     lines += ["", "## Scenarios"]
-    tools_b, tools_c = tool_digest(baseline.runs), tool_digest(candidate.runs)
     for result in comparison.scenarios:
         lines += scenario_section(
             result,
-            tools_b,
-            tools_c,
-            plots or {},
+            document.scenarios[result.scenario],
+            document.plots,
             comparison.config.alpha,
             latency_note=latency,
             scenario_adjusted=comparison.family is not None
             and comparison.family.method == "omnibus",
         )
-    lines += resilience_section(
-        {
-            _side("baseline", baseline.runs): baseline.runs,
-            _side("candidate", candidate.runs): candidate.runs,
-        },
-        comparison.config.alpha,
-    )
-    for section in extra_sections:
+    lines += resilience_section(document.resilience, comparison.config.alpha)
+    for section in document.extra_sections:
         lines += ["", section]
     lines += _method(comparison)
-    lines += _provenance(baseline, candidate)
-    if command:
-        lines += ["", "## Reproduce", "", "```bash", command, "```"]
+    lines += _provenance(document.baseline, document.candidate)
+    if document.command:
+        lines += ["", "## Reproduce", "", "```bash", document.command, "```"]
     return "\n".join(lines) + "\n"

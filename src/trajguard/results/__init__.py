@@ -1,19 +1,53 @@
-"""Result objects as data: JSON in and out, and the JSON Schema of what is written.
+"""The comparison as data: the result document every report is rendered from, and its JSON.
 
-Generic over keyword-only frozen dataclasses: :func:`to_data` / :func:`from_data` follow the
-fields' type hints (dataclasses, enums, ``Literal``, scalars, unions, tuples, lists,
-mappings, frozensets), :func:`dumps` / :func:`loads` add JSON text and a ``schema_version``,
-and :func:`json_schema` describes the same documents (draft 2020-12). Nothing here does I/O or
+A :class:`ReportDocument` holds everything the reports of one comparison say (the comparison,
+the A/B answer, both sides' provenance, per-scenario tool usage and plot data, resilience, the
+baseline history, the design); the renderers in :mod:`trajguard.report` read nothing else.
+
+The codec is generic over keyword-only frozen dataclasses: :func:`to_data` / :func:`from_data`
+follow the fields' type hints (dataclasses, enums, ``Literal``, scalars, unions, tuples, lists,
+mappings, frozensets), :func:`dumps` / :func:`loads` add JSON text and a ``schema_version``, and
+:func:`json_schema` describes the same documents (draft 2020-12). Nothing here does I/O or
 imports numpy or pandas.
 """
 
 from trajguard.errors import InvalidResultData
 from trajguard.results._codec import VERSION_KEY, dumps, from_data, loads, to_data
+from trajguard.results._document import (
+    DOCUMENT_SCHEMA_VERSION,
+    ABOverall,
+    HistoryFacts,
+    PlotSample,
+    RateCount,
+    ReportDocument,
+    ReportKind,
+    ResilienceGroup,
+    Scalar,
+    ScenarioFacts,
+    Side,
+    SideFacts,
+    ToolUse,
+    TopSequence,
+)
 from trajguard.results._schema import json_schema
 
 __all__ = [
+    "DOCUMENT_SCHEMA_VERSION",
     "VERSION_KEY",
+    "ABOverall",
+    "HistoryFacts",
     "InvalidResultData",
+    "PlotSample",
+    "RateCount",
+    "ReportDocument",
+    "ReportKind",
+    "ResilienceGroup",
+    "Scalar",
+    "ScenarioFacts",
+    "Side",
+    "SideFacts",
+    "ToolUse",
+    "TopSequence",
     "dumps",
     "from_data",
     "json_schema",

@@ -4,9 +4,9 @@ Per scenario, :func:`trajguard.compare.compare_arms` in two-sided mode (variant 
 baseline). Overall, the scenario is the stratum: pass and crash rates by the Cochran-Mantel-
 Haenszel test (``statsmodels`` ``StratifiedTable``), Holm across the two; steps, tokens and latency
 by a permutation of variant labels within scenarios (mean within-scenario difference, on logs for
-tokens and latency). The answer is "helped", "hurt", "behaved differently" or "no detectable difference" (see
-:class:`Answer`), with the
-average pass-rate difference these runs could have detected.
+tokens and latency). The answer is "helped", "hurt", "behaved differently" or "no detectable
+difference" (see :class:`Answer`), with the average pass-rate difference these runs could have
+detected.
 """
 
 from __future__ import annotations

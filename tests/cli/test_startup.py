@@ -24,18 +24,19 @@ ATIF_FILE = REPO / "tests/examples/golden/test_frozen_agent/test_reference_agent
 DEMO = REPO / "suites" / "demo.yaml"
 HEAVY = ("pandas", "scipy", "numpy", "statsmodels", "litellm", "matplotlib", "pyarrow")
 
-# Runs the command line exactly as `python -m trajguard.cli ARGS` does, then records what it
-# imported (argv[1]: the file to write; the rest: the command's arguments).
+# Runs the command line exactly as `python -m trajguard.cli ARGS` does (argv[1]: the file to
+# write; the rest: the command's arguments) and records what it imported when the process exits
+# (the command line ends its process after running the atexit handlers).
 WRAPPER = """
-import json, runpy, sys
+import atexit, json, runpy, sys
 record, sys.argv = sys.argv[1], ["trajguard", *sys.argv[2:]]
-try:
-    runpy.run_module("trajguard.cli", run_name="__main__", alter_sys=True)
-    code = 0
-except SystemExit as exit_:
-    code = exit_.code if isinstance(exit_.code, int) else 2
-with open(record, "w", encoding="utf-8") as file:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, file)
+
+def dump():
+    with open(record, "w", encoding="utf-8") as file:
+        json.dump(sorted(sys.modules), file)
+
+atexit.register(dump)
+runpy.run_module("trajguard.cli", run_name="__main__", alter_sys=True)
 """
 
 
@@ -58,10 +59,12 @@ def _imports(tmp_path: Path, *args: str) -> dict[str, Any]:
         text=True,
         timeout=300,
     )
-    assert result.returncode == 0, result.stderr  # the wrapper's own exit; the command's is "code"
-    answer: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
-    answer["stdout"], answer["stderr"] = result.stdout, result.stderr
-    return answer
+    return {
+        "code": result.returncode,
+        "modules": json.loads(record.read_text(encoding="utf-8")),
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+    }
 
 
 def _heavy(modules: list[str]) -> list[str]:
@@ -144,3 +147,33 @@ def test_a_command_parsed_alone_has_the_same_help_as_in_the_full_parser(command:
     alone, full = build_parser(command), build_parser()
     assert sub(alone).format_help() == sub(full).format_help()
     assert alone.format_help() == full.format_help()
+
+
+def test_the_console_scripts_exit_joins_threads_runs_atexit_and_flushes(tmp_path: Path) -> None:
+    """The command line ends its process without the module teardown (trajguard.cli._exit),
+    after what the interpreter's exit does first: a non-daemon thread's work is finished, the
+    atexit handlers have run, the exit code and every byte of the (piped) output are there."""
+    code = (
+        "import atexit, pathlib, runpy, sys, threading, time\n"
+        "def late():\n"
+        "    time.sleep(0.5)\n"
+        "    pathlib.Path('thread.txt').write_text('done')\n"
+        "threading.Thread(target=late).start()\n"
+        "atexit.register(lambda: pathlib.Path('atexit.txt').write_text('ran'))\n"
+        "sys.argv = ['trajguard', 'validate', sys.argv[1], '/no/such/file.json']\n"
+        "runpy.run_module('trajguard.cli', run_name='__main__', alter_sys=True)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(trajguard.__file__).resolve().parents[1])}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(ATIF_FILE)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == f"{ATIF_FILE}: valid ATIF-v1.8 (5 steps, 0 subagents)\n"
+    assert result.stderr.endswith("1 of 2 files valid\n"), result.stderr
+    assert (tmp_path / "thread.txt").read_text() == "done"
+    assert (tmp_path / "atexit.txt").read_text() == "ran"

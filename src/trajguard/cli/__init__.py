@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from trajguard import __version__
 from trajguard.cli import ab, baseline, compare, docs, nightly, plan, run, show, validate
+from trajguard.cli._exit import exit_now
 from trajguard.errors import BatchInterrupted, TrajguardError
 
 _COMMANDS = (run, compare, nightly, ab, plan, show, baseline, validate, docs)
@@ -71,5 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point (and ``python -m trajguard.cli``): runs :func:`main`, then
+    ends the process without the interpreter's module teardown (:mod:`trajguard.cli._exit`)."""
+    exit_now(main())

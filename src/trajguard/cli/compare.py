@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from trajguard import pipeline
 from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
@@ -17,10 +16,14 @@ from trajguard.cli._common import (
 EXIT_REGRESSION = 1
 
 
+NAME = "compare"
+HELP = "compare a candidate run set with a baseline; write a report; exit 1 on regression"
+
+
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "compare",
-        help="compare a candidate run set with a baseline; write a report; exit 1 on regression",
+        NAME,
+        help=HELP,
         description="Compare two run sets as distributions, scenario by scenario. Exit codes: "
         "0 no regression, 1 regression, 2 input error, 3 infrastructure failure.",
     )
@@ -35,6 +38,8 @@ def register(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from trajguard import pipeline
+
     outcome = pipeline.compare(
         args.baseline,
         args.candidate,

@@ -12,10 +12,14 @@ DOCS = {
 }
 
 
+NAME = "docs"
+HELP = "print a document shipped with trajguard (statistics, architecture)"
+
+
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "docs",
-        help="print a document shipped with trajguard (statistics, architecture)",
+        NAME,
+        help=HELP,
         description="Print docs/<NAME>.md as shipped with this installation. "
         + "; ".join(f"{name}: {what}" for name, what in DOCS.items())
         + ".",

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+if TYPE_CHECKING:
+    from trajguard.report import ArmSummary
 
-from trajguard import pipeline
-from trajguard.report import ArmSummary
+
+NAME = "show"
+HELP = "summarise a run set per scenario, or one trajectory file"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "show",
-        help="summarise a run set per scenario, or one trajectory file",
+        NAME,
+        help=HELP,
         description="Per scenario: pass rate, crash rate, median steps, top tool sequences, "
         "median tokens, and the most common errors. Given an ATIF file instead, print its shape.",
     )
@@ -40,6 +40,8 @@ def _percent(value: float | None) -> str:
 
 
 def _row(arm: ArmSummary) -> list[str]:
+    from rich.markup import escape
+
     sequences = "\n".join(f"{n}× {_sequence(seq)}" for seq, n in arm.top_sequences)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(arm.statuses.items()))
     cells = [
@@ -56,6 +58,12 @@ def _row(arm: ArmSummary) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from trajguard import pipeline
+
     console = Console(width=max(Console().width, 140))
     view = pipeline.show(args.target, top=args.top)
     if not isinstance(view, pipeline.RunSetView):

@@ -30,13 +30,16 @@ from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import Plan, RunSpec, plan_batch
 from trajguard.run._provenance import check_resumable, new_manifest, record_executor
 from trajguard.run._rows import errors_by_arm
+from trajguard.run._startup import StartupSteps
 from trajguard.suite import ResolvedScenario, Suite
 
 __all__ = ["BatchObserver", "BatchResult", "ObserverFactory", "execute", "run_batch"]
 
 
 class BatchObserver(Protocol):
-    """What watches a batch: told the plan once, then every finished run's row."""
+    """What watches a batch: told the plan once, when the runs begin (after the start-up:
+    models checked, servers started), then every finished run's row. An observer that is also a
+    :class:`~trajguard.run.StartupObserver` is told the start-up steps before that."""
 
     def start(self, total: int, skipped: int, interrupted: int) -> None:
         """The batch plans ``total`` runs, ``skipped`` are on disk, ``interrupted`` redone."""
@@ -104,18 +107,19 @@ async def run_batch(
     if interrupted:
         manifest.setdefault("interrupted_runs", [])
         manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
-    if observer is not None:
-        observer.start(len(plan), len(plan) - len(todo), len(interrupted))
     settings = choose_executor(options.executor, suite, manifest if resume else None)
     wanted = options.concurrency or suite.defaults.concurrency
+    steps = StartupSteps(observer)
     async with open_executor(
-        settings, todo, make_model=make_model, batch=manifest, concurrency=wanted
+        settings, todo, make_model=make_model, batch=manifest, concurrency=wanted, steps=steps
     ) as executor:
         # opened before anything is written: an unreachable model or cluster leaves nothing
         if todo:
             record_executor(manifest, executor.record, resumed=resume)
         if not resume:
             store.write_manifest(runset, manifest)
+        if observer is not None:  # after the start-up steps: the runs begin now
+            observer.start(len(plan), len(plan) - len(todo), len(interrupted))
         concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
         rows = await _run_all(todo, executor, runset, observer, concurrency)
         server_log = executor.keep_server_log(runset, todo, rows)

@@ -46,7 +46,7 @@ def document_of(case: ReportCase) -> ReportDocument:
             runs=case.runs,
             plots=case.scenarios,
             command=case.command,
-            extra_sections=case.extra_sections,
+            design=case.design,
         )
     return build_document(
         case.comparison,
@@ -55,7 +55,7 @@ def document_of(case: ReportCase) -> ReportDocument:
         candidate=case.candidate,
         plots=case.scenarios,
         command=case.command,
-        extra_sections=case.extra_sections,
+        design=case.design,
         history=case.history,
     )
 

@@ -1,7 +1,8 @@
 """The ``trajguard`` command line: one module per command, each parsing its options, calling one
 function of :mod:`trajguard.pipeline` (or the library) and printing what it returns.
 
-Exit codes: 0 ok (no regression), 1 regression, 2 usage or input error, 3 infrastructure failure.
+Exit codes: 0 ok (no regression), 1 regression, 2 usage or input error, 3 infrastructure
+failure, 4 a blind night with ``--require-power``.
 User errors are printed without a traceback.
 
 Each command module imports what its command needs when it runs, not when its options are
@@ -18,11 +19,22 @@ import time
 from collections.abc import Sequence
 
 from trajguard import __version__
-from trajguard.cli import ab, baseline, compare, docs, nightly, plan, run, show, validate
+from trajguard.cli import (
+    ab,
+    baseline,
+    compare,
+    docs,
+    nightly,
+    plan,
+    report,
+    run,
+    show,
+    validate,
+)
 from trajguard.cli._exit import exit_now
 from trajguard.errors import BatchInterrupted, TrajguardError
 
-_COMMANDS = (run, compare, nightly, ab, plan, show, baseline, validate, docs)
+_COMMANDS = (run, compare, nightly, ab, report, plan, show, baseline, validate, docs)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

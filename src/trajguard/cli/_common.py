@@ -32,6 +32,7 @@ __all__ = [
     "add_history_argument",
     "add_max_runs_argument",
     "add_report_arguments",
+    "add_require_power_argument",
     "batch_options",
     "command_line",
     "compare_config",
@@ -170,6 +171,18 @@ def add_history_argument(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="pool at most the K newest batches of the baseline's history (default: every "
         "kept batch; 1: the latest only)",
+    )
+
+
+def add_require_power_argument(parser: argparse.ArgumentParser, *, suite: bool) -> None:
+    """``--require-power``: a blind comparison exits 4 (compare, nightly)."""
+    default = " (default: the suite's defaults.require_power)" if suite else ""
+    parser.add_argument(
+        "--require-power",
+        action="store_true",
+        default=None if suite else False,
+        help="exit 4 instead of 0 when some scenario's gating tests could not see a pass-rate "
+        f"drop of its band (a blind night; exit 1 still wins){default}",
     )
 
 

@@ -9,12 +9,10 @@ from typing import Any
 from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
+    add_require_power_argument,
     compare_config,
     report_options,
 )
-
-EXIT_REGRESSION = 1
-
 
 NAME = "compare"
 HELP = "compare a candidate run set with a baseline; write a report; exit 1 on regression"
@@ -24,8 +22,9 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         NAME,
         help=HELP,
-        description="Compare two run sets as distributions, scenario by scenario. Exit codes: "
-        "0 no regression, 1 regression, 2 input error, 3 infrastructure failure.",
+        description="Compare two run sets as distributions, scenario by scenario; write the "
+        "report and comparison.json beside it. Exit codes: 0 no regression, 1 regression, 2 "
+        "input error, 3 infrastructure failure, 4 blind (with --require-power).",
     )
     parser.add_argument("baseline", type=Path, metavar="BASELINE", help="baseline run set")
     parser.add_argument("candidate", type=Path, metavar="CANDIDATE", help="candidate run set")
@@ -33,6 +32,7 @@ def register(commands: Any) -> None:
         "--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)"
     )
     add_history_argument(parser)
+    add_require_power_argument(parser, suite=False)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
@@ -47,6 +47,7 @@ def main(args: argparse.Namespace) -> int:
         report=args.report,
         options=report_options(args),
         history=args.history,
+        require_power=args.require_power,
     )
     print(outcome.headline)
-    return EXIT_REGRESSION if outcome.regressed else 0
+    return outcome.exit_code

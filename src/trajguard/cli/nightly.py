@@ -11,6 +11,7 @@ from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
     add_max_runs_argument,
+    add_require_power_argument,
     batch_options,
     compare_config,
     observer_factory,
@@ -18,7 +19,6 @@ from trajguard.cli._common import (
     report_options,
     startup_log,
 )
-from trajguard.cli.compare import EXIT_REGRESSION
 
 NAME = "nightly"
 HELP = "run the suite, compare with its baseline, write reports/<date>/, exit 1 on regression"
@@ -45,6 +45,7 @@ def register(commands: Any) -> None:
     )
     add_max_runs_argument(parser)
     add_history_argument(parser)
+    add_require_power_argument(parser, suite=True)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
@@ -70,6 +71,7 @@ def main(args: argparse.Namespace) -> int:
             history=args.history,
             report=report_options(args, step_summary=True),
             observe=observer_factory(args, startup),
+            require_power=args.require_power,
         )
     print(outcome.headline)
-    return EXIT_REGRESSION if outcome.regressed else 0
+    return outcome.exit_code

@@ -11,7 +11,7 @@ from trajguard.pipeline._compare import with_suite_tolerances
 from trajguard.pipeline._looks import (
     Job,
     choose_design,
-    design_sections,
+    design_record,
     one_design,
     run_job,
     variant_sides,
@@ -23,7 +23,8 @@ from trajguard.pipeline._outputs import (
     report_dir,
     write_outputs,
 )
-from trajguard.report import build_ab_document, junit_xml, render_markdown, write_plots
+from trajguard.report import build_ab_document
+from trajguard.results import ReportDocument
 from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -36,6 +37,8 @@ class ABOutcome:
     """What an A/B comparison produced."""
 
     result: ABResult
+    document: ReportDocument
+    """Everything the report says (written beside it as ``comparison.json``)."""
     report: Path
     runset: Path
     junit: Path | None = None
@@ -135,11 +138,9 @@ def ab(
         runs=side,
         plots=plotted if report.plots else [],
         command=report.command,
-        extra_sections=design_sections(design, unit="runs per variant"),
+        design=design_record(design, unit="runs per variant"),
     )
-    if report.plots:
-        write_plots(folder, document)
-    text = render_markdown(document)
-    junit = None if report.junit is None else junit_xml(document)
-    write_outputs(target, text, options=report, junit=junit)
-    return ABOutcome(result=result, report=target, runset=runset, junit=report.junit)
+    write_outputs(document, target, options=report)
+    return ABOutcome(
+        result=result, document=document, report=target, runset=runset, junit=report.junit
+    )

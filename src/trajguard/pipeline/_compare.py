@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,8 @@ from trajguard.pipeline._outputs import (
     timestamped,
     write_outputs,
 )
-from trajguard.report import build_document, junit_xml, render_markdown, write_plots
-from trajguard.results import ReportKind
+from trajguard.report import build_document
+from trajguard.results import DesignRecord, ReportDocument, ReportKind
 from trajguard.store import RunSet, load_history, load_runset
 
 __all__ = [
@@ -40,6 +40,8 @@ class CompareOutcome:
     """What a comparison on disk produced."""
 
     comparison: Comparison
+    document: ReportDocument
+    """Everything the report says (written beside it as ``comparison.json``)."""
     report: Path
     junit: Path | None = None
     runset: Path | None = None
@@ -49,8 +51,13 @@ class CompareOutcome:
 
     @property
     def regressed(self) -> bool:
-        """The exit-code flag: some gating metric regressed."""
+        """The night failed: some gating metric or suite-level test regressed."""
         return self.comparison.regressed
+
+    @property
+    def exit_code(self) -> int:
+        """0, 1 (the night failed) or 4 (blind, with ``--require-power``)."""
+        return self.document.exit_code
 
     @property
     def headline(self) -> str:
@@ -59,7 +66,9 @@ class CompareOutcome:
         for scenario in self.comparison.scenarios:
             counts[scenario.verdict.value] = counts.get(scenario.verdict.value, 0) + 1
         parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-        return f"verdict: {self.comparison.verdict.value} ({parts}) → {self.report}"
+        blind = len(self.comparison.blind)
+        seen = f"; blind in {blind} of {len(self.comparison.scenarios)}" if blind else ""
+        return f"verdict: {self.comparison.verdict.value} ({parts}{seen}) → {self.report}"
 
 
 def with_suite_tolerances(
@@ -132,7 +141,8 @@ def compare_loaded(
     *,
     config: CompareConfig,
     options: ReportOptions,
-    extra_sections: Sequence[str] = (),
+    design: DesignRecord | None = None,
+    require_power: bool = False,
     adjust: Callable[[Comparison], Comparison] | None = None,
     history: PooledBaseline | None = None,
     kind: ReportKind = ReportKind.COMPARE,
@@ -159,16 +169,17 @@ def compare_loaded(
         candidate=candidate,
         plots=plotted,
         command=options.command,
-        extra_sections=extra_sections,
+        design=design,
+        require_power=require_power,
         history=history,
     )
-    if options.plots:
-        write_plots(report.parent, document)
-    text = render_markdown(document)
-    junit = None if options.junit is None else junit_xml(document)
-    write_outputs(report, text, options=options, junit=junit)
+    write_outputs(document, report, options=options)
     return CompareOutcome(
-        comparison=comparison, report=report, junit=options.junit, history=history
+        comparison=comparison,
+        document=document,
+        report=report,
+        junit=options.junit,
+        history=history,
     )
 
 
@@ -181,6 +192,7 @@ def compare(
     reports: Path = Path("reports"),
     options: ReportOptions | None = None,
     history: int | None = None,
+    require_power: bool = False,
 ) -> CompareOutcome:
     """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
 
@@ -196,6 +208,8 @@ def compare(
         reports: the root of the default report path.
         options: plots, JUnit, the command shown in the report.
         history: pool at most this many of the baseline's newest batches (default: all kept).
+        require_power: a blind comparison (some scenario could not see its pass-rate band)
+            exits 4 (:attr:`CompareOutcome.exit_code`).
 
     Raises:
         StoreError: a run set cannot be read, holds several variants, or a target cannot be
@@ -213,4 +227,5 @@ def compare(
         config=config,
         options=options or ReportOptions(),
         history=pooled,
+        require_power=require_power,
     )

@@ -22,6 +22,7 @@ from trajguard.report._resilience_facts import resilience_groups
 from trajguard.report._tools import tool_digest
 from trajguard.results import (
     ABOverall,
+    DesignRecord,
     HistoryFacts,
     PlotSample,
     ReportDocument,
@@ -178,7 +179,8 @@ def build_document(
     candidate: RunSet,
     plots: Iterable[str] = (),
     command: str | None = None,
-    extra_sections: Sequence[str] = (),
+    design: DesignRecord | None = None,
+    require_power: bool = False,
     history: PooledBaseline | None = None,
     ab: ABOverall | None = None,
 ) -> ReportDocument:
@@ -191,7 +193,8 @@ def build_document(
         candidate: the candidate run set.
         plots: the scenarios that get a distribution plot (:func:`write_plots` draws them).
         command: the command that reproduces the report.
-        extra_sections: markdown shown before the method (e.g. a sequential design).
+        design: the design the runs were made under (default: fixed).
+        require_power: a blind night exits 4.
         history: the batches pooled from the baseline's history, if any.
         ab: the A/B answer and overall tests (A/B documents only).
     """
@@ -208,7 +211,8 @@ def build_document(
         history=_history(history),
         plots={name: plot_path(name) for name in plots},
         command=command,
-        extra_sections=tuple(extra_sections),
+        design=design or DesignRecord(),
+        require_power=require_power,
     )
 
 
@@ -218,7 +222,7 @@ def build_ab_document(
     runs: RunSet,
     plots: Iterable[str] = (),
     command: str | None = None,
-    extra_sections: Sequence[str] = (),
+    design: DesignRecord | None = None,
 ) -> ReportDocument:
     """The document of an A/B report: variant A's runs play the baseline, B's the candidate."""
     a, b = result.variant_a, result.variant_b
@@ -234,7 +238,7 @@ def build_ab_document(
         ),
         plots=plots,
         command=command,
-        extra_sections=extra_sections,
+        design=design,
         ab=ABOverall(
             variant_a=a,
             variant_b=b,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from trajguard.compare import Comparison, ScenarioResult
+from trajguard.compare import BlindSpot, Comparison, ScenarioResult
+from trajguard.report._design import design_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
-from trajguard.results import ReportDocument, Side
+from trajguard.results import ReportDocument, ReportKind, Side
 
 __all__ = ["render_report"]
 
@@ -26,7 +27,52 @@ def _suite_pass_k(comparison: Comparison) -> list[str]:
     ]
 
 
-def _headline(comparison: Comparison, suite: str) -> list[str]:
+_BLIND_LISTED = 5
+
+
+def _blind_spot(spot: BlindSpot) -> str:
+    drop = f"{100 * spot.drop:.0f}-point drop"
+    sees = (
+        "no drop is detectable at this N"
+        if spot.detectable is None
+        else f"these runs see a drop of ≥ {100 * spot.detectable:.0f} points"
+    )
+    needs = (
+        f"about {spot.runs_needed} runs per side would see a {drop}"
+        if spot.runs_needed is not None
+        else f"no practical N would see a {drop}"
+    )
+    return f"{md(spot.scenario, limit=40)} ({sees}; {needs})"
+
+
+def _blind(comparison: Comparison, require_power: bool, ab: bool) -> list[str]:
+    """The scenarios the night could not see, so a quiet verdict is not read as a clean one."""
+    spots = comparison.blind
+    if not spots:
+        return []
+    listed = "; ".join(_blind_spot(b) for b in spots[:_BLIND_LISTED])
+    more = len(spots) - _BLIND_LISTED
+    if more > 0:
+        listed += f"; and {more} more"
+    if ab:
+        consequence = "A smaller difference there would go unseen."
+    elif require_power and not comparison.regressed:
+        consequence = "`--require-power` was asked, so this night exits 4."
+    else:
+        consequence = (
+            "A quiet verdict there is not evidence of no regression (`--require-power` makes "
+            "such a night exit 4)."
+        )
+    return [
+        "",
+        f"**Blind in {len(spots)} of {len(comparison.scenarios)} scenarios** (80% power to see "
+        f"a pass-rate drop of the band): {listed}. {consequence}",
+    ]
+
+
+def _headline(
+    comparison: Comparison, suite: str, *, require_power: bool = False, ab: bool = False
+) -> list[str]:
     counts = Counter(s.verdict for s in comparison.scenarios)
     parts = ", ".join(f"{n} {v.value}" for v, n in counts.most_common())
     lines = [f"# trajguard report: {md(suite, limit=60)}", ""]
@@ -52,6 +98,7 @@ def _headline(comparison: Comparison, suite: str) -> list[str]:
     ):
         if names:
             lines.append(f"- Scenarios {label} (not compared): {', '.join(md(n) for n in names)}")
+    lines += _blind(comparison, require_power, ab)
     return lines
 
 
@@ -151,7 +198,12 @@ def _method(comparison: Comparison) -> list[str]:
 def render_report(document: ReportDocument) -> str:
     """The markdown report of a comparison, from its document alone."""
     comparison = document.comparison
-    lines = _headline(comparison, document.suite)
+    lines = _headline(
+        comparison,
+        document.suite,
+        require_power=document.require_power,
+        ab=document.kind is ReportKind.AB,
+    )
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += gating_section(comparison)
@@ -169,8 +221,7 @@ def render_report(document: ReportDocument) -> str:
             and comparison.family.method == "omnibus",
         )
     lines += resilience_section(document.resilience, comparison.config.alpha)
-    for section in document.extra_sections:
-        lines += ["", section]
+    lines += design_section(document.design)
     lines += _method(comparison)
     lines += _provenance(document.baseline, document.candidate)
     if document.command:

@@ -13,9 +13,17 @@ imports numpy or pandas.
 
 from trajguard.errors import InvalidResultData
 from trajguard.results._codec import VERSION_KEY, dumps, from_data, loads, to_data
+from trajguard.results._comparison_json import (
+    COMPARISON_FILE,
+    SCHEMA_FILE,
+    document_json,
+    document_schema,
+    read_document,
+)
 from trajguard.results._document import (
     DOCUMENT_SCHEMA_VERSION,
     ABOverall,
+    DesignRecord,
     HistoryFacts,
     PlotSample,
     RateCount,
@@ -32,9 +40,12 @@ from trajguard.results._document import (
 from trajguard.results._schema import json_schema
 
 __all__ = [
+    "COMPARISON_FILE",
     "DOCUMENT_SCHEMA_VERSION",
+    "SCHEMA_FILE",
     "VERSION_KEY",
     "ABOverall",
+    "DesignRecord",
     "HistoryFacts",
     "InvalidResultData",
     "PlotSample",
@@ -48,9 +59,12 @@ __all__ = [
     "SideFacts",
     "ToolUse",
     "TopSequence",
+    "document_json",
+    "document_schema",
     "dumps",
     "from_data",
     "json_schema",
     "loads",
+    "read_document",
     "to_data",
 ]

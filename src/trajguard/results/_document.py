@@ -13,12 +13,23 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Literal
 
-from trajguard.compare import Answer, Comparison, Overall
+from trajguard.compare import (
+    EXIT_OK,
+    Answer,
+    Comparison,
+    EscalationPlan,
+    EscalationStop,
+    Overall,
+    SequentialOutcome,
+    exit_code,
+)
 
 __all__ = [
     "DOCUMENT_SCHEMA_VERSION",
     "ABOverall",
+    "DesignRecord",
     "HistoryFacts",
     "PlotSample",
     "RateCount",
@@ -220,11 +231,30 @@ class ABOverall:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DesignRecord:
+    """How many runs the comparison made, look by look, and who decided significance.
+
+    Attributes:
+        name: ``fixed`` (one look; the comparison decides), ``sequential`` or ``escalation``
+            (the design decides its gating verdicts; docs/statistics.md §4).
+        sequential: the sequential design's plan, looks and stops.
+        escalation: the escalation plan (its looks, levels and lean rule).
+        stops: where each scenario of an escalated run stopped, and why (in the order decided).
+        unit: what a run count counts (``runs``, or ``runs per variant`` in an A/B).
+    """
+
+    name: Literal["fixed", "sequential", "escalation"] = "fixed"
+    sequential: SequentialOutcome | None = None
+    escalation: EscalationPlan | None = None
+    stops: tuple[EscalationStop, ...] = ()
+    unit: str = "runs"
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReportDocument:
     """Everything the reports of one comparison say.
 
     Attributes:
-        schema_version: :data:`DOCUMENT_SCHEMA_VERSION` when it was made.
         kind: the job that made it.
         comparison: the per-scenario comparison (in an A/B document, variant A plays the
             baseline).
@@ -237,11 +267,10 @@ class ReportDocument:
         plots: scenario → the path of its PNG, relative to the report (``plots/<name>.png``,
             one file name of letters, digits, ``_``, ``.`` and ``-``).
         command: the command that reproduces the report.
-        extra_sections: markdown sections shown before the method (sequential or escalation
-            designs).
+        design: the design the runs were made under.
+        require_power: a blind night (``comparison.blind``) exits 4 (``--require-power``).
     """
 
-    schema_version: int = DOCUMENT_SCHEMA_VERSION
     kind: ReportKind
     comparison: Comparison
     ab: ABOverall | None = None
@@ -252,7 +281,8 @@ class ReportDocument:
     history: HistoryFacts | None = None
     plots: Mapping[str, str] = field(default_factory=dict)
     command: str | None = None
-    extra_sections: tuple[str, ...] = ()
+    design: DesignRecord = field(default_factory=DesignRecord)
+    require_power: bool = False
 
     def __post_init__(self) -> None:
         compared = {s.scenario for s in self.comparison.scenarios}
@@ -267,6 +297,18 @@ class ReportDocument:
             raise ValueError(f"report document plot path(s) {unsafe} are not plots/<name>.png")
         if (self.ab is None) != (self.kind is not ReportKind.AB):
             raise ValueError("a report document has A/B results exactly when its kind is 'ab'")
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code: 1 when the night failed (an A/B never fails), 4 when it was
+        blind and power was required, else 0."""
+        if self.kind is ReportKind.AB:
+            return EXIT_OK
+        return exit_code(
+            failed=self.comparison.regressed,
+            blind=bool(self.comparison.blind),
+            require_power=self.require_power,
+        )
 
     @property
     def suite(self) -> str:

@@ -19,11 +19,17 @@ from trajguard.compare import (
     ABResult,
     CompareConfig,
     Comparison,
+    Decision,
+    LookRecord,
     PooledBaseline,
+    SequentialOutcome,
+    Stop,
     compare_ab,
     compare_runsets,
     pool_history,
 )
+from trajguard.results import DesignRecord
+from trajguard.stats import Action
 from trajguard.store import RunSet
 from trajguard_testkit.rows import pass_rows, run_row
 
@@ -41,7 +47,7 @@ class ReportCase:
     ab: ABResult | None = None
     runs: RunSet | None = None
     command: str | None = None
-    extra_sections: tuple[str, ...] = ()
+    design: DesignRecord | None = None
 
     @property
     def scenarios(self) -> list[str]:
@@ -104,7 +110,24 @@ def history_case() -> ReportCase:
         candidate=candidate,
         history=pooled,
         command="trajguard nightly suites/demo.yaml",
-        extra_sections=("## Sequential design\n\nA section kept as text.",),
+        design=DesignRecord(
+            name="sequential",
+            sequential=SequentialOutcome(
+                max_runs=30,
+                plan=(10, 20, 30),
+                alpha=0.0125,
+                gating=("pass_rate", "crash_rate"),
+                looks=(LookRecord(look=0, runs=10, decisions={"a": "stop: regressed"}),),
+                stopped={
+                    "a": Stop(
+                        runs=10,
+                        decision=Decision(
+                            action=Action.STOP_REGRESSED, metrics=("pass_rate",), detail="pass rate"
+                        ),
+                    )
+                },
+            ),
+        ),
     )
 
 

@@ -124,3 +124,24 @@ def test_ab_report_level_and_token_floor_match_compare():
     text = render_ab_report(build_ab_document(result, runs=runs))
     assert "| 90% CI |" in text and "95% CI" not in text
     assert math.isfinite(result.metric("pass_rate").p_value)
+
+
+def test_ab_provenance_compares_the_variants_definitions():
+    """Both sides of an A/B are one batch: its provenance compares variant A's definition of a
+    scenario with variant B's, instead of claiming one manifest equals itself."""
+    rows = [run(variant="A") for _ in range(10)] + [run(variant="B") for _ in range(10)]
+    result = compare_ab(pd.DataFrame(rows), "A", "B")
+    hashes = {"s/A": "aaaa", "s/B": "bbbb"}
+    runs = RunSet(
+        path="runs", manifest={"suite": "t", "config_hashes": hashes}, runs=pd.DataFrame(rows)
+    )
+    text = render_ab_report(build_ab_document(result, runs=runs))
+    assert "Scenario definitions differ between the variants (config hash):" in text
+    assert "- s: aaaa → bbbb" in text
+    assert "identical" not in text.split("## Provenance")[1]
+    same = RunSet(
+        path="runs",
+        manifest={"suite": "t", "config_hashes": {"s/A": "cccc", "s/B": "cccc"}},
+        runs=pd.DataFrame(rows),
+    )
+    assert "identical in the variants" in render_ab_report(build_ab_document(result, runs=same))

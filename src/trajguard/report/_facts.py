@@ -227,7 +227,7 @@ def build_ab_document(
     """The document of an A/B report: variant A's runs play the baseline, B's the candidate."""
     a, b = result.variant_a, result.variant_b
     frame = runs.runs
-    return build_document(
+    document = build_document(
         result.per_scenario,
         kind=ReportKind.AB,
         baseline=replace(
@@ -248,3 +248,20 @@ def build_ab_document(
             overall=result.overall,
         ),
     )
+    # Both sides are one batch: each side's definitions are its own variant's, by scenario, so
+    # the provenance compares variant A's definition of a scenario with variant B's.
+    return replace(
+        document,
+        baseline=replace(document.baseline, config_hashes=_variant_hashes(document.baseline, a)),
+        candidate=replace(document.candidate, config_hashes=_variant_hashes(document.candidate, b)),
+    )
+
+
+def _variant_hashes(side: Side, variant: str) -> dict[str, str]:
+    """``scenario`` → the config hash of ``variant``'s definition of it."""
+    suffix = f"/{variant}"
+    return {
+        key.removesuffix(suffix): value
+        for key, value in side.config_hashes.items()
+        if key.endswith(suffix)
+    }

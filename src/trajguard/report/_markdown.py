@@ -141,7 +141,7 @@ def _summary_table(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _provenance(baseline: Side, candidate: Side) -> list[str]:
+def _provenance(baseline: Side, candidate: Side, *, ab: bool = False) -> list[str]:
     def shown(value: str | None) -> str:
         return md(value if value not in (None, "") else "—", limit=60)
 
@@ -164,11 +164,15 @@ def _provenance(baseline: Side, candidate: Side) -> list[str]:
         lines.append(f"| {label} | {shown(b)} | {shown(c)} |")
     b_hashes, c_hashes = baseline.config_hashes, candidate.config_hashes
     changed = sorted(k for k in set(b_hashes) & set(c_hashes) if b_hashes[k] != c_hashes[k])
+    between = "the variants" if ab else "the batches"
     if changed:
-        lines += ["", "Scenario definitions changed between the batches (config hash):"]
+        verb = "differ" if ab else "changed"
+        lines += ["", f"Scenario definitions {verb} between {between} (config hash):"]
         lines += [f"- {md(k)}: {b_hashes[k]} → {c_hashes[k]}" for k in changed]
+    elif set(b_hashes) & set(c_hashes):
+        lines += ["", f"Scenario definitions are identical in {between} (same config hashes)."]
     else:
-        lines += ["", "Scenario definitions are identical in both batches (same config hashes)."]
+        lines += ["", "The run sets record no config hashes to compare definitions by."]
     return lines
 
 
@@ -223,7 +227,7 @@ def render_report(document: ReportDocument) -> str:
     lines += resilience_section(document.resilience, comparison.config.alpha)
     lines += design_section(document.design)
     lines += _method(comparison)
-    lines += _provenance(document.baseline, document.candidate)
+    lines += _provenance(document.baseline, document.candidate, ab=document.kind is ReportKind.AB)
     if document.command:
         lines += ["", "## Reproduce", "", "```bash", document.command, "```"]
     return "\n".join(lines) + "\n"

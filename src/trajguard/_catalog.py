@@ -5,8 +5,9 @@ alpha and the baselines a promotion keeps.
 It imports only the standard library, so ``trajguard --help``, ``trajguard validate`` and the
 suite loader reach these tables without numpy, pandas or scipy (``trajguard.compare`` and
 ``trajguard.store`` import those on import). ``tests/cli/test_catalog.py`` checks that every table
-here equals the one :mod:`trajguard.compare` and :mod:`trajguard.store` use, so the two cannot
-drift apart; once ``compare`` reads its bands from here, the copy there can go.
+here is the one :mod:`trajguard.compare` and :mod:`trajguard.store` use: ``compare`` reads its
+bands and metric names from here (its registry checks at import that its metrics are these
+names, in this order), so there is one table of each.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from typing import Literal
 __all__ = [
     "DEFAULT_GATING",
     "DEFAULT_KEEP",
+    "METRIC_ALIASES",
     "METRIC_NAMES",
     "SUITE_SHARE",
     "TOLERANCES",
     "TOLERANCE_NAMES",
     "Tolerance",
+    "canonical_metric",
     "tolerance",
     "tolerance_problems",
 ]
@@ -99,10 +102,11 @@ TOLERANCES: tuple[Tolerance, ...] = (
         "of tool usage: what 'unchanged' needs)",
     ),
     Tolerance(
-        name="tool_mix",
+        name="tool_usage",
+        aliases=("tool_mix",),
         default=0.10,
         scale="share",
-        meaning="total-variation distance of the tool mix (0.10 = a tenth of the calls and run "
+        meaning="total-variation distance of the tool usage (0.10 = a tenth of the calls and run "
         "ends go to other tools)",
     ),
     Tolerance(
@@ -130,6 +134,9 @@ _BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
 TOLERANCE_NAMES: tuple[str, ...] = tuple(sorted(_BY_NAME))
 """Every name a band is accepted under (canonical names and aliases), sorted."""
 
+METRIC_ALIASES: Mapping[str, str] = {"tool_multiset": "tool_usage"}
+"""Earlier names of metrics, still accepted (``--gate tool_multiset`` is ``tool_usage``)."""
+
 METRIC_NAMES: tuple[str, ...] = (
     "pass_rate",
     "crash_rate",
@@ -137,7 +144,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "prompt_tokens",
     "completion_tokens",
     "latency",
-    "tool_multiset",
+    "tool_usage",
     "tool_sequence",
     "retry_rate",
     "recovery_rate",
@@ -147,7 +154,7 @@ METRIC_NAMES: tuple[str, ...] = (
 """The metrics in the order of ``trajguard.compare.METRICS``."""
 
 DEFAULT_GATING: frozenset[str] = frozenset(
-    {"pass_rate", "crash_rate", "tool_multiset", "failing_paths"}
+    {"pass_rate", "crash_rate", "tool_usage", "failing_paths"}
 )
 """The metrics whose regressions fail a report unless ``--gate`` names others."""
 
@@ -156,6 +163,11 @@ SUITE_SHARE = 0.1
 
 DEFAULT_KEEP = 5
 """The promoted batches a baseline keeps by default, the new one included."""
+
+
+def canonical_metric(name: str) -> str:
+    """A metric's name with an earlier name resolved (unknown names are returned as given)."""
+    return METRIC_ALIASES.get(name, name)
 
 
 def tolerance(name: str) -> Tolerance:

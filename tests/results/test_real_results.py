@@ -34,7 +34,7 @@ from trajguard.results import InvalidResultData, dumps, from_data, json_schema, 
 
 VERSION = "1"
 SMALL = CompareConfig(
-    metrics=("pass_rate", "crash_rate", "step_count", "prompt_tokens", "tool_multiset")
+    metrics=("pass_rate", "crash_rate", "step_count", "prompt_tokens", "tool_usage")
 )
 
 

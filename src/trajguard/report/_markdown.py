@@ -105,7 +105,7 @@ def _headline(
 def _summary_table(comparison: Comparison) -> list[str]:
     lines = [
         "",
-        "| scenario | verdict | pass rate | crash rate | median steps | tool mix (TVD) "
+        "| scenario | verdict | pass rate | crash rate | median steps | tool usage (TVD) "
         "| scenario test adj. p | detectable pass-rate drop |",
         "|---|---|---|---|---|---|---:|---|",
     ]
@@ -122,7 +122,7 @@ def _summary_table(comparison: Comparison) -> list[str]:
 
         drop = "—" if s.mde_pass_rate is None else f"≥ {100 * s.mde_pass_rate:.0f} pts"
         try:
-            tvd = s.metric("tool_multiset").estimate
+            tvd = s.metric("tool_usage").estimate
         except StopIteration:
             tvd = None
         mix = "—" if tvd is None else f"{tvd:.2f}"
@@ -190,8 +190,8 @@ def _method(comparison: Comparison) -> list[str]:
         f"{config.tolerance('ratio'):g}, steps P(candidate > baseline) within 0.5 ± "
         f"{config.tolerance('steps'):g}, every tool's calls per run within 0.5 ± "
         f"{config.tolerance('tools'):g}, every failing path's share within "
-        f"±{100 * config.tolerance('failing_paths'):g} pts. Bands of regressions: tool mix TVD "
-        f"{config.tolerance('tool_mix'):g}, runs failing along one path "
+        f"±{100 * config.tolerance('failing_paths'):g} pts. Bands of regressions: tool usage TVD "
+        f"{config.tolerance('tool_usage'):g}, runs failing along one path "
         f"{100 * config.tolerance('failing_paths'):g} pts, new tool sequences "
         f"{100 * config.tolerance('tool_order'):g} pts beyond chance. A significant change "
         "inside its band is reported as changed within tolerance. "

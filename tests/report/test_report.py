@@ -144,4 +144,4 @@ def test_ab_provenance_compares_the_variants_definitions():
         manifest={"suite": "t", "config_hashes": {"s/A": "cccc", "s/B": "cccc"}},
         runs=pd.DataFrame(rows),
     )
-    assert "identical in the variants" in render_ab_report(build_ab_document(result, runs=same))
+    assert "identical in both variants" in render_ab_report(build_ab_document(result, runs=same))

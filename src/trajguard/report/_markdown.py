@@ -170,7 +170,8 @@ def _provenance(baseline: Side, candidate: Side, *, ab: bool = False) -> list[st
         lines += ["", f"Scenario definitions {verb} between {between} (config hash):"]
         lines += [f"- {md(k)}: {b_hashes[k]} → {c_hashes[k]}" for k in changed]
     elif set(b_hashes) & set(c_hashes):
-        lines += ["", f"Scenario definitions are identical in {between} (same config hashes)."]
+        both = "both variants" if ab else "both batches"
+        lines += ["", f"Scenario definitions are identical in {both} (same config hashes)."]
     else:
         lines += ["", "The run sets record no config hashes to compare definitions by."]
     return lines

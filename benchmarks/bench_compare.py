@@ -157,10 +157,19 @@ def _plots(comparison: Comparison, *, all_plots: bool) -> list[Any]:
         return write_plots(Path(folder), document)
 
 
+def step_json(comparison: Comparison) -> str:
+    """comparison.json's text: the document the report step built, as every comparison now
+    writes it beside its report."""
+    from trajguard.results import document_json
+
+    return document_json(_SIDES["document"])
+
+
 # "plots" is what `compare` draws by default (changed scenarios only above 20 scenarios);
 # "all-plots" is `compare --all-plots`, reported apart from the target.
 STEPS += [
     ("report", step_report),
+    ("json", step_json),
     ("plots", lambda c: _plots(c, all_plots=False)),
     ("all-plots", lambda c: _plots(c, all_plots=True)),
 ]
@@ -206,7 +215,7 @@ def main() -> None:
             f"median wall {wall:6.2f} s cpu {cpu:6.2f} s"
         )
     print(
-        f"   total: first run wall {total_cold:6.2f} s   (compare + report + default plots; "
+        f"   total: first run wall {total_cold:6.2f} s   (compare + report + json + default plots; "
         "target <= 10 s on 2 cores; all-plots excluded)"
     )
     assert comparison is not None

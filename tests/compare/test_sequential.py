@@ -10,7 +10,6 @@ import pytest
 from scipy import stats
 
 from trajguard.compare import (
-    Arm,
     CompareConfig,
     Decision,
     Look,
@@ -23,6 +22,7 @@ from trajguard.compare import (
     drive,
     split_runs,
 )
+from trajguard.compare._arms import Arm
 from trajguard.compare._sequential import decide_ab_look, decide_look, gating_alpha
 from trajguard.report import build_document, junit_xml
 from trajguard.results import ReportKind

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -212,10 +213,14 @@ def quiet_litellm() -> None:
 
 
 def startup_log(args: argparse.Namespace) -> StartupLog:
-    """The start-up steps of a batch command, timed from when the command began."""
+    """The start-up steps of a batch command, timed from when :func:`trajguard.cli.main` began
+    (or from now, for a handler called without it)."""
     from trajguard.cli._startup import StartupLog
 
-    return StartupLog(started=args.command_started, on_step=quiet_litellm)
+    started = getattr(args, "command_started", None)
+    return StartupLog(
+        started=time.monotonic() if started is None else started, on_step=quiet_litellm
+    )
 
 
 def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:

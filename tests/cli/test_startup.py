@@ -97,16 +97,19 @@ def test_validate_of_an_atif_file_imports_no_heavy_module(tmp_path: Path) -> Non
     assert _heavy(answer["modules"]) == []
 
 
+def _demo_with_tolerances(folder: Path, tolerances: str) -> Path:
+    """The demo suite with ``tolerances:`` on its first scenario, written into ``folder``."""
+    marker = "    input: What is 17 * 23?\n"
+    text = DEMO.read_text(encoding="utf-8")
+    assert text.count(marker) == 1
+    path = folder / "tolerant.yaml"
+    path.write_text(text.replace(marker, f"{marker}    tolerances: {tolerances}\n"), "utf-8")
+    return path
+
+
 def test_validate_of_suites_imports_no_heavy_module(tmp_path: Path) -> None:
     """The demo suite, and one with per-scenario tolerances (checked against the bands)."""
-    tolerant = tmp_path / "tolerant.yaml"
-    tolerant.write_text(
-        DEMO.read_text(encoding="utf-8").replace(
-            "    input: What is 17 * 23?\n",
-            "    input: What is 17 * 23?\n    tolerances: {pass_rate: 0.2, tokens: 1.3}\n",
-        ),
-        encoding="utf-8",
-    )
+    tolerant = _demo_with_tolerances(tmp_path, "{pass_rate: 0.2, tokens: 1.3}")
     answer = _imports(tmp_path, "validate", str(DEMO), str(tolerant))
     assert answer["code"] == 0, answer["stderr"]
     assert "2 of 2 files valid" in answer["stdout"]
@@ -114,15 +117,7 @@ def test_validate_of_suites_imports_no_heavy_module(tmp_path: Path) -> None:
 
 
 def test_a_bad_tolerance_in_a_suite_is_still_caught_without_them(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(
-        DEMO.read_text(encoding="utf-8").replace(
-            "    input: What is 17 * 23?\n",
-            "    input: What is 17 * 23?\n    tolerances: {tokens: 0.9}\n",
-        ),
-        encoding="utf-8",
-    )
-    answer = _imports(tmp_path, "validate", str(bad))
+    answer = _imports(tmp_path, "validate", str(_demo_with_tolerances(tmp_path, "{tokens: 0.9}")))
     assert answer["code"] == 2
     assert "tokens is a ratio above 1 (1.15 tolerates ±15 %), got 0.9" in answer["stderr"]
     assert _heavy(answer["modules"]) == []

@@ -1,18 +1,14 @@
 """A/B: two variants run side by side on the same scenarios, compared two-sided.
 
-Per scenario, :func:`trajguard.compare.compare_arms` in two-sided mode (variant A plays the
-baseline). Overall, the scenario is the stratum: pass and crash rates by the Cochran-Mantel-
-Haenszel test (``statsmodels`` ``StratifiedTable``), Holm across the two; steps, tokens and latency
-by a permutation of variant labels within scenarios (mean within-scenario difference, on logs for
-tokens and latency). The answer is "helped", "hurt", "behaved differently" or "no detectable
-difference" (see :class:`Answer`), with the average pass-rate difference these runs could have
-detected.
+Per scenario, the one comparison engine in two-sided mode (variant A plays the baseline); its
+per-scenario verdicts come from the same ladder as a nightly's. Overall, A/B's suite-level
+tests (:mod:`._ab_overall`, beside the nightly's). The answer is "helped", "hurt", "behaved
+differently" or "no detectable difference" (see :class:`Answer`), with the average pass-rate
+difference these runs could have detected.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
 import zlib
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -20,9 +16,9 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from statsmodels.stats.contingency_tables import StratifiedTable
 
 from trajguard import stats as st
+from trajguard.compare._ab_overall import Overall, cmh, detectable, stratified
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms
 from trajguard.compare._config import CompareConfig
@@ -52,34 +48,6 @@ class Answer(StrEnum):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Overall:
-    """One metric across all scenarios, B against A.
-
-    Attributes:
-        metric: the metric.
-        test: the stratified test used.
-        estimate: mean within-scenario difference B - A (rates, steps) or geometric-mean ratio
-            B / A (tokens, latency); ``None`` when no scenario had both variants.
-        ci: interval for ``estimate`` (rates only).
-        odds_ratio: Mantel-Haenszel pooled odds ratio (rates only).
-        p_value: two-sided p-value.
-        p_adjusted: Holm across pass and crash rate; BH across the other metrics.
-        better: B is better on this metric's estimate (``None`` without a difference).
-        scenarios: scenarios that contributed.
-    """
-
-    metric: str
-    test: str
-    estimate: float | None
-    ci: tuple[float, float] | None
-    odds_ratio: float | None
-    p_value: float
-    p_adjusted: float
-    better: bool | None
-    scenarios: int
-
-
-@dataclass(frozen=True, kw_only=True)
 class ABResult:
     """An A/B comparison: the answer in words, the overall tests, and every scenario."""
 
@@ -99,109 +67,6 @@ class ABResult:
         """The result with these per-scenario verdicts (a design settled them) and the answer
         and summary derived again from them."""
         return answered(replace(self, per_scenario=per_scenario))
-
-
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
-def _cmh(
-    metric: str, pairs: list[tuple[int, int, int, int]], alpha: float, higher_is_better: bool
-) -> Overall:
-    """Pairs are (x_a, n_a, x_b, n_b) per scenario with both arms non-empty."""
-    if not pairs:
-        return Overall(
-            metric=metric,
-            test="Cochran-Mantel-Haenszel",
-            estimate=None,
-            ci=None,
-            odds_ratio=None,
-            p_value=1.0,
-            p_adjusted=1.0,
-            better=None,
-            scenarios=0,
-        )
-    tables = [np.array([[xb, nb - xb], [xa, na - xa]]) for xa, na, xb, nb in pairs]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        strat = StratifiedTable(tables)
-        p = _finite(strat.test_null_odds(correction=False).pvalue)
-        odds = _finite(strat.oddsratio_pooled)
-    diffs = np.array([xb / nb - xa / na for xa, na, xb, nb in pairs])
-    # Agresti-Caffo rates keep each scenario's variance positive at 0/n and n/n.
-    var = (
-        sum(
-            ((xa + 1) / (na + 2)) * (1 - (xa + 1) / (na + 2)) / (na + 2)
-            + ((xb + 1) / (nb + 2)) * (1 - (xb + 1) / (nb + 2)) / (nb + 2)
-            for xa, na, xb, nb in pairs
-        )
-        / len(pairs) ** 2
-    )
-    half = st.norm_ppf(1 - alpha / 2) * math.sqrt(var)
-    estimate = float(diffs.mean())
-    better = None if estimate == 0 else (estimate > 0) == higher_is_better
-    return Overall(
-        metric=metric,
-        test="Cochran-Mantel-Haenszel",
-        estimate=estimate,
-        ci=(estimate - half, estimate + half),
-        odds_ratio=odds,
-        p_value=1.0 if p is None else p,
-        p_adjusted=1.0,
-        better=better,
-        scenarios=len(pairs),
-    )
-
-
-def _stratified(
-    metric: str,
-    pairs: list[tuple[FloatArray, FloatArray]],
-    floor: float | None,
-    rng: np.random.Generator,
-    resamples: int,
-) -> Overall:
-    """Permutation of variant labels within scenarios; statistic: mean of B - A means (of
-    logs, values below ``floor`` counting as ``floor``, as in the per-scenario comparison;
-    ``None``: no logs)."""
-    log = floor is not None
-    name = "stratified permutation"
-    if not pairs:
-        return Overall(
-            metric=metric,
-            test=name,
-            estimate=None,
-            ci=None,
-            odds_ratio=None,
-            p_value=1.0,
-            p_adjusted=1.0,
-            better=None,
-            scenarios=0,
-        )
-    observed = 0.0
-    permuted = np.zeros(resamples)
-    for a, b in pairs:
-        values = np.log(np.maximum(np.r_[a, b], floor)) if floor is not None else np.r_[a, b]
-        masks = st.Arrangements(len(a), len(b), rng).rows(0, resamples)
-        in_b = masks.astype(float) @ values
-        permuted += in_b / len(b) - (values.sum() - in_b) / len(a)
-        observed += float(values[len(a) :].mean() - values[: len(a)].mean())
-    tol = 1e-9 * max(1.0, abs(observed))
-    greater = (1 + int(np.sum(permuted >= observed - tol))) / (resamples + 1)
-    less = (1 + int(np.sum(permuted <= observed + tol))) / (resamples + 1)
-    mean = float(observed) / len(pairs)
-    estimate = math.exp(mean) if log else mean
-    better = None if mean == 0 else mean < 0
-    return Overall(
-        metric=metric,
-        test=f"{name} ({resamples} resamples)",
-        estimate=estimate,
-        ci=None,
-        odds_ratio=None,
-        p_value=min(1.0, 2 * min(greater, less)),
-        p_adjusted=1.0,
-        better=better,
-        scenarios=len(pairs),
-    )
 
 
 _DIFFERENCES = {
@@ -234,22 +99,6 @@ def _listed(entries: list[str], most: int = 3) -> str:
     shown = "; ".join(entries[:most])
     rest = len(entries) - most
     return shown + (f"; and {rest} more scenario{'s' if rest > 1 else ''}" if rest > 0 else "")
-
-
-def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:
-    """Average pass-rate difference detected with ``power`` (normal approximation)."""
-    if not pairs:
-        return None
-    var = (
-        sum(
-            ((xa + xb + 1) / (na + nb + 2))
-            * (1 - (xa + xb + 1) / (na + nb + 2))
-            * (1 / na + 1 / nb)
-            for xa, na, xb, nb in pairs
-        )
-        / len(pairs) ** 2
-    )
-    return (st.norm_ppf(1 - alpha / 2) + st.norm_ppf(power)) * math.sqrt(var)
 
 
 def _summary(
@@ -347,8 +196,8 @@ def compare_ab(
         if a.runs and b.runs
     ]
     rates = [
-        _cmh("pass_rate", passes, config.alpha, True),
-        _cmh("crash_rate", crashes, config.alpha, False),
+        cmh("pass_rate", passes, config.alpha, True),
+        cmh("crash_rate", crashes, config.alpha, False),
     ]
     holm = st.holm([o.p_value for o in rates], config.alpha)
     rates = [replace(o, p_adjusted=float(p)) for o, p in zip(rates, holm, strict=True)]
@@ -365,7 +214,7 @@ def compare_ab(
             floor = None
             if m.kind == "ratio":
                 floor = config.latency_floor if column == "duration_s" else config.token_floor
-            others.append(_stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
+            others.append(stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
     return answered(
@@ -374,7 +223,7 @@ def compare_ab(
             variant_b=variant_b,
             answer=Answer.NO_DETECTABLE_DIFFERENCE,
             summary="",
-            detectable_difference=_detectable(passes, config.alpha / len(rates), config.power),
+            detectable_difference=detectable(passes, config.alpha / len(rates), config.power),
             overall=(*rates, *others),
             per_scenario=per_scenario,
         )

@@ -24,7 +24,7 @@ SCHEMA_FILE = Path(__file__).with_name("comparison.schema.json")
 
 def document_json(document: ReportDocument) -> str:
     """The document as the text of ``comparison.json``."""
-    return dumps(document, version=DOCUMENT_SCHEMA_VERSION)
+    return dumps(document, version=DOCUMENT_SCHEMA_VERSION, indent=None)
 
 
 def read_document(text: str | bytes, *, file: str | Path | None = None) -> ReportDocument:

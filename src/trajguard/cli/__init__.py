@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from trajguard import __version__
+from trajguard._text import printable
 from trajguard.cli import ab, baseline, compare, docs, nightly, plan, run, show, validate
 from trajguard.errors import BatchInterrupted, TrajguardError
 
@@ -38,10 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
     except BatchInterrupted as error:
-        print(f"\n{error}", file=sys.stderr)
+        print(f"\n{printable(error, keep=chr(10))}", file=sys.stderr)
         return error.exit_code
     except TrajguardError as error:
-        print(f"trajguard: error: {error}", file=sys.stderr)
+        print(f"trajguard: error: {printable(error, keep=chr(10))}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("trajguard: interrupted", file=sys.stderr)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import pipeline
+from trajguard._text import printable
 from trajguard.errors import UsageError
 from trajguard.store import DEFAULT_KEEP, history_entries
 
@@ -51,7 +52,9 @@ def main_promote(args: argparse.Namespace) -> int:
     suite = target.name
     kept = len(history_entries(target))
     print(
-        f"baseline for suite {suite!r} is now {target} (from {args.runset}); "
-        f"{kept} earlier batch(es) kept in its history"
+        printable(
+            f"baseline for suite {suite!r} is now {target} (from {args.runset}); "
+            f"{kept} earlier batch(es) kept in its history"
+        )
     )
     return 0

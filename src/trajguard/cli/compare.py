@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import pipeline
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
@@ -43,5 +44,5 @@ def main(args: argparse.Namespace) -> int:
         options=report_options(args),
         history=args.history,
     )
-    print(outcome.headline)
+    print(printable(outcome.headline))
     return EXIT_REGRESSION if outcome.regressed else 0

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import pipeline
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     add_compare_arguments,
@@ -66,5 +67,5 @@ def main(args: argparse.Namespace) -> int:
         report=report_options(args, step_summary=True),
         observe=observer_factory(args),
     )
-    print(outcome.headline)
+    print(printable(outcome.headline))
     return EXIT_REGRESSION if outcome.regressed else 0

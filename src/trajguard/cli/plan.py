@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from trajguard import pipeline
+from trajguard._text import printable
 from trajguard.cli._common import add_family_arguments
 from trajguard.compare import CompareConfig, metric
 
@@ -72,7 +73,7 @@ def main(args: argparse.Namespace) -> int:
         for row in plan.rows:
             m = metric(row.metric)
             table.add_row(
-                escape(plan.scenario),
+                escape(printable(plan.scenario)),
                 m.plan_label or m.label,
                 m.format_plan_baseline(row.baseline),
                 f"{row.alpha:.4f}",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import pipeline
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     batch_options,
@@ -62,7 +63,7 @@ def summary(result: BatchResult) -> str:
         lines += [f"  {arm}: {e.runs}× {e.error_type}: {e.message}" for e in errors]
     if result.server_log is not None:
         lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
-    return "\n".join(lines)
+    return printable("\n".join(lines), keep="\n")  # error messages come from models and tools
 
 
 def main(args: argparse.Namespace) -> int:
@@ -71,7 +72,7 @@ def main(args: argparse.Namespace) -> int:
     if args.dry_run:
         if args.resume is not None:
             raise UsageError("--dry-run plans a new batch; it does not combine with --resume")
-        print(pipeline.dry_run(args.suite, options=options, out=args.out))
+        print(printable(pipeline.dry_run(args.suite, options=options, out=args.out), keep="\n"))
         return 0
     quiet_litellm()
     result = pipeline.run(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "MAX_DOCUMENT_BYTES",
     "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH",
     "FileKindError",
@@ -27,13 +28,17 @@ __all__ = [
     "read_regular_bytes",
 ]
 
-MAX_JSON_DEPTH = 200
-"""Deepest nesting (objects and arrays) of a JSON document trajguard reads from disk: far
-beyond anything it writes (a manifest is 3 levels deep, a trajectory with subagents a few
-dozen), and far below what would exhaust Python's recursion limit in the code that walks it."""
+MAX_JSON_DEPTH = 256
+"""Deepest nesting (objects and arrays) of a JSON document trajguard reads from disk: beyond
+anything it writes (a manifest is 3 levels deep; a trajectory may be 200, and a golden or a
+cassette holding one a few more), and far below what would exhaust Python's recursion limit in
+the code that walks it."""
 
 MAX_JSON_BYTES = 64 * 1024 * 1024
 """Largest JSON file read by default (a manifest, a journal line, a small document)."""
+
+MAX_DOCUMENT_BYTES = 1024 * 1024 * 1024
+"""Largest golden file, cassette or trajectory read (1 GiB: its tool outputs may be large)."""
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),

@@ -30,6 +30,12 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)"
     )
+    parser.add_argument(
+        "--allow-unfinished",
+        action="store_true",
+        help="compare a run set whose batch has not finished (still running, interrupted): "
+        "the report says so; refused otherwise",
+    )
     add_history_argument(parser)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
@@ -43,6 +49,7 @@ def main(args: argparse.Namespace) -> int:
         report=args.report,
         options=report_options(args),
         history=args.history,
+        allow_unfinished=args.allow_unfinished,
     )
     print(printable(outcome.headline))
     return EXIT_REGRESSION if outcome.regressed else 0

@@ -23,7 +23,13 @@ from trajguard.pipeline._outputs import (
     write_outputs,
 )
 from trajguard.report import junit_xml, render_report, write_plots
-from trajguard.store import RunSet, load_history, load_runset
+from trajguard.store import (
+    RunSet,
+    check_comparable_sides,
+    check_finished,
+    load_history,
+    load_runset,
+)
 
 __all__ = [
     "CompareOutcome",
@@ -122,6 +128,7 @@ def _comparable(baseline: RunSet, candidate: RunSet) -> None:
             file=candidate.path,
             hint="compare a candidate with a baseline of its own suite",
         )
+    check_comparable_sides(baseline, candidate)
 
 
 def compare_loaded(
@@ -134,6 +141,7 @@ def compare_loaded(
     extra_sections: Sequence[str] = (),
     adjust: Callable[[Comparison], Comparison] | None = None,
     history: PooledBaseline | None = None,
+    notices: Sequence[str] = (),
 ) -> CompareOutcome:
     """Compare two loaded run sets; write the report (plots beside it) and optional JUnit.
 
@@ -160,11 +168,21 @@ def compare_loaded(
         extra_sections=extra_sections,
         history=history,
     )
+    text = _with_notices(text, notices)
     junit = None if options.junit is None else junit_xml(comparison, suite=candidate.suite)
     write_outputs(report, text, options=options, junit=junit)
     return CompareOutcome(
         comparison=comparison, report=report, junit=options.junit, history=history
     )
+
+
+def _with_notices(text: str, notices: Sequence[str]) -> str:
+    """The report with each notice as a quoted warning under its headline line."""
+    if not notices:
+        return text
+    first, _, rest = text.partition("\n")
+    quoted = "\n".join(f"\n> **Warning:** {notice}." for notice in notices)
+    return f"{first}\n{quoted}\n{rest}"
 
 
 def compare(
@@ -176,6 +194,7 @@ def compare(
     reports: Path = Path("reports"),
     options: ReportOptions | None = None,
     history: int | None = None,
+    allow_unfinished: bool = False,
 ) -> CompareOutcome:
     """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
 
@@ -191,13 +210,20 @@ def compare(
         reports: the root of the default report path.
         options: plots, JUnit, the command shown in the report.
         history: pool at most this many of the baseline's newest batches (default: all kept).
+        allow_unfinished: compare a run set whose batch has not finished (the report says so).
 
     Raises:
-        StoreError: a run set cannot be read, holds several variants, or a target cannot be
+        StoreError: a run set cannot be read, is unfinished (without ``allow_unfinished``),
+            holds several variants, shares no scenario with the other, or a target cannot be
             written.
     """
     candidate_set = load_runset(candidate)
     baseline_set, pooled = load_baseline(baseline, candidate_set, history=history)
+    notices = [
+        f"{note} (--allow-unfinished); this report compares the runs it held"
+        for role, side in (("candidate", candidate_set), ("baseline", baseline_set))
+        if (note := check_finished(side, role=role, allow=allow_unfinished)) is not None
+    ]
     tolerances: Any = candidate_set.manifest.get("tolerances") or {}
     config = with_suite_tolerances(config or CompareConfig(), tolerances)
     target = report or timestamped(reports, candidate_set.suite) / "report.md"
@@ -208,4 +234,5 @@ def compare(
         config=config,
         options=options or ReportOptions(),
         history=pooled,
+        notices=notices,
     )

@@ -21,7 +21,7 @@ from trajguard.store._baseline import (
     load_history,
     promote,
 )
-from trajguard.store._loaded import RunSet, load_runset
+from trajguard.store._loaded import RunSet, check_comparable_sides, check_finished, load_runset
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
 from trajguard.store._runset import (
     LOCK_FILE,
@@ -60,6 +60,8 @@ __all__ = [
     "RunSet",
     "arm_counts",
     "baseline_lock",
+    "check_comparable_sides",
+    "check_finished",
     "check_new_runset",
     "claim_runset",
     "compact",

@@ -68,9 +68,10 @@ def check_new_runset(runset: Path) -> None:
             directory that cannot be written to.
     """
     runset = Path(runset)
-    if runset.exists() and not runset.is_dir():
+    if os.path.lexists(runset) and not runset.is_dir():
+        what = "a symlink to nothing" if not runset.exists() else "a file"
         raise StoreError(
-            "output path exists and is a file, not a directory",
+            f"output path exists and is {what}, not a directory",
             file=runset,
             hint="pass a new --out directory",
         )
@@ -82,6 +83,10 @@ def check_new_runset(runset: Path) -> None:
         )
     parent = runset.absolute()
     while not parent.exists():
+        if os.path.lexists(parent):  # a symlink to nothing: the run could not create it
+            raise StoreError(
+                f"cannot create the run set: {parent} is a symlink to nothing", file=runset
+            )
         parent = parent.parent
     if not parent.is_dir():
         raise StoreError(f"cannot create the run set: {parent} is not a directory", file=runset)

@@ -156,9 +156,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
     for i in range(sims):
         b, c = counts(seqs(20)), counts(seqs(20, calls=5.0))
         r = np.random.default_rng([seed, sims + i])
-        tools = evaluate_tools(
-            b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=r, resampling=res
-        )
+        tools = evaluate_tools(b, c, margin=0.1, equivalence=0.1, alpha=0.05, rng=r, resampling=res)
         new += tools.harm <= 0.05
         names = sorted({t for row in (*b, *c) for t in row})
         table = np.array([[row.get(t, 0) for t in names] for row in (*b, *c)], float)

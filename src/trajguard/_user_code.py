@@ -16,6 +16,10 @@ was"; :data:`trajguard.outcome.USER_CODE_FAILURES`):
   :class:`UserCodeError`: the run's failure, with the reason, never the end of the batch.
 * **A fork stays in the child.** A child forked by the code that returns into trajguard exits
   at once (``os._exit``), before it could touch the run set or run the rest of the batch.
+* **Abandoned, not collected.** Code given up on (a thread past its deadline, a task that
+  swallowed its cancellation) is kept referenced (:func:`abandoned`): collecting a coroutine
+  runs it once more (``close()``), and one that swallows that too never ends. The command line
+  then leaves the process without the interpreter's teardown (``os._exit``, after flushing).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ __all__ = [
     "CANCEL_GRACE_S",
     "ESCAPES",
     "PREDICATE_TIMEOUT_S",
+    "abandon",
+    "abandoned",
     "as_user_code_error",
     "bounded_call",
     "in_thread",
@@ -51,6 +57,19 @@ PREDICATE_TIMEOUT_S = 60.0
 criterion fails with a criterion error and the run goes on."""
 
 _T = TypeVar("_T")
+_ABANDONED: list[object] = []
+
+
+def abandon(work: object) -> None:
+    """Keep ``work`` (a task, a thread) referenced for the rest of the process: see the module
+    docstring."""
+    _ABANDONED.append(work)
+
+
+def abandoned() -> int:
+    """How many pieces of user code this process gave up on and left running."""
+    return len(_ABANDONED)
+
 
 ESCAPES: tuple[type[BaseException], ...] = (SystemExit, KeyboardInterrupt, GeneratorExit)
 """The exceptions a Python program raises to stop, which user code must not stop a batch with."""
@@ -154,8 +173,10 @@ def bounded_call(function: Callable[..., Any], *args: Any, what: str, timeout_s:
         finally:
             done.set()
 
-    threading.Thread(target=target, name=f"trajguard-{what}", daemon=True).start()
+    thread = threading.Thread(target=target, name=f"trajguard-{what}", daemon=True)
+    thread.start()
     if not done.wait(timeout_s):
+        abandon(thread)
         raise UserCodeError(f"{what} did not return within {timeout_s:g} s", error_type="timeout")
     if "error" in outcome:
         raise outcome["error"]
@@ -178,12 +199,15 @@ async def within(awaitable: Awaitable[_T], timeout_s: float) -> _T:
     except asyncio.CancelledError:
         task.cancel()
         await asyncio.shield(asyncio.wait({task}, timeout=CANCEL_GRACE_S))
+        if not task.done():
+            abandon(task)
         raise
     if task.done():
         return task.result()
     task.cancel()
     await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
     if not task.done():
+        abandon(task)
         raise TimeoutError()
     try:
         return task.result()  # as asyncio.wait_for: it may have finished as it was cancelled

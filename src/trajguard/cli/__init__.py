@@ -8,11 +8,14 @@ User errors are printed without a traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 from collections.abc import Sequence
 
 from trajguard import __version__
 from trajguard._text import printable
+from trajguard._user_code import abandoned
 from trajguard.cli import ab, baseline, compare, docs, nightly, plan, run, show, validate
 from trajguard.errors import BatchInterrupted, TrajguardError
 
@@ -51,5 +54,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.
+
+    When the user's code was left running (a thread past its deadline, a task that swallowed
+    its cancellation), the process ends without the interpreter's teardown, which would run
+    that code again (:mod:`trajguard._user_code`).
+    """
+    code = main()
+    if abandoned():
+        atexit._run_exitfuncs()  # what exit does first (the embedded model's server stops)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -31,7 +31,12 @@ from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids,
 from trajguard.run._loop import run_to_end
 from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import Plan, RunSpec, plan_batch
-from trajguard.run._provenance import check_resumable, new_manifest, record_executor
+from trajguard.run._provenance import (
+    check_resumable,
+    new_manifest,
+    record_executor,
+    resumable_manifest,
+)
 from trajguard.run._rows import errors_by_arm
 from trajguard.suite import ResolvedScenario, Suite
 
@@ -90,7 +95,7 @@ async def run_batch(
     started = time.monotonic()
     with contextlib.ExitStack() as held:
         if resume:
-            manifest = store.read_manifest(runset)
+            manifest = resumable_manifest(store.read_manifest(runset), runset)
             held.enter_context(store.lock_runset(runset, new=False))  # one writer at a time
             store.claim_runset(runset)
             batch_seed = int(manifest["batch_seed"])

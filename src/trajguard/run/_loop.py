@@ -18,6 +18,8 @@ from collections.abc import Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
+from trajguard._user_code import abandon
+
 __all__ = ["TEARDOWN_S", "run_to_end"]
 
 TEARDOWN_S = 5.0
@@ -72,6 +74,9 @@ def _teardown(loop: asyncio.AbstractEventLoop) -> None:
         task.cancel()
     if pending:
         loop.run_until_complete(asyncio.wait(pending, timeout=TEARDOWN_S))
+    for task in pending:
+        if not task.done():
+            abandon(task)  # collected, it would run again: see trajguard._user_code
     for step in (loop.shutdown_asyncgens(), loop.shutdown_default_executor()):
         loop.run_until_complete(_bounded(step))
 

@@ -116,7 +116,7 @@ def bounded_predicates(arm: ResolvedScenario) -> Callable[[str], Callable[[Any],
             return bool(function(trajectory))
 
         def call(trajectory: Any) -> object:
-            return bounded_call(judged, trajectory, what=f"predicate {target}", timeout_s=bound)
+            return bounded_call(judged, trajectory, what=target, timeout_s=bound)
 
         return call
 

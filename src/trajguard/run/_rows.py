@@ -116,7 +116,7 @@ def build_row(
     judged = is_behavioural(status)
     results = evaluate_criteria(criteria, normalized, run_shape, resolve=resolve) if judged else []
     failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
-    broken = [r.reason for r in results if r.error]
+    broken = [f"{r.criterion}: {r.reason}" for r in results if r.error]
     if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
         row["error_type"] = CRITERION_ERROR
         row["error_message"] = _redacted(redactor, broken[0][:2000])

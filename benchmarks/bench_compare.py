@@ -114,44 +114,62 @@ def step_compare(baseline: pd.DataFrame, candidate: pd.DataFrame) -> Comparison:
     return compare_runsets(baseline, candidate, config=CompareConfig())
 
 
-# Steps after compare take the comparison: the markdown report and its plots, as `compare` does.
+# Steps after compare take the comparison: the report document and its markdown, then its plots,
+# as `compare` does (the plot steps draw from the document the report step built).
 STEPS: list[tuple[str, Callable[[Comparison], Any]]] = []
 _SIDES: dict[str, Any] = {}
 
 
 def step_report(comparison: Comparison) -> str:
-    from trajguard.report import render_report
+    """The report document (built once from the run sets, as `compare` does, with the default
+    plots linked) and the markdown rendered from it; the document is kept for the plot steps."""
+    from trajguard.pipeline import plotted_scenarios
+    from trajguard.report import build_document, render_report
+    from trajguard.results import ReportKind
     from trajguard.store import RunSet
 
     manifest = {"suite": "bench", "models": ["local/smollm2"]}
-    return render_report(
+    document = build_document(
         comparison,
+        kind=ReportKind.COMPARE,
         baseline=RunSet(path="baseline", manifest=manifest, runs=_SIDES["baseline"]),
         candidate=RunSet(path="candidate", manifest=manifest, runs=_SIDES["candidate"]),
+        plots=plotted_scenarios(comparison),
         command="trajguard compare baseline candidate",
     )
+    _SIDES["document"] = document
+    return render_report(document)
 
 
-def _plots(comparison: Comparison, *, all_plots: bool) -> dict[str, str]:
+def _plots(comparison: Comparison, *, all_plots: bool) -> list[Any]:
     import tempfile
+    from dataclasses import replace
     from pathlib import Path
 
-    from trajguard.pipeline import plotted_scenarios
-    from trajguard.report import write_plots
+    from trajguard.report import plot_path, write_plots
 
-    with tempfile.TemporaryDirectory() as folder:
-        return write_plots(
-            Path(folder),
-            _SIDES["baseline"],
-            _SIDES["candidate"],
-            plotted_scenarios(comparison, all_plots=all_plots),
+    document = _SIDES["document"]
+    if all_plots:
+        document = replace(
+            document, plots={s.scenario: plot_path(s.scenario) for s in comparison.scenarios}
         )
+    with tempfile.TemporaryDirectory() as folder:
+        return write_plots(Path(folder), document)
+
+
+def step_json(comparison: Comparison) -> str:
+    """comparison.json's text: the document the report step built, as every comparison now
+    writes it beside its report."""
+    from trajguard.results import document_json
+
+    return document_json(_SIDES["document"])
 
 
 # "plots" is what `compare` draws by default (changed scenarios only above 20 scenarios);
 # "all-plots" is `compare --all-plots`, reported apart from the target.
 STEPS += [
     ("report", step_report),
+    ("json", step_json),
     ("plots", lambda c: _plots(c, all_plots=False)),
     ("all-plots", lambda c: _plots(c, all_plots=True)),
 ]
@@ -197,7 +215,7 @@ def main() -> None:
             f"median wall {wall:6.2f} s cpu {cpu:6.2f} s"
         )
     print(
-        f"   total: first run wall {total_cold:6.2f} s   (compare + report + default plots; "
+        f"   total: first run wall {total_cold:6.2f} s   (compare + report + json + default plots; "
         "target <= 10 s on 2 cores; all-plots excluded)"
     )
     assert comparison is not None

@@ -47,9 +47,9 @@ from trajguard import stats as st
 from trajguard.compare import CompareConfig, compare_runsets
 from trajguard.compare._escalation import escalation_plan, later_look, leaning
 
-GATING = ("pass_rate", "crash_rate", "tool_multiset", "failing_paths")
+GATING = ("pass_rate", "crash_rate", "tool_usage", "failing_paths")
 DEFAULT = CompareConfig(metrics=GATING)
-FIRST_GATES = ("pass_rate", "crash_rate", "tool_multiset")
+FIRST_GATES = ("pass_rate", "crash_rate", "tool_usage")
 # The default of the first version of these gates (before failing paths joined them).
 FIRST = CompareConfig(metrics=FIRST_GATES, gating=frozenset(FIRST_GATES))
 TODAY = CompareConfig(

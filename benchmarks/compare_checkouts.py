@@ -3,8 +3,8 @@ interval and note of `compare` and `ab`, and the text of the markdown, A/B and J
 
 Synthetic run sets (the generator of bench_compare.py) of 12 scenarios x 20 runs, six nights,
 half of them with a pass-rate drop; each checkout computes them in its own virtual environment
-(``CHECKOUT/.venv``) and the outputs are compared byte for byte. Used to show that a refactor
-changed no result:
+(``CHECKOUT/.venv``; without one, this interpreter on ``CHECKOUT/src``) and the outputs are
+compared byte for byte. Used to show that a refactor changed no result:
 
     python benchmarks/compare_checkouts.py --old /tmp/tg-old --new .
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,20 +26,41 @@ from pathlib import Path
 import pandas as pd
 sys.path.insert(0, str(Path.cwd() / "benchmarks"))
 from bench_compare import make_runs, scenario_params
-try:
+try:  # the renderers read a report document (issue 21)
     from trajguard.compare import CompareConfig, compare_ab, compare_runsets
-    from trajguard.report import junit_xml, render_ab_report, render_report
+    from trajguard.report import build_ab_document, build_document
+    from trajguard.report import junit_xml as _junit, render_ab_report as _ab
+    from trajguard.report import render_report as _report
+    from trajguard.results import ReportKind
     from trajguard.store import RunSet
     def side(path, runs):
         return RunSet(path=path, manifest={"suite": "bench", "models": ["m"]}, runs=runs)
-except ImportError:  # the layout before trajguard.compare / trajguard.report existed
-    from trajguard.live.ab import compare_ab
-    from trajguard.live.ab_report import render_ab_report
-    from trajguard.live.compare import CompareConfig, compare_runsets
-    from trajguard.live.junit import junit_xml
-    from trajguard.live.report import RunSetInfo, render_report
-    def side(path, runs):
-        return RunSetInfo(path, {"suite": "bench", "models": ["m"]}, runs)
+    def _document(cmp, baseline, candidate):
+        return build_document(cmp, kind=ReportKind.COMPARE, baseline=baseline, candidate=candidate)
+    def render_report(cmp, *, baseline, candidate):
+        return _report(_document(cmp, baseline, candidate))
+    def junit_xml(cmp, *, suite, baseline, candidate):
+        return _junit(_document(cmp, baseline, candidate))
+    def render_ab_report(ab, *, runs):
+        return _ab(build_ab_document(ab, runs=runs))
+except ImportError:
+    try:
+        from trajguard.compare import CompareConfig, compare_ab, compare_runsets
+        from trajguard.report import render_ab_report, render_report
+        from trajguard.report import junit_xml as _junit
+        from trajguard.store import RunSet
+        def side(path, runs):
+            return RunSet(path=path, manifest={"suite": "bench", "models": ["m"]}, runs=runs)
+    except ImportError:  # the layout before trajguard.compare / trajguard.report existed
+        from trajguard.live.ab import compare_ab
+        from trajguard.live.ab_report import render_ab_report
+        from trajguard.live.compare import CompareConfig, compare_runsets
+        from trajguard.live.junit import junit_xml as _junit
+        from trajguard.live.report import RunSetInfo, render_report
+        def side(path, runs):
+            return RunSetInfo(path, {"suite": "bench", "models": ["m"]}, runs)
+    def junit_xml(cmp, *, suite, baseline, candidate):
+        return _junit(cmp, suite=suite)
 
 results, texts = [], []
 for seed in range(6):
@@ -52,7 +74,7 @@ for seed in range(6):
             [m.metric, m.verdict.value, m.p_value, m.p_adjusted, m.p_tost, m.estimate, m.ci,
              list(m.notes)] for m in s.metrics]] for s in cmp.scenarios]])
     texts.append(render_report(cmp, baseline=side("b", b), candidate=side("c", c)))
-    texts.append(junit_xml(cmp, suite="bench"))
+    texts.append(junit_xml(cmp, suite="bench", baseline=side("b", b), candidate=side("c", c)))
     both = pd.concat([b.assign(variant="A"), c.assign(variant="B")], ignore_index=True)
     ab = compare_ab(both, "A", "B", config=config)
     results.append([ab.answer.value, ab.summary,
@@ -65,7 +87,13 @@ Path(sys.argv[1]).write_text(text + "\n===\n" + "\n===\n".join(texts))
 
 def dump(checkout: Path, out: Path) -> str:
     python = checkout / ".venv" / "bin" / "python"
-    subprocess.run([str(python), "-c", WORKER, str(out)], cwd=checkout, check=True, timeout=1800)
+    env = None
+    if not python.exists():  # no environment of its own: this interpreter on its sources
+        python = Path(sys.executable)
+        env = {**os.environ, "PYTHONPATH": str(checkout / "src")}
+    subprocess.run(
+        [str(python), "-c", WORKER, str(out)], cwd=checkout, check=True, timeout=1800, env=env
+    )
     return out.read_text(encoding="utf-8")
 
 

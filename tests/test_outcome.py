@@ -19,7 +19,7 @@ from trajguard.outcome import (
     tally,
 )
 from trajguard.report import summarize
-from trajguard.report._plots import _rates
+from trajguard.report._facts import _plot_samples
 
 
 def row(status: str = "ok", passed: object = True, crashed: object = False) -> dict[str, object]:
@@ -68,8 +68,12 @@ def test_show_compare_plots_and_rows_agree_on_an_old_run_set() -> None:
     assert rate.candidate.mean == pytest.approx(0.25) and rate.candidate.n == 4
     crash = comparison.scenario("s").metric("crash_rate")
     assert crash.candidate.mean == pytest.approx(3 / 4)
-    behavioural = OLD_RUN_SET[OLD_RUN_SET["status"] != "harness_error"]
-    assert _rates(behavioural) == (pytest.approx(0.25), pytest.approx(0.75), 4)
+    plot = _plot_samples(OLD_RUN_SET, ["s"])["s"]  # what the plot draws
+    assert (plot.pass_rate, plot.crash_rate, plot.judged) == (
+        pytest.approx(0.25),
+        pytest.approx(0.75),
+        4,
+    )
     rows = OLD_RUN_SET.to_dict("records")
     assert sum(passed_row(r["status"], r["crashed"], r["passed"]) for r in rows) == 1
     assert sum(is_crash_row(r["status"], r["crashed"]) for r in rows) == 3

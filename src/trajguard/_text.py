@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROL", "has_control", "printable", "safe_str"]
+__all__ = ["CONTROL", "has_control", "json_safe", "printable", "safe_str"]
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}\\ufeff\\ufff9-\\ufffb\\ud800-\\udfff]")
@@ -43,6 +43,15 @@ def printable(text: object, *, keep: str = "") -> str:
     if not keep:
         return CONTROL.sub(_escape, value)
     return CONTROL.sub(lambda m: m.group() if m.group() in keep else _escape(m), value)
+
+
+def json_safe(text: str) -> str:
+    """JSON text with every control character :func:`printable` escapes written as a JSON
+    escape (``\u001b``): the same document, byte-safe for any reader. In JSON that
+    ``json.dumps`` wrote they can only be inside strings, where the escape means the same."""
+    return CONTROL.sub(
+        lambda m: m.group() if m.group() in "\n\t" else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def has_control(text: str, *, keep: str = "") -> bool:

@@ -22,6 +22,7 @@ __all__ = [
     "GoldenError",
     "ImportPathError",
     "InfrastructureError",
+    "InvalidResultData",
     "InvalidTrajectory",
     "MissingExtra",
     "ModelRequestError",
@@ -119,6 +120,10 @@ class StoreError(TrajguardError):
 
 class CassetteError(TrajguardError):
     """A cassette that is missing, unreadable or does not match the run."""
+
+
+class InvalidResultData(TrajguardError):
+    """A result document (``comparison.json``) that is not JSON or does not match its types."""
 
 
 class ScriptExhausted(CassetteError):

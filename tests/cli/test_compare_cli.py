@@ -208,3 +208,45 @@ def test_family_options(runsets: Path, cli) -> None:
     assert "Suite level" not in (runsets / "s" / "report.md").read_text()
     bad = cli("compare", "base", "worse", "--suite-share", "1.5", cwd=runsets)
     assert bad.returncode == 2 and "--suite-share must be at least 0 and below 1" in bad.stderr
+
+
+def test_a_blind_comparison_says_so_and_exits_4_only_when_power_is_required(
+    runsets: Path, cli
+) -> None:
+    """30 runs per side see a drop of about 30 points, not the 10-point band: every scenario
+    is blind. Exit 0 says nothing was found; the headline says nothing could be."""
+    quiet = cli("compare", "base", "same", "--report", "q/report.md", "--no-plots", cwd=runsets)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "blind in 2 of 2" in quiet.stdout
+    report = (runsets / "q" / "report.md").read_text()
+    headline = report.split("\n## ")[0]
+    assert "**Blind in 2 of 2 scenarios**" in headline
+    assert "capital (" in headline and "multiply (" in headline
+    assert "runs per side would see a 10-point drop" in headline
+    assert "`--require-power` makes such a night exit 4" in headline
+    document = json.loads((runsets / "q" / "comparison.json").read_text())
+    assert {b["scenario"] for b in document["comparison"]["blind"]} == {"capital", "multiply"}
+    strict = cli(
+        "compare",
+        "base",
+        "same",
+        "--report",
+        "s/report.md",
+        "--no-plots",
+        "--require-power",
+        cwd=runsets,
+    )
+    assert strict.returncode == 4, strict.stderr
+    assert "this night exits 4" in (runsets / "s" / "report.md").read_text()
+    # A regression still exits 1: a failed night is not a blind one.
+    worse = cli(
+        "compare",
+        "base",
+        "worse",
+        "--report",
+        "w/report.md",
+        "--no-plots",
+        "--require-power",
+        cwd=runsets,
+    )
+    assert worse.returncode == 1, worse.stderr

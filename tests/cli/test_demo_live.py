@@ -5,6 +5,7 @@ and `trajguard show` summarises it."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -42,7 +43,9 @@ def _trajguard(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def demo_runset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("demo") / "runset"
     result = _trajguard(
         "run", str(DEMO), "--runs", str(RUNS), "--out", str(out), "--no-progress",
@@ -52,7 +55,35 @@ def demo_runset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     assert f"{RUNS * len(load_suite(DEMO).scenarios)} runs in" in result.stdout
-    return out
+    return out, result
+
+
+@pytest.fixture(scope="module")
+def demo_runset(demo_run: tuple[Path, subprocess.CompletedProcess[str]]) -> Path:
+    return demo_run[0]
+
+
+def test_the_run_prints_its_start_up_steps_with_their_times(
+    demo_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """In a fresh process, with --no-progress: every step before the first run, each with its
+    time (litellm's import and the servers' start overlap, so a step may be named again when it
+    ends), and the summary's time is the whole command's, start-up included."""
+    _, result = demo_run
+    steps = [
+        "importing trajguard's batch runner",
+        "reading the suite",
+        "importing litellm",
+        r"starting (the embedded model server|\d embedded model servers \(one per run at once\))",
+        "checking that local/smollm2 answers",
+    ]
+    for step in steps:
+        pattern = (step if step.startswith("starting") else re.escape(step)) + r"… \d+\.\d s$"
+        assert re.search(pattern, result.stderr, re.M), (step, result.stderr[-3000:])
+    summary = re.match(r"(\d+) runs in (\d+) s with (\d+) s of start-up \(", result.stdout)
+    assert summary is not None, result.stdout
+    assert int(summary.group(1)) == RUNS * len(load_suite(DEMO).scenarios)
+    assert 0 < int(summary.group(3)) < int(summary.group(2))
 
 
 def test_demo_runset_has_every_run_with_the_documented_columns(demo_runset: Path) -> None:

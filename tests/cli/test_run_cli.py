@@ -6,6 +6,7 @@ stops before the first call."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,7 +64,11 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _error(capsys: pytest.CaptureFixture[str], args: list[str], code: int = 2) -> str:
     assert main(args) == code
     err = capsys.readouterr().err
-    assert err.startswith("trajguard: error: "), err
+    before, found, _ = err.partition("trajguard: error: ")
+    assert found, err
+    # only the start-up steps come first: "step… 0.4 s", or "step…" cut off by the error
+    assert re.fullmatch(r"([^\n]+…( \d+\.\d s)?\n)*", before), err
+    assert "Traceback" not in err
     return err
 
 

@@ -133,6 +133,10 @@ def test_behaviour_beyond_its_band_is_a_difference_for_ab():
     ]
     result = compare_ab(pd.DataFrame(rows), "A", "B")
     assert result.answer is Answer.DIFFERENT
-    assert result.per_scenario.scenario("s").metric("tool_multiset").verdict.value == "changed"
-    assert "tool usage in s (TVD = 0.50)" in result.summary
+    assert result.per_scenario.scenario("s").metric("tool_usage").verdict.value == "changed"
+    assert "s: tool usage changed (TVD = 0.50)" in result.summary
+    # The scenario reads "changed" too, and the summary does not also say "no detectable
+    # difference" (the contradiction a new user saw).
+    assert result.per_scenario.scenario("s").verdict.value == "changed"
+    assert "no detectable difference" not in result.summary.lower()
     assert result.per_scenario.family.alpha_suite == 0.0

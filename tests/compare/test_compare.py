@@ -184,9 +184,9 @@ def test_map_columns_as_pyarrow_pairs_are_accepted():
     ]
     nulls = [r | {"tool_counts": None, "tool_sequence": None} for r in rows]
     a = compare_runsets(table(rows), table(pairs))
-    assert a.scenario("a").metric("tool_multiset").identical
+    assert a.scenario("a").metric("tool_usage").identical
     b = compare_runsets(table(rows), table(nulls))
-    assert b.scenario("a").metric("tool_multiset").baseline.detail == (("calc", 1.0),)
+    assert b.scenario("a").metric("tool_usage").baseline.detail == (("calc", 1.0),)
     assert_defined(b)
 
 

@@ -29,7 +29,7 @@ def test_design_levels_add_up_to_alpha():
         escalation_plan(first=20, max_runs=20, alpha=0.05, scenarios=4)
 
 
-CONFIG = CompareConfig(metrics=("pass_rate", "crash_rate", "tool_multiset"), suite_share=0.0)
+CONFIG = CompareConfig(metrics=("pass_rate", "crash_rate", "tool_usage"), suite_share=0.0)
 
 
 def test_leaning_scenarios_go_on_and_quiet_ones_stop():

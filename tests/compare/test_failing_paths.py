@@ -124,12 +124,12 @@ def test_a_break_down_one_wrong_path_fails_the_night_by_failing_paths():
 def test_nothing_can_rise_when_every_run_passes_so_it_leaves_the_combination():
     base = [run("a", passed=True, tools=("calc",) * (i % 3)) for i in range(6)]
     cand = [run("a", passed=True, tools=("search",)) for _ in range(6)]
-    gating = ("pass_rate", "tool_multiset", "failing_paths")
+    gating = ("pass_rate", "tool_usage", "failing_paths")
     config = CompareConfig(metrics=gating, gating=frozenset(gating), suite_share=0.0)
     result = compare_runsets(frame(base), frame(cand), config=config).scenario("a")
     paths = result.metric("failing_paths")
     assert paths.estimate == 0.0 and paths.p_value == 1.0
-    assert result.gate is not None and result.gate.metrics == ("tool_multiset",)
+    assert result.gate is not None and result.gate.metrics == ("tool_usage",)
 
 
 def test_without_judged_runs_on_one_side_it_is_not_tested():

@@ -53,8 +53,8 @@ def _combined_by_enumeration(base, cand):
 
 
 TOOLS = CompareConfig(
-    metrics=("pass_rate", "tool_multiset"),
-    gating=frozenset({"pass_rate", "tool_multiset"}),
+    metrics=("pass_rate", "tool_usage"),
+    gating=frozenset({"pass_rate", "tool_usage"}),
     suite_share=0.0,
 )
 
@@ -65,7 +65,7 @@ def test_combined_test_of_a_scenario_by_enumeration():
     cmp = compare_runsets(frame(base), frame(cand), config=TOOLS)
     gate = cmp.scenario("a").gate
     expected, _ = _combined_by_enumeration(base, cand)
-    assert gate.metrics == ("pass_rate", "tool_multiset")
+    assert gate.metrics == ("pass_rate", "tool_usage")
     assert gate.p_value == pytest.approx(expected, rel=1e-6)
 
 
@@ -117,12 +117,12 @@ def test_tool_change_alone_is_a_regression_for_the_nightly_and_a_difference_for_
     base = [run("a", passed=i % 2 == 0, tools=("calc",)) for i in range(20)]
     cand = [run("a", passed=i % 2 == 0, tools=("weather",)) for i in range(20)]
     nightly = compare_runsets(frame(base), frame(cand), config=TOOLS)
-    tools = nightly.scenario("a").metric("tool_multiset")
+    tools = nightly.scenario("a").metric("tool_usage")
     assert tools.verdict is Verdict.REGRESSED
     assert nightly.scenario("a").metric("pass_rate").verdict is not Verdict.REGRESSED
     assert nightly.regressed
     ab = compare_runsets(frame(base), frame(cand), config=TOOLS.with_updates(two_sided=True))
-    assert ab.scenario("a").metric("tool_multiset").verdict is Verdict.CHANGED
+    assert ab.scenario("a").metric("tool_usage").verdict is Verdict.CHANGED
     assert not ab.regressed
 
 
@@ -133,7 +133,7 @@ def test_a_change_inside_the_band_does_not_fail_the_night():
     ]
     loose = TOOLS.with_updates(tolerances={"tool_mix": 0.2})
     cmp = compare_runsets(frame(base), frame(cand), config=loose)
-    tools = cmp.scenario("a").metric("tool_multiset")
+    tools = cmp.scenario("a").metric("tool_usage")
     assert cmp.scenario("a").gate.p_adjusted <= 0.05
     assert tools.estimate == pytest.approx(0.075)  # 15 of 200 calls and ends moved
     assert tools.verdict is Verdict.CHANGED_WITHIN_TOLERANCE
@@ -234,7 +234,7 @@ def test_200_scenarios_one_broken_is_found():
     cmp = compare_runsets(
         frame(base),
         frame(cand),
-        config=CompareConfig(metrics=("pass_rate", "tool_multiset", "failing_paths")),
+        config=CompareConfig(metrics=("pass_rate", "tool_usage", "failing_paths")),
     )
     broken = cmp.scenario("s007")
     assert broken.verdict is Verdict.REGRESSED

@@ -110,7 +110,7 @@ def test_a_constant_metric_does_not_enter_the_combination():
 
 
 def test_constant_batches_in_every_scenario_raise_nothing():
-    gating = ("pass_rate", "crash_rate", "tool_multiset", "tool_sequence", "step_count")
+    gating = ("pass_rate", "crash_rate", "tool_usage", "tool_sequence", "step_count")
     base = [run(s, passed=True) for s in "abc" for _ in range(5)]
     cand = [run(s, passed=True) for s in "abc" for _ in range(5)]
     cmp = compare_runsets(
@@ -168,8 +168,8 @@ def test_suite_tool_test_and_westfall_young_by_enumerating_the_strata():
         base += [run(s, passed=bool(v), tools=t) for v, t in zip(bp, bt, strict=True)]
         cand += [run(s, passed=bool(v), tools=t) for v, t in zip(cp, ct, strict=True)]
     config = CompareConfig(
-        metrics=("pass_rate", "tool_multiset"),
-        gating=frozenset({"pass_rate", "tool_multiset"}),
+        metrics=("pass_rate", "tool_usage"),
+        gating=frozenset({"pass_rate", "tool_usage"}),
         suite_share=0.5,
         resampling=Resampling(n_resamples=39_999),
     )
@@ -183,10 +183,10 @@ def test_suite_tool_test_and_westfall_young_by_enumerating_the_strata():
     p_tools, p_pass = _rank(joint_tools), _rank(joint_z)
     observed = 19 * 20 + 19  # the last arrangement of each scenario: candidates last
     by_metric = {t.metric: t for t in cmp.family.suite}
-    assert by_metric["tool_multiset"].p_value == pytest.approx(p_tools[observed], abs=0.01)
+    assert by_metric["tool_usage"].p_value == pytest.approx(p_tools[observed], abs=0.01)
     assert by_metric["pass_rate"].p_value == pytest.approx(p_pass[observed], abs=0.01)
     # Westfall-Young step-down min-p over the two suite tests, from the exact joint law.
-    obs = {"pass_rate": p_pass[observed], "tool_multiset": p_tools[observed]}
+    obs = {"pass_rate": p_pass[observed], "tool_usage": p_tools[observed]}
     first, second = sorted(obs, key=obs.get)
     both = np.minimum(p_pass, p_tools)
     last = p_pass if second == "pass_rate" else p_tools
@@ -201,7 +201,7 @@ def test_n3_whole_family_with_behaviour_gates():
     # exact (20 arrangements), and no p-value below 1/20 can exist.
     base = [run(s, passed=True, tools=("calc",)) for s in "abcd" for _ in range(3)]
     cand = [run(s, passed=False, tools=("weather",)) for s in "abcd" for _ in range(3)]
-    gating = ("pass_rate", "crash_rate", "tool_multiset", "failing_paths")
+    gating = ("pass_rate", "crash_rate", "tool_usage", "failing_paths")
     cmp = compare_runsets(frame(base), frame(cand), config=CompareConfig(metrics=gating))
     for s in "abcd":
         gate = cmp.scenario(s).gate

@@ -25,7 +25,7 @@ def test_every_metric_is_described_once_and_completely() -> None:
     assert len({m.label for m in METRICS}) == len(METRICS)
     # Measured (benchmarks/bench_power.py): tool usage and failing paths catch a broken prompt;
     # steps, tokens and tool order stay diagnostic by default.
-    assert {"pass_rate", "crash_rate", "tool_multiset", "failing_paths"} == DEFAULT_GATING
+    assert {"pass_rate", "crash_rate", "tool_usage", "failing_paths"} == DEFAULT_GATING
     for m in METRICS:
         assert callable(m.evaluate)
         assert m.tolerance is None or tolerance(m.tolerance).name == m.tolerance
@@ -41,7 +41,7 @@ def test_every_metric_is_described_once_and_completely() -> None:
         ("pass_rate", -0.25, (-0.4, -0.1), ("Δ -25 pts", "[-40, -10]")),
         ("step_count", 0.62, (0.5, 0.7), ("A = 0.62", "[0.5, 0.7]")),
         ("prompt_tokens", 1.2, None, ("×1.20", "—")),
-        ("tool_multiset", 0.3, None, ("TVD = 0.30", "—")),
+        ("tool_usage", 0.3, None, ("TVD = 0.30", "—")),
         ("tool_sequence", 0.1, None, ("new +10 pts", "—")),
         ("failing_paths", 0.45, None, ("+45 pts on one path", "—")),
         ("latency", None, None, ("—", "—")),
@@ -86,3 +86,22 @@ def test_tolerances_accept_their_aliases_and_check_their_ranges() -> None:
     ):
         with pytest.raises(TrajguardError, match=fragment):
             CompareConfig(tolerances=bad)
+
+
+def test_earlier_names_of_tool_usage_are_still_read():
+    """One name per metric (tool_usage: metric, band, report); suites and commands written with
+    the earlier names keep working."""
+    from trajguard.compare import CompareConfig, metric, tolerance
+
+    config = CompareConfig(
+        metrics=("pass_rate", "tool_multiset"),
+        gating=frozenset({"tool_multiset"}),
+        tolerances={"tool_mix": 0.25},
+    )
+    assert config.metrics == ("pass_rate", "tool_usage")
+    assert config.gating == frozenset({"tool_usage"})
+    assert config.tolerance("tool_usage") == 0.25
+    assert metric("tool_multiset") is metric("tool_usage")
+    assert tolerance("tool_mix").name == "tool_usage"
+    assert metric("tool_usage").label == "tool usage"
+    assert metric("tool_usage").tolerance == "tool_usage"

@@ -39,7 +39,7 @@ def test_extrapolated_n_reaches_the_planned_power_for_a_z_test():
     # 80 % power against the effect that gave the observed p at N = 20.
     p, level = 0.03, 0.01
     needed, what = runs_to_decide(
-        result("tool_multiset", 0.3, p), band=0.1, level=level, alpha=0.05, power=0.8
+        result("tool_usage", 0.3, p), band=0.1, level=level, alpha=0.05, power=0.8
     )
     assert what == "a regression"
     z_at_n = stats.norm.isf(p) * math.sqrt(needed / 20)
@@ -74,7 +74,7 @@ def test_rate_inside_the_band_needs_the_equivalence_n():
 def test_no_n_when_the_effect_points_the_other_way():
     assert (
         runs_to_decide(
-            result("tool_multiset", 0.05, 0.7, tost=0.8),
+            result("tool_usage", 0.05, 0.7, tost=0.8),
             band=0.1,
             level=0.01,
             alpha=0.05,

@@ -10,7 +10,6 @@ import pytest
 from scipy import stats
 
 from trajguard.compare import (
-    Arm,
     CompareConfig,
     Decision,
     Look,
@@ -23,8 +22,12 @@ from trajguard.compare import (
     drive,
     split_runs,
 )
+from trajguard.compare._arms import Arm
 from trajguard.compare._sequential import decide_ab_look, decide_look, gating_alpha
+from trajguard.report import build_document, junit_xml
+from trajguard.results import ReportKind
 from trajguard.stats import Action, obf_thresholds
+from trajguard.store import RunSet
 
 
 def run(scenario="s", passed=True, status="ok", steps=3, variant="main", prompt=100):
@@ -175,10 +178,21 @@ def test_apply_gate_makes_verdicts_junit_and_flag_agree_with_the_gate():
     assert b.verdict is Verdict.REGRESSED and a.verdict is not Verdict.REGRESSED
     assert gated.regressed == gate.regressed is True
     assert gated.verdict is Verdict.REGRESSED
+
+    def junit(comparison):
+        sides = {
+            role: RunSet(path=role, manifest={"suite": "t"}, runs=frame)
+            for role, frame in (("baseline", base), ("candidate", cand))
+        }
+        return junit_xml(build_document(comparison, kind=ReportKind.NIGHTLY, **sides))
+
+    xml = junit(gated)
+    assert 'failures="1"' in xml and 'name="b"' in xml
     # A quiet gate: nothing regressed anywhere, whatever the fixed-sample tests said.
     design.outcome = _outcome({"a": Decision(action=Action.STOP_NO_REGRESSION)})
     quiet = design.settle(fixed)
     assert not quiet.regressed and quiet.verdict is not Verdict.REGRESSED
+    assert 'failures="0"' in junit(quiet)
 
 
 # ---- A/B: "stop: different", with the direction, and its own section ------------------------

@@ -76,12 +76,12 @@ def _tools_changed() -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_gating_tool_usage_beyond_its_band_regresses_on_both_multiplicity_paths(multiplicity):
     base, cand = _tools_changed()
     config = CompareConfig(
-        metrics=("pass_rate", "crash_rate", "tool_multiset"),
-        gating=frozenset({"pass_rate", "crash_rate", "tool_multiset"}),
+        metrics=("pass_rate", "crash_rate", "tool_usage"),
+        gating=frozenset({"pass_rate", "crash_rate", "tool_usage"}),
         multiplicity=multiplicity,
     )
     result = compare_runsets(base, cand, config=config)
-    tools = result.scenario("s").metric("tool_multiset")
+    tools = result.scenario("s").metric("tool_usage")
     assert tools.evidence.significant and tools.evidence.beyond_band
     assert tools.verdict is V.REGRESSED
     assert result.regressed and result.verdict is V.REGRESSED
@@ -89,7 +89,7 @@ def test_gating_tool_usage_beyond_its_band_regresses_on_both_multiplicity_paths(
     diagnostic = compare_runsets(
         base, cand, config=config.with_updates(gating=frozenset({"pass_rate", "crash_rate"}))
     )
-    assert diagnostic.scenario("s").metric("tool_multiset").verdict is V.CHANGED
+    assert diagnostic.scenario("s").metric("tool_usage").verdict is V.CHANGED
     assert not diagnostic.regressed
 
 
@@ -97,15 +97,15 @@ def test_gating_tool_usage_beyond_its_band_regresses_on_both_multiplicity_paths(
 def test_two_sided_the_same_change_is_changed_and_the_scenario_says_so(multiplicity):
     base, cand = _tools_changed()
     config = CompareConfig(
-        metrics=("pass_rate", "crash_rate", "tool_multiset"),
-        gating=frozenset({"pass_rate", "crash_rate", "tool_multiset"}),
+        metrics=("pass_rate", "crash_rate", "tool_usage"),
+        gating=frozenset({"pass_rate", "crash_rate", "tool_usage"}),
         multiplicity=multiplicity,
         two_sided=True,
         suite_share=0.0,
     )
     result = compare_runsets(base, cand, config=config)
     scenario = result.scenario("s")
-    assert scenario.metric("tool_multiset").verdict is V.CHANGED
+    assert scenario.metric("tool_usage").verdict is V.CHANGED
     # A scenario with a gating metric changed beyond its band reads "changed", not
     # "inconclusive" (the contradiction a new user saw in an A/B report).
     assert scenario.verdict is V.CHANGED

@@ -49,6 +49,8 @@ class Case:
     """Run as a subprocess with a deadline (a regression would hang the test's own process)."""
     provider: dict[str, Any] | None = None
     """The provider stub's ``script`` (faults, in order) and ``reply`` (its answer's text)."""
+    file_has: dict[str, str] = field(default_factory=dict)
+    """Files written by the case and a fragment each must contain."""
     clean_text: tuple[str, ...] | None = None
     """Files (besides stdout and stderr) that must hold no control character; ``None``: no
     check."""
@@ -78,6 +80,7 @@ def load_cases() -> list[Case]:
                 absent=tuple(_list(entry.get("absent"))),
                 env={str(k): str(v) for k, v in (entry.get("env") or {}).items()},
                 subprocess=bool(entry.get("subprocess", False)),
+                file_has={str(k): str(v) for k, v in (entry.get("file_has") or {}).items()},
                 provider=entry.get("provider"),
                 clean_text=None
                 if entry.get("clean_text") is None

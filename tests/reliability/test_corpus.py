@@ -67,4 +67,8 @@ def test_bad_input_ends_cleanly(case: Any, cli: Any, tmp_path: Path, monkeypatch
         assert fragment in stdout, f"{fragment!r} not in stdout:\n{stdout}"
     for path in case.absent:
         assert not (tmp_path / path).exists(), f"{path} was written"
+    for name, fragment in case.file_has.items():
+        assert fragment in (tmp_path / name).read_text(encoding="utf-8"), (
+            f"{fragment!r} not in {name}"
+        )
     assert corpus.unclean_outputs(case, tmp_path, stdout, stderr) == []

@@ -15,7 +15,8 @@ from trajguard.compare import (
     pool_history,
 )
 from trajguard.compare._escalation import escalation_plan
-from trajguard.report import escalation_section, render_report
+from trajguard.report import build_document, escalation_section, render_report
+from trajguard.results import ReportKind
 from trajguard.store import RunSet
 
 
@@ -27,12 +28,14 @@ def rows(scenario, passes, n, tools=("calc",), batch="b", config_hash="h", durat
 
 def render(base, cand, config=None, *, manifests=({}, {}), history=None):
     cmp = compare_runsets(base, cand, config=config or CompareConfig())
-    return cmp, render_report(
+    document = build_document(
         cmp,
+        kind=ReportKind.NIGHTLY,
         baseline=RunSet(path="base", manifest={"suite": "demo", **manifests[0]}, runs=base),
         candidate=RunSet(path="cand", manifest={"suite": "demo", **manifests[1]}, runs=cand),
         history=history,
     )
+    return cmp, render_report(document)
 
 
 def test_headline_leads_with_what_failed_and_why():

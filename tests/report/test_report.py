@@ -13,7 +13,8 @@ from scipy import stats
 from trajguard import compare as mt
 from trajguard.compare import CompareConfig, compare_ab, compare_runsets
 from trajguard.compare._numeric import evaluate_shift
-from trajguard.report import render_ab_report, render_report
+from trajguard.report import build_ab_document, build_document, render_ab_report, render_report
+from trajguard.results import ReportKind
 from trajguard.store import RunSet
 
 
@@ -35,11 +36,13 @@ def run(scenario="s", passed=True, steps=3, prompt=100, variant="main", tools=("
 def render(base: list[dict], cand: list[dict], config: CompareConfig) -> str:
     b, c = pd.DataFrame(base), pd.DataFrame(cand)
     cmp = compare_runsets(b, c, config=config)
-    return render_report(
+    document = build_document(
         cmp,
+        kind=ReportKind.COMPARE,
         baseline=RunSet(path="b", manifest={"suite": "t"}, runs=b),
         candidate=RunSet(path="c", manifest={"suite": "t"}, runs=c),
     )
+    return render_report(document)
 
 
 def test_interval_header_states_the_level_used():
@@ -117,6 +120,28 @@ def test_ab_report_level_and_token_floor_match_compare():
     assert result.metric("prompt_tokens").estimate == pytest.approx(1.0)
     per_scenario = result.per_scenario.scenario("s").metric("prompt_tokens")
     assert per_scenario.estimate == pytest.approx(1.0)
-    text = render_ab_report(result, runs=RunSet(path="r", manifest={"suite": "t"}, runs=frame))
+    runs = RunSet(path="r", manifest={"suite": "t"}, runs=frame)
+    text = render_ab_report(build_ab_document(result, runs=runs))
     assert "| 90% CI |" in text and "95% CI" not in text
     assert math.isfinite(result.metric("pass_rate").p_value)
+
+
+def test_ab_provenance_compares_the_variants_definitions():
+    """Both sides of an A/B are one batch: its provenance compares variant A's definition of a
+    scenario with variant B's, instead of claiming one manifest equals itself."""
+    rows = [run(variant="A") for _ in range(10)] + [run(variant="B") for _ in range(10)]
+    result = compare_ab(pd.DataFrame(rows), "A", "B")
+    hashes = {"s/A": "aaaa", "s/B": "bbbb"}
+    runs = RunSet(
+        path="runs", manifest={"suite": "t", "config_hashes": hashes}, runs=pd.DataFrame(rows)
+    )
+    text = render_ab_report(build_ab_document(result, runs=runs))
+    assert "Scenario definitions differ between the variants (config hash):" in text
+    assert "- s: aaaa → bbbb" in text
+    assert "identical" not in text.split("## Provenance")[1]
+    same = RunSet(
+        path="runs",
+        manifest={"suite": "t", "config_hashes": {"s/A": "cccc", "s/B": "cccc"}},
+        runs=pd.DataFrame(rows),
+    )
+    assert "identical in both variants" in render_ab_report(build_ab_document(result, runs=same))

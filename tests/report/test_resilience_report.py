@@ -10,7 +10,8 @@ import pandas as pd
 from scipy import stats
 
 from trajguard.compare import CompareConfig, Verdict, compare_runsets, metric, tolerance
-from trajguard.report import render_report
+from trajguard.report import build_document, render_report
+from trajguard.results import ReportKind
 from trajguard.stats import wilson_interval
 from trajguard.store import RunSet
 
@@ -51,6 +52,16 @@ def side(retried: int, met: int, untouched: int, *, variant: str = "flaky") -> p
     return pd.DataFrame(rows)
 
 
+def render(base: pd.DataFrame, cand: pd.DataFrame) -> str:
+    document = build_document(
+        compare_runsets(base, cand, config=CompareConfig()),
+        kind=ReportKind.COMPARE,
+        baseline=RunSet(path="b", manifest={"suite": "t"}, runs=base),
+        candidate=RunSet(path="c", manifest={"suite": "t"}, runs=cand),
+    )
+    return render_report(document)
+
+
 def test_retry_rate_is_compared_over_the_runs_that_met_a_fault() -> None:
     base, cand = side(18, 20, 10), side(6, 20, 10)
     comparison = compare_runsets(base, cand, config=CompareConfig())
@@ -68,22 +79,14 @@ def test_retry_rate_is_compared_over_the_runs_that_met_a_fault() -> None:
 
 def test_a_scenario_without_faults_leaves_the_resilience_rows_out() -> None:
     calm = pd.DataFrame([run(variant="base") for _ in range(5)])
-    text = render_report(
-        compare_runsets(calm, calm, config=CompareConfig()),
-        baseline=RunSet(path="b", manifest={"suite": "t"}, runs=calm),
-        candidate=RunSet(path="c", manifest={"suite": "t"}, runs=calm),
-    )
+    text = render(calm, calm)
     assert "| pass rate |" in text
     assert "retried after a fault" not in text and "Resilience by fault kind" not in text
 
 
 def test_the_report_shows_resilience_rates_per_fault_kind_with_intervals() -> None:
     base, cand = side(18, 20, 10, variant="base"), side(6, 20, 10)
-    text = render_report(
-        compare_runsets(base, cand, config=CompareConfig()),
-        baseline=RunSet(path="b", manifest={"suite": "t"}, runs=base),
-        candidate=RunSet(path="c", manifest={"suite": "t"}, runs=cand),
-    )
+    text = render(base, cand)
     assert "| retried after a fault ·diag | 90% (n=20) | 30% (n=20) | Δ -60 pts |" in text
     section = text.split("## Resilience by fault kind", 1)[1].split("\n## ", 1)[0]
     low, high = wilson_interval(6, 20, 0.95)

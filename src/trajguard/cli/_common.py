@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import shlex
 import sys
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trajguard.cli._progress import BatchProgress
-from trajguard.compare import DEFAULT_GATING, METRIC_NAMES, TOLERANCES, CompareConfig, tolerance
+from trajguard._catalog import (
+    DEFAULT_GATING,
+    METRIC_NAMES,
+    SUITE_SHARE,
+    TOLERANCE_NAMES,
+    TOLERANCES,
+    tolerance,
+)
 from trajguard.errors import UsageError
-from trajguard.pipeline import ReportOptions
-from trajguard.run import BatchObserver, BatchOptions, ExecutorChoice, ObserverFactory
+
+if TYPE_CHECKING:  # the modules behind these import pandas: each command imports them when it runs
+    from trajguard.cli._startup import StartupLog
+    from trajguard.compare import CompareConfig
+    from trajguard.pipeline import ReportOptions
+    from trajguard.run import BatchObserver, BatchOptions, ExecutorChoice, ObserverFactory
 
 __all__ = [
     "add_batch_arguments",
@@ -23,6 +33,7 @@ __all__ = [
     "add_history_argument",
     "add_max_runs_argument",
     "add_report_arguments",
+    "add_require_power_argument",
     "batch_options",
     "command_line",
     "compare_config",
@@ -31,9 +42,8 @@ __all__ = [
     "prepare_imports",
     "quiet_litellm",
     "report_options",
+    "startup_log",
 ]
-
-_TOLERANCE_NAMES = sorted(n for t in TOLERANCES for n in (t.name, *t.aliases))
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,7 +146,7 @@ def add_family_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite-share",
         type=float,
-        default=CompareConfig().suite_share,
+        default=SUITE_SHARE,
         metavar="S",
         help="share of --alpha for the suite-level tests (0 turns them off; default %(default)s)",
     )
@@ -165,6 +175,18 @@ def add_history_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_require_power_argument(parser: argparse.ArgumentParser, *, suite: bool) -> None:
+    """``--require-power``: a blind comparison exits 4 (compare, nightly)."""
+    default = " (default: the suite's defaults.require_power)" if suite else ""
+    parser.add_argument(
+        "--require-power",
+        action="store_true",
+        default=None if suite else False,
+        help="exit 4 instead of 0 when some scenario's gating tests could not see a pass-rate "
+        f"drop of its band (a blind night; exit 1 still wins){default}",
+    )
+
+
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """The plots switch of every command that writes a report."""
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -180,16 +202,31 @@ def prepare_imports(suite_path: Path) -> None:
 
 def quiet_litellm() -> None:
     """Turn off litellm's "Give Feedback / Get Help" banner, printed on every provider error and
-    retry (errors are recorded in the rows). This is the command line's own process, so the
-    setting is ours to choose; the library itself never touches litellm's globals."""
-    import trajguard.capture.llm  # noqa: F401 - sets litellm's offline price map before its import
+    retry (errors are recorded in the rows), once litellm is imported. This is the command
+    line's own process, so the setting is ours to choose; the library itself never touches
+    litellm's globals. It does not import litellm (seconds): a batch imports it in its first
+    start-up step, while the embedded model's server starts, and :func:`startup_log` calls this
+    at every step, so the banner is off before the first call."""
+    litellm: Any = sys.modules.get("litellm")
+    if litellm is not None:
+        litellm.suppress_debug_info = True
 
-    litellm: Any = importlib.import_module("litellm")
-    litellm.suppress_debug_info = True
+
+def startup_log(args: argparse.Namespace) -> StartupLog:
+    """The start-up steps of a batch command, timed from when :func:`trajguard.cli.main` began
+    (or from now, for a handler called without it)."""
+    from trajguard.cli._startup import StartupLog
+
+    started = getattr(args, "command_started", None)
+    return StartupLog(
+        started=time.monotonic() if started is None else started, on_step=quiet_litellm
+    )
 
 
 def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:
     """The batch options of run, nightly and ab (checked by :class:`BatchOptions`)."""
+    from trajguard.run import BatchOptions
+
     return BatchOptions(
         runs=args.runs,
         model=args.model,
@@ -205,6 +242,8 @@ def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions
 
 def executor_choice(args: argparse.Namespace) -> ExecutorChoice:
     """``--executor`` and the ``--ray-…`` options (checked by :class:`ExecutorChoice`)."""
+    from trajguard.run import ExecutorChoice
+
     given = {
         "address": args.ray_address,
         "num_cpus": args.ray_cpus,
@@ -230,10 +269,10 @@ def _resource(item: str) -> tuple[str, float]:
 
 def _tolerance(item: str) -> tuple[str, float]:
     name, sep, value = item.partition("=")
-    if not sep or name not in _TOLERANCE_NAMES:
+    if not sep or name not in TOLERANCE_NAMES:
         raise UsageError(
             f"--tolerance {item!r}: expected METRIC=VALUE with METRIC one of "
-            f"{', '.join(_TOLERANCE_NAMES)}"
+            f"{', '.join(TOLERANCE_NAMES)}"
         )
     try:
         number = float(value)
@@ -247,11 +286,13 @@ def _tolerance(item: str) -> tuple[str, float]:
 
 def compare_config(args: argparse.Namespace) -> CompareConfig:
     """The comparison settings of ``--alpha``, ``--q``, ``--tolerance`` and ``--gate``."""
+    from trajguard.compare import CompareConfig
+
     updates: dict[str, Any] = {
         "alpha": args.alpha,
         "q": getattr(args, "q", 0.10),
         "multiplicity": getattr(args, "multiplicity", "omnibus"),
-        "suite_share": getattr(args, "suite_share", CompareConfig().suite_share),
+        "suite_share": getattr(args, "suite_share", SUITE_SHARE),
     }
     if not 0 <= updates["suite_share"] < 1:
         raise UsageError(f"--suite-share must be at least 0 and below 1, got {args.suite_share}")
@@ -276,6 +317,8 @@ def command_line() -> str:
 
 def report_options(args: argparse.Namespace, *, step_summary: bool = False) -> ReportOptions:
     """The report options of ``--no-plots``, ``--all-plots`` and ``--junit``."""
+    from trajguard.pipeline import ReportOptions
+
     return ReportOptions(
         plots=not args.no_plots,
         all_plots=getattr(args, "all_plots", False),
@@ -285,12 +328,16 @@ def report_options(args: argparse.Namespace, *, step_summary: bool = False) -> R
     )
 
 
-def observer_factory(args: argparse.Namespace) -> ObserverFactory:
+def observer_factory(args: argparse.Namespace, startup: StartupLog) -> ObserverFactory:
     """A progress display per batch (a bar on a terminal, lines elsewhere, none with
-    ``--no-progress``)."""
+    ``--no-progress``), its start-up steps printed by ``startup``. A batch's observer is made
+    just before the batch starts, which ends the steps the command began itself."""
+    from trajguard.cli._progress import BatchProgress
+
     enabled = not args.no_progress
 
     def observe(label: str) -> AbstractContextManager[BatchObserver]:
-        return BatchProgress(enabled=enabled, label=label)
+        startup.end()
+        return BatchProgress(enabled=enabled, label=label, startup=startup)
 
     return observe

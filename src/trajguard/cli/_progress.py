@@ -6,7 +6,7 @@ import sys
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import (
@@ -20,13 +20,20 @@ from rich.progress import (
 
 from trajguard.outcome import is_crash_row, passed_row
 
+if TYPE_CHECKING:
+    from trajguard.cli._startup import StartupLog
+
 
 class BatchProgress:
     """Shows runs done / total, ETA, pass and crash counts (crashes as
     :mod:`trajguard.outcome` counts them, timeouts included) and harness errors.
-    Writes to stderr."""
+    Writes to stderr. The batch's start-up steps go to ``startup`` (printed whatever
+    ``enabled`` says)."""
 
-    def __init__(self, *, enabled: bool = True, label: str = "runs") -> None:
+    def __init__(
+        self, *, enabled: bool = True, label: str = "runs", startup: StartupLog | None = None
+    ) -> None:
+        self._startup = startup
         self._console = Console(stderr=True)
         self._interactive = enabled and self._console.is_terminal
         self._enabled = enabled
@@ -53,7 +60,18 @@ class BatchProgress:
         if self._progress is not None:
             self._progress.stop()
 
+    def step_started(self, step: str) -> None:
+        if self._startup is not None:
+            self._startup.step_started(step)
+
+    def step_finished(self, step: str, elapsed_s: float) -> None:
+        if self._startup is not None:
+            self._startup.step_finished(step, elapsed_s)
+
     def start(self, total: int, skipped: int, interrupted: int = 0) -> None:
+        if self._startup is not None:
+            self._startup.runs_begin()
+        self._started = time.monotonic()  # the ETA counts runs, not the start-up before them
         self._total, self._done = total, skipped
         if skipped or interrupted:
             self._console.print(

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from trajguard import pipeline
 from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
@@ -16,16 +15,19 @@ from trajguard.cli._common import (
     compare_config,
     observer_factory,
     prepare_imports,
-    quiet_litellm,
     report_options,
+    startup_log,
 )
 from trajguard.errors import UsageError
+
+NAME = "ab"
+HELP = "run two variants interleaved and answer: helped / hurt / no detectable difference"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "ab",
-        help="run two variants interleaved and answer: helped / hurt / no detectable difference",
+        NAME,
+        help=HELP,
         description="Run both variants of every scenario that has them, interleaved in one "
         "session, and compare them per scenario and overall (stratified by scenario), two-sided. "
         "Use `base` for a scenario without overrides. The suite's tolerance bands apply. Exit "
@@ -60,19 +62,23 @@ def main(args: argparse.Namespace) -> int:
         )
     prepare_imports(args.suite)
     a, b = args.variant
-    config = compare_config(args)
-    options = batch_options(args, [a, b])
-    quiet_litellm()
-    outcome = pipeline.ab(
-        args.suite,
-        variants=(a, b),
-        options=options,
-        config=config,
-        reports=args.reports,
-        sequential=args.sequential,
-        max_runs=args.max_runs,
-        report=report_options(args, step_summary=True),
-        observe=observer_factory(args),
-    )
+    with startup_log(args) as startup:
+        with startup.step("importing trajguard's batch runner and comparison"):
+            from trajguard import pipeline
+
+        config = compare_config(args)
+        options = batch_options(args, [a, b])
+        startup.begin("reading the suite")
+        outcome = pipeline.ab(
+            args.suite,
+            variants=(a, b),
+            options=options,
+            config=config,
+            reports=args.reports,
+            sequential=args.sequential,
+            max_runs=args.max_runs,
+            report=report_options(args, step_summary=True),
+            observe=observer_factory(args, startup),
+        )
     print(printable(outcome.headline))
     return 0

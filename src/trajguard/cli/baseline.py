@@ -6,14 +6,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from trajguard import pipeline
+from trajguard._catalog import DEFAULT_KEEP
 from trajguard._text import printable
 from trajguard.errors import UsageError
-from trajguard.store import DEFAULT_KEEP, history_entries
+
+NAME = "baseline"
+HELP = "manage committed baselines"
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("baseline", help="manage committed baselines")
+    parser = commands.add_parser(NAME, help=HELP)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     promote = actions.add_parser(
         "promote",
@@ -46,6 +48,9 @@ def register(commands: Any) -> None:
 def main_promote(args: argparse.Namespace) -> int:
     if args.keep < 1:
         raise UsageError(f"--keep must be at least 1 (the new baseline itself), got {args.keep}")
+    from trajguard import pipeline
+    from trajguard.store import history_entries
+
     target = pipeline.promote(
         args.runset, baselines=args.baselines, force=args.force, keep=args.keep
     )

@@ -6,24 +6,26 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from trajguard import pipeline
 from trajguard._text import printable
 from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
+    add_require_power_argument,
     compare_config,
     report_options,
 )
 
-EXIT_REGRESSION = 1
+NAME = "compare"
+HELP = "compare a candidate run set with a baseline; write a report; exit 1 on regression"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "compare",
-        help="compare a candidate run set with a baseline; write a report; exit 1 on regression",
-        description="Compare two run sets as distributions, scenario by scenario. Exit codes: "
-        "0 no regression, 1 regression, 2 input error, 3 infrastructure failure.",
+        NAME,
+        help=HELP,
+        description="Compare two run sets as distributions, scenario by scenario; write the "
+        "report and comparison.json beside it. Exit codes: 0 no regression, 1 regression, 2 "
+        "input error, 3 infrastructure failure, 4 blind (with --require-power).",
     )
     parser.add_argument("baseline", type=Path, metavar="BASELINE", help="baseline run set")
     parser.add_argument("candidate", type=Path, metavar="CANDIDATE", help="candidate run set")
@@ -37,11 +39,14 @@ def register(commands: Any) -> None:
         "the report says so; refused otherwise",
     )
     add_history_argument(parser)
+    add_require_power_argument(parser, suite=False)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
 
 def main(args: argparse.Namespace) -> int:
+    from trajguard import pipeline
+
     outcome = pipeline.compare(
         args.baseline,
         args.candidate,
@@ -49,7 +54,8 @@ def main(args: argparse.Namespace) -> int:
         report=args.report,
         options=report_options(args),
         history=args.history,
+        require_power=args.require_power,
         allow_unfinished=args.allow_unfinished,
     )
     print(printable(outcome.headline))
-    return EXIT_REGRESSION if outcome.regressed else 0
+    return outcome.exit_code

@@ -9,13 +9,18 @@ from typing import Any
 DOCS = {
     "statistics": "how trajguard decides that behaviour changed: tests, verdicts, calibration",
     "architecture": "the packages, their layers, the data flow, where each kind of change goes",
+    "comparison-json": "what comparison.json holds, its schema and versions, how to read it",
 }
+
+
+NAME = "docs"
+HELP = "print a document shipped with trajguard (statistics, architecture, comparison-json)"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "docs",
-        help="print a document shipped with trajguard (statistics, architecture)",
+        NAME,
+        help=HELP,
         description="Print docs/<NAME>.md as shipped with this installation. "
         + "; ".join(f"{name}: {what}" for name, what in DOCS.items())
         + ".",
@@ -26,8 +31,9 @@ def register(commands: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     if args.name is None:
+        width = max(map(len, DOCS))
         for name, what in DOCS.items():
-            print(f"trajguard docs {name:<13} {what}")
+            print(f"trajguard docs {name:<{width}} {what}")
         return 0
     print(resources.files("trajguard").joinpath("docs", f"{args.name}.md").read_text("utf-8"))
     return 0

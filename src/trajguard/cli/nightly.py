@@ -6,29 +6,29 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from trajguard import pipeline
 from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     add_compare_arguments,
     add_history_argument,
     add_max_runs_argument,
+    add_require_power_argument,
     batch_options,
     compare_config,
     observer_factory,
     prepare_imports,
-    quiet_litellm,
     report_options,
+    startup_log,
 )
-from trajguard.cli.compare import EXIT_REGRESSION
-from trajguard.suite import BASE_VARIANT
+
+NAME = "nightly"
+HELP = "run the suite, compare with its baseline, write reports/<date>/, exit 1 on regression"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "nightly",
-        help="run the suite, compare with its baseline, write reports/<date>/, exit 1 on "
-        "regression",
+        NAME,
+        help=HELP,
         description="The nightly job: run the suite's base variant, compare it with "
         "baselines/<suite>/, write reports/<date>/report.md (and the run set beside it). "
         "Exit codes as compare. The method: `trajguard docs statistics` (docs/statistics.md).",
@@ -46,26 +46,33 @@ def register(commands: Any) -> None:
     )
     add_max_runs_argument(parser)
     add_history_argument(parser)
+    add_require_power_argument(parser, suite=True)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
 
 def main(args: argparse.Namespace) -> int:
     prepare_imports(args.suite)
-    config = compare_config(args)
-    options = batch_options(args, [BASE_VARIANT])
-    quiet_litellm()
-    outcome = pipeline.nightly(
-        args.suite,
-        options=options,
-        config=config,
-        baseline=args.baseline,
-        reports=args.reports,
-        sequential=args.sequential,
-        max_runs=args.max_runs,
-        history=args.history,
-        report=report_options(args, step_summary=True),
-        observe=observer_factory(args),
-    )
+    with startup_log(args) as startup:
+        with startup.step("importing trajguard's batch runner and comparison"):
+            from trajguard import pipeline
+            from trajguard.suite import BASE_VARIANT
+
+        config = compare_config(args)
+        options = batch_options(args, [BASE_VARIANT])
+        startup.begin("reading the suite")
+        outcome = pipeline.nightly(
+            args.suite,
+            options=options,
+            config=config,
+            baseline=args.baseline,
+            reports=args.reports,
+            sequential=args.sequential,
+            max_runs=args.max_runs,
+            history=args.history,
+            report=report_options(args, step_summary=True),
+            observe=observer_factory(args, startup),
+            require_power=args.require_power,
+        )
     print(printable(outcome.headline))
-    return EXIT_REGRESSION if outcome.regressed else 0
+    return outcome.exit_code

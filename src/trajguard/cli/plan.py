@@ -6,20 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from trajguard import pipeline
 from trajguard._text import printable
 from trajguard.cli._common import add_family_arguments
-from trajguard.compare import CompareConfig, metric
+
+NAME = "plan"
+HELP = "minimum detectable effect per metric at N runs; runs needed for a target effect"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "plan",
-        help="minimum detectable effect per metric at N runs; runs needed for a target effect",
+        NAME,
+        help=HELP,
         description="From a baseline run set (observed rates and spreads) or assumed values, "
         "print per metric the smallest effect N runs per side detects with 80%% power at the "
         "level a lone effect must clear in a full report (the first step of the gating family), "
@@ -43,6 +40,13 @@ def register(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from trajguard import pipeline
+    from trajguard.compare import CompareConfig, metric
+
     tolerances = {} if args.target_drop is None else {"pass_rate": args.target_drop}
     plans = pipeline.plan(
         args.baseline,

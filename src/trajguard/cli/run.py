@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trajguard import pipeline
 from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     batch_options,
     observer_factory,
     prepare_imports,
-    quiet_litellm,
+    startup_log,
 )
 from trajguard.errors import UsageError
-from trajguard.run import BatchResult
-from trajguard.suite import BASE_VARIANT
+
+if TYPE_CHECKING:
+    from trajguard.cli._startup import StartupLog
+    from trajguard.run import BatchResult
+
+
+NAME = "run"
+HELP = "run every scenario of a suite N times against a model; write a run set"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "run",
-        help="run every scenario of a suite N times against a model; write a run set",
+        NAME,
+        help=HELP,
         description="Run a suite: scenarios x N runs, one Parquet row per run.",
     )
     add_batch_arguments(parser)
@@ -50,12 +55,14 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=main)
 
 
-def summary(result: BatchResult) -> str:
-    """What the batch did: one line, then the most common errors per scenario and variant."""
+def summary(result: BatchResult, startup: StartupLog) -> str:
+    """What the batch did: one line (its time is the whole command's, with the start-up before
+    the first run), then the most common errors per scenario and variant."""
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result.counts.items()))
+    before = "" if startup.first_run_s is None else f" with {startup.first_run_s:.0f} s of start-up"
     lines = [
-        f"{result.planned - result.skipped} runs in {result.elapsed_s:.0f} s ({counts or 'none'}); "
-        f"{result.passed} passed, {result.crashed} crashed → {result.runset}"
+        f"{result.planned - result.skipped} runs in {startup.elapsed_s:.0f} s{before} "
+        f"({counts or 'none'}); {result.passed} passed, {result.crashed} crashed → {result.runset}"
     ]
     if result.errors:
         lines.append("most common errors:")
@@ -67,20 +74,29 @@ def summary(result: BatchResult) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.dry_run and args.resume is not None:
+        raise UsageError("--dry-run plans a new batch; it does not combine with --resume")
     prepare_imports(args.suite)
-    options = batch_options(args, args.variant or [BASE_VARIANT])
     if args.dry_run:
-        if args.resume is not None:
-            raise UsageError("--dry-run plans a new batch; it does not combine with --resume")
+        from trajguard import pipeline
+        from trajguard.suite import BASE_VARIANT
+
+        options = batch_options(args, args.variant or [BASE_VARIANT])
         print(printable(pipeline.dry_run(args.suite, options=options, out=args.out), keep="\n"))
         return 0
-    quiet_litellm()
-    result = pipeline.run(
-        args.suite,
-        options=options,
-        out=args.out,
-        resume=args.resume,
-        observe=observer_factory(args),
-    )
-    print(summary(result))
+    with startup_log(args) as startup:
+        with startup.step("importing trajguard's batch runner"):
+            from trajguard import pipeline
+            from trajguard.suite import BASE_VARIANT
+
+        options = batch_options(args, args.variant or [BASE_VARIANT])
+        startup.begin("reading the suite")
+        result = pipeline.run(
+            args.suite,
+            options=options,
+            out=args.out,
+            resume=args.resume,
+            observe=observer_factory(args, startup),
+        )
+    print(summary(result, startup))
     return 0

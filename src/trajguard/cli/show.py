@@ -5,21 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from trajguard import pipeline
 from trajguard._text import printable
-from trajguard.report import ArmSummary
+
+if TYPE_CHECKING:
+    from trajguard.report import ArmSummary
+
+
+NAME = "show"
+HELP = "summarise a run set per scenario, or one trajectory file"
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
-        "show",
-        help="summarise a run set per scenario, or one trajectory file",
+        NAME,
+        help=HELP,
         description="Per scenario: pass rate, crash rate, median steps, top tool sequences, "
         "median tokens, and the most common errors. Given an ATIF file instead, print its shape.",
     )
@@ -42,6 +43,8 @@ def _percent(value: float | None) -> str:
 
 
 def _row(arm: ArmSummary) -> list[str]:
+    from rich.markup import escape
+
     sequences = "\n".join(f"{n}× {_sequence(seq)}" for seq, n in arm.top_sequences)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(arm.statuses.items()))
     cells = [
@@ -60,12 +63,20 @@ def _row(arm: ArmSummary) -> list[str]:
 
 def _shown(value: object) -> str:
     """A manifest value as text: a list joined, control characters escaped, never markup."""
+    from rich.markup import escape
+
     if isinstance(value, list | tuple):
         return escape(", ".join(printable(item) for item in value))
     return escape(printable(value))
 
 
 def main(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from trajguard import pipeline
+
     console = Console(width=max(Console().width, 140))
     view = pipeline.show(args.target, top=args.top)
     if not isinstance(view, pipeline.RunSetView):

@@ -6,17 +6,25 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajguard._text import printable
-from trajguard.atif import ATIF_VERSION, SUPPORTED_VERSIONS, ValidationReport, validate
 from trajguard.errors import TrajguardError
+
+if TYPE_CHECKING:
+    from trajguard.atif import ValidationReport
+
+
+NAME = "validate"
+HELP = "check ATIF trajectory files (as Harbor's validator, plus rules N1-N11) and suites"
 
 
 def register(commands: Any) -> None:
+    from trajguard.atif import ATIF_VERSION, SUPPORTED_VERSIONS  # only when validate is run
+
     parser = commands.add_parser(
-        "validate",
-        help="check ATIF trajectory files (as Harbor's validator, plus rules N1-N11) and suites",
+        NAME,
+        help=HELP,
         description=(
             f"Check ATIF {SUPPORTED_VERSIONS[0]} to {ATIF_VERSION} files the way Harbor's "
             "validator does (structure, fields outside the schema, the rules the spec states "
@@ -61,12 +69,14 @@ def _print_report(name: str, report: ValidationReport) -> None:
     if report.valid:
         warned = f", {len(report.warnings)} warnings" if report.warnings else ""
         print(
-            f"{printable(name)}: valid {printable(report.schema_version)} "
+            f"{name}: valid {report.schema_version} "
             f"({report.steps} steps, {report.subagents} subagents{warned})"
         )
 
 
 def run(args: argparse.Namespace) -> int:
+    from trajguard.atif import validate
+
     invalid = 0
     for file in args.files:
         if file.endswith((".yaml", ".yml")):

@@ -9,24 +9,22 @@ from one ladder (:func:`verdict_of`). Every metric is described once, in :data:`
 """
 
 from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab
-from trajguard.compare._arms import Arm, split_runs
-from trajguard.compare._compare import compare_arms, compare_runsets
+from trajguard.compare._arms import split_runs
+from trajguard.compare._compare import compare_runsets
 from trajguard.compare._config import CompareConfig, tolerance_problems
-from trajguard.compare._designs import Design, FixedDesign, Look, RunLook, Sides, drive
+from trajguard.compare._designs import Design, FixedDesign, Look, Sides, drive
 from trajguard.compare._escalation import EscalationLook, EscalationPlan, EscalationStop
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
-from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_alphas, plan_assumed, plan_runset
+from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
-    DIRECTIONAL,
     METRIC_NAMES,
     METRICS,
     TOLERANCES,
     Metric,
     Tolerance,
-    canonical_tolerances,
     metric,
     tolerance,
 )
@@ -55,7 +53,6 @@ from trajguard.compare._verdicts import (
 
 __all__ = [
     "DEFAULT_GATING",
-    "DIRECTIONAL",
     "EXIT_BLIND",
     "EXIT_OK",
     "EXIT_REGRESSED",
@@ -64,7 +61,6 @@ __all__ = [
     "TOLERANCES",
     "ABResult",
     "Answer",
-    "Arm",
     "BlindSpot",
     "CompareConfig",
     "Comparison",
@@ -88,7 +84,6 @@ __all__ = [
     "PlanRow",
     "PooledBaseline",
     "Resampling",
-    "RunLook",
     "ScenarioGate",
     "ScenarioPlan",
     "ScenarioResult",
@@ -100,15 +95,12 @@ __all__ = [
     "Summary",
     "Tolerance",
     "Verdict",
-    "canonical_tolerances",
     "combine_verdicts",
     "compare_ab",
-    "compare_arms",
     "compare_runsets",
     "drive",
     "exit_code",
     "metric",
-    "plan_alphas",
     "plan_assumed",
     "plan_runset",
     "pool_history",

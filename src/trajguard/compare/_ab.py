@@ -1,17 +1,14 @@
 """A/B: two variants run side by side on the same scenarios, compared two-sided.
 
-Per scenario, :func:`trajguard.compare.compare_arms` in two-sided mode (variant A plays the
-baseline). Overall, the scenario is the stratum: pass and crash rates by the Cochran-Mantel-
-Haenszel test (``statsmodels`` ``StratifiedTable``), Holm across the two; steps, tokens and latency
-by a permutation of variant labels within scenarios (mean within-scenario difference, on logs for
-tokens and latency). The answer is "helped", "hurt" or "no detectable difference", with the
-average pass-rate difference these runs could have detected.
+Per scenario, the one comparison engine in two-sided mode (variant A plays the baseline); its
+per-scenario verdicts come from the same ladder as a nightly's. Overall, A/B's suite-level
+tests (:mod:`._ab_overall`, beside the nightly's). The answer is "helped", "hurt", "behaved
+differently" or "no detectable difference" (see :class:`Answer`), with the average pass-rate
+difference these runs could have detected.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
 import zlib
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -19,9 +16,9 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from statsmodels.stats.contingency_tables import StratifiedTable
 
 from trajguard import stats as st
+from trajguard.compare._ab_overall import Overall, cmh, detectable, stratified
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms
 from trajguard.compare._config import CompareConfig
@@ -36,40 +33,18 @@ FloatArray = npt.NDArray[np.float64]
 
 
 class Answer(StrEnum):
-    """The plain answer to "did B help?"."""
+    """The plain answer to "did B help?".
+
+    Helped and hurt come from the overall stratified tests of pass and crash rate (Holm over the
+    two at alpha); "behaved differently" when those find nothing but some scenario's gating
+    metric regressed, improved or changed beyond its band (the per-scenario family, adjusted
+    over scenarios at alpha); otherwise no detectable difference.
+    """
 
     HELPED = "helped"
     HURT = "hurt"
     DIFFERENT = "behaved differently"
     NO_DETECTABLE_DIFFERENCE = "no detectable difference"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Overall:
-    """One metric across all scenarios, B against A.
-
-    Attributes:
-        metric: the metric.
-        test: the stratified test used.
-        estimate: mean within-scenario difference B - A (rates, steps) or geometric-mean ratio
-            B / A (tokens, latency); ``None`` when no scenario had both variants.
-        ci: interval for ``estimate`` (rates only).
-        odds_ratio: Mantel-Haenszel pooled odds ratio (rates only).
-        p_value: two-sided p-value.
-        p_adjusted: Holm across pass and crash rate; BH across the other metrics.
-        better: B is better on this metric's estimate (``None`` without a difference).
-        scenarios: scenarios that contributed.
-    """
-
-    metric: str
-    test: str
-    estimate: float | None
-    ci: tuple[float, float] | None
-    odds_ratio: float | None
-    p_value: float
-    p_adjusted: float
-    better: bool | None
-    scenarios: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,135 +69,36 @@ class ABResult:
         return answered(replace(self, per_scenario=per_scenario))
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
-def _cmh(
-    metric: str, pairs: list[tuple[int, int, int, int]], alpha: float, higher_is_better: bool
-) -> Overall:
-    """Pairs are (x_a, n_a, x_b, n_b) per scenario with both arms non-empty."""
-    if not pairs:
-        return Overall(
-            metric=metric,
-            test="Cochran-Mantel-Haenszel",
-            estimate=None,
-            ci=None,
-            odds_ratio=None,
-            p_value=1.0,
-            p_adjusted=1.0,
-            better=None,
-            scenarios=0,
-        )
-    tables = [np.array([[xb, nb - xb], [xa, na - xa]]) for xa, na, xb, nb in pairs]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        strat = StratifiedTable(tables)
-        p = _finite(strat.test_null_odds(correction=False).pvalue)
-        odds = _finite(strat.oddsratio_pooled)
-    diffs = np.array([xb / nb - xa / na for xa, na, xb, nb in pairs])
-    # Agresti-Caffo rates keep each scenario's variance positive at 0/n and n/n.
-    var = (
-        sum(
-            ((xa + 1) / (na + 2)) * (1 - (xa + 1) / (na + 2)) / (na + 2)
-            + ((xb + 1) / (nb + 2)) * (1 - (xb + 1) / (nb + 2)) / (nb + 2)
-            for xa, na, xb, nb in pairs
-        )
-        / len(pairs) ** 2
-    )
-    half = st.norm_ppf(1 - alpha / 2) * math.sqrt(var)
-    estimate = float(diffs.mean())
-    better = None if estimate == 0 else (estimate > 0) == higher_is_better
-    return Overall(
-        metric=metric,
-        test="Cochran-Mantel-Haenszel",
-        estimate=estimate,
-        ci=(estimate - half, estimate + half),
-        odds_ratio=odds,
-        p_value=1.0 if p is None else p,
-        p_adjusted=1.0,
-        better=better,
-        scenarios=len(pairs),
-    )
-
-
-def _stratified(
-    metric: str,
-    pairs: list[tuple[FloatArray, FloatArray]],
-    floor: float | None,
-    rng: np.random.Generator,
-    resamples: int,
-) -> Overall:
-    """Permutation of variant labels within scenarios; statistic: mean of B - A means (of
-    logs, values below ``floor`` counting as ``floor``, as in the per-scenario comparison;
-    ``None``: no logs)."""
-    log = floor is not None
-    name = "stratified permutation"
-    if not pairs:
-        return Overall(
-            metric=metric,
-            test=name,
-            estimate=None,
-            ci=None,
-            odds_ratio=None,
-            p_value=1.0,
-            p_adjusted=1.0,
-            better=None,
-            scenarios=0,
-        )
-    observed = 0.0
-    permuted = np.zeros(resamples)
-    for a, b in pairs:
-        values = np.log(np.maximum(np.r_[a, b], floor)) if floor is not None else np.r_[a, b]
-        masks = st.Arrangements(len(a), len(b), rng).rows(0, resamples)
-        in_b = masks.astype(float) @ values
-        permuted += in_b / len(b) - (values.sum() - in_b) / len(a)
-        observed += float(values[len(a) :].mean() - values[: len(a)].mean())
-    tol = 1e-9 * max(1.0, abs(observed))
-    greater = (1 + int(np.sum(permuted >= observed - tol))) / (resamples + 1)
-    less = (1 + int(np.sum(permuted <= observed + tol))) / (resamples + 1)
-    mean = float(observed) / len(pairs)
-    estimate = math.exp(mean) if log else mean
-    better = None if mean == 0 else mean < 0
-    return Overall(
-        metric=metric,
-        test=f"{name} ({resamples} resamples)",
-        estimate=estimate,
-        ci=None,
-        odds_ratio=None,
-        p_value=min(1.0, 2 * min(greater, less)),
-        p_adjusted=1.0,
-        better=better,
-        scenarios=len(pairs),
-    )
+_DIFFERENCES = {
+    Verdict.REGRESSED: "worse",
+    Verdict.IMPROVED: "better",
+    Verdict.CHANGED: "changed",
+}
 
 
 def _behaviour_changes(per_scenario: Comparison) -> list[str]:
-    """Gating behaviour metrics (no direction: tool usage, tool order) that differ beyond
-    their band in some scenario: a difference for ``ab`` (a regression for a nightly)."""
-    return [
-        f"{metric(m.metric).label} in {s.scenario} "
-        f"({metric(m.metric).format_effect(m.estimate, None)[0]})"
-        for s in per_scenario.scenarios
-        for m in s.metrics
-        if m.kind == "gating" and m.verdict is Verdict.CHANGED
-    ]
+    """The per-scenario differences the report shows, one entry per scenario: the gating
+    metrics that regressed, improved or changed beyond their band (the per-scenario family,
+    adjusted over scenarios), as "<scenario>: <metric> <worse|better|changed> (<effect>), …";
+    scenarios with a metric worse first."""
+    entries = []
+    for s in per_scenario.scenarios:
+        moved = [m for m in s.metrics if m.kind == "gating" and m.verdict in _DIFFERENCES]
+        if moved:
+            worse = any(m.verdict is Verdict.REGRESSED for m in moved)
+            parts = ", ".join(
+                f"{metric(m.metric).label} {_DIFFERENCES[m.verdict]} "
+                f"({metric(m.metric).format_effect(m.estimate, None)[0]})"
+                for m in moved
+            )
+            entries.append((not worse, f"{s.scenario}: {parts}"))
+    return [text for _, text in sorted(entries, key=lambda e: e[0])]
 
 
-def _detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:
-    """Average pass-rate difference detected with ``power`` (normal approximation)."""
-    if not pairs:
-        return None
-    var = (
-        sum(
-            ((xa + xb + 1) / (na + nb + 2))
-            * (1 - (xa + xb + 1) / (na + nb + 2))
-            * (1 / na + 1 / nb)
-            for xa, na, xb, nb in pairs
-        )
-        / len(pairs) ** 2
-    )
-    return (st.norm_ppf(1 - alpha / 2) + st.norm_ppf(power)) * math.sqrt(var)
+def _listed(entries: list[str], most: int = 3) -> str:
+    shown = "; ".join(entries[:most])
+    rest = len(entries) - most
+    return shown + (f"; and {rest} more scenario{'s' if rest > 1 else ''}" if rest > 0 else "")
 
 
 def _summary(
@@ -259,15 +135,15 @@ def _summary(
         )
     if answer is Answer.DIFFERENT:
         return (
-            f"{b} behaved differently from {a}: {'; '.join(changed)} moved beyond its band. "
-            "Its pass and crash rates did not differ significantly"
+            f"{b} differed from {a} per scenario ({_listed(changed)}); over all scenarios "
+            "its pass and crash rates did not differ significantly"
             + (f" ({found[0]})" if found else "")
             + reach
             + "."
         )
     text = f"{b} {answer.value} compared with {a}: " + "; ".join(found) + "."
     if changed:
-        text += f" Behaviour beyond its band: {'; '.join(changed)}."
+        text += f" Per scenario: {_listed(changed)}."
     return text
 
 
@@ -320,8 +196,8 @@ def compare_ab(
         if a.runs and b.runs
     ]
     rates = [
-        _cmh("pass_rate", passes, config.alpha, True),
-        _cmh("crash_rate", crashes, config.alpha, False),
+        cmh("pass_rate", passes, config.alpha, True),
+        cmh("crash_rate", crashes, config.alpha, False),
     ]
     holm = st.holm([o.p_value for o in rates], config.alpha)
     rates = [replace(o, p_adjusted=float(p)) for o, p in zip(rates, holm, strict=True)]
@@ -338,7 +214,7 @@ def compare_ab(
             floor = None
             if m.kind == "ratio":
                 floor = config.latency_floor if column == "duration_s" else config.token_floor
-            others.append(_stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
+            others.append(stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
     return answered(
@@ -347,7 +223,7 @@ def compare_ab(
             variant_b=variant_b,
             answer=Answer.NO_DETECTABLE_DIFFERENCE,
             summary="",
-            detectable_difference=_detectable(passes, config.alpha / len(rates), config.power),
+            detectable_difference=detectable(passes, config.alpha / len(rates), config.power),
             overall=(*rates, *others),
             per_scenario=per_scenario,
         )

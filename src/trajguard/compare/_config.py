@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from trajguard._catalog import canonical_metric, tolerance_problems
 from trajguard.compare._evaluation import Resampling
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -18,22 +19,6 @@ from trajguard.errors import TrajguardError
 from trajguard.outcome import DEFAULT_CRASH_STATUSES
 
 __all__ = ["CompareConfig", "tolerance_problems"]
-
-
-def tolerance_problems(values: Mapping[str, float]) -> list[str]:
-    """What is wrong with tolerance values keyed by name or alias ([] when nothing is)."""
-    known = ", ".join(sorted(n for t in TOLERANCES for n in (t.name, *t.aliases)))
-    problems = []
-    for name, value in values.items():
-        try:
-            band = tolerance(name)
-        except KeyError:
-            problems.append(f"unknown tolerance {name!r} (known: {known})")
-            continue
-        problem = band.problem(float(value), given_as=name)
-        if problem is not None:
-            problems.append(problem)
-    return problems
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,6 +66,9 @@ class CompareConfig:
     latency_floor: float = 1e-3
 
     def __post_init__(self) -> None:
+        # Earlier metric names (tool_multiset) are read as today's.
+        object.__setattr__(self, "metrics", tuple(canonical_metric(m) for m in self.metrics))
+        object.__setattr__(self, "gating", frozenset(canonical_metric(m) for m in self.gating))
         unknown = sorted((set(self.metrics) | set(self.gating)) - set(METRIC_NAMES))
         problems = [f"unknown metric(s) {unknown}"] if unknown else []
         problems += [

@@ -108,7 +108,13 @@ def escalation_plan(
 
 @dataclass(frozen=True, kw_only=True)
 class EscalationLook:
-    """One look at one scenario: its runs, its combined test's p-value and the level."""
+    """One look at one scenario: its runs, its combined test's p-value and the level.
+
+    Attributes:
+        runs: candidate runs at this look.
+        p_value: its combined test's p-value on all its runs so far.
+        threshold: the level this look's test had to reach.
+    """
 
     runs: int
     p_value: float

@@ -36,7 +36,13 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, kw_only=True)
 class Resampling:
-    """Permutation settings; see :func:`trajguard.stats.permutation_test`."""
+    """Permutation settings; see :func:`trajguard.stats.permutation_test`.
+
+    Attributes:
+        n_resamples: random arrangements of a permutation test.
+        max_resamples: the most a test may draw when it refines a small p-value.
+        exact_limit: up to this many arrangements a test enumerates them all.
+    """
 
     n_resamples: int = 1999
     max_resamples: int = 19999

@@ -182,6 +182,41 @@ def _reach_note(
     )
 
 
+def _result(
+    t: Tested,
+    *,
+    gating: bool,
+    p_adjusted: float,
+    p_benefit_adjusted: float | None,
+    reachable: bool,
+    evidence: Evidence,
+    notes: list[str],
+) -> MetricResult:
+    """One test's result: its evaluation, where its family put it, and the ladder's verdict."""
+    ev = t.evaluation
+    return MetricResult(
+        metric=t.metric,
+        kind="gating" if gating else "diagnostic",
+        baseline=ev.baseline,
+        candidate=ev.candidate,
+        effect=ev.effect,
+        estimate=ev.estimate,
+        ci=ev.ci,
+        test=ev.test,
+        p_value=t.p,
+        p_adjusted=p_adjusted,
+        p_benefit=t.p_benefit,
+        p_benefit_adjusted=p_benefit_adjusted,
+        p_tost=ev.tost,
+        min_p=t.min_p,
+        reachable=reachable,
+        identical=ev.identical,
+        verdict=verdict_of(evidence),
+        evidence=evidence,
+        notes=tuple(notes),
+    )
+
+
 def adjust_family(
     items: list[Tested], *, gating: bool, config: CompareConfig
 ) -> dict[tuple[str, str], MetricResult]:
@@ -205,26 +240,14 @@ def adjust_family(
             gating=gating,
             config=config,
         )
-        out[(t.scenario, t.metric)] = MetricResult(
-            metric=t.metric,
-            kind="gating" if gating else "diagnostic",
-            baseline=ev.baseline,
-            candidate=ev.candidate,
-            effect=ev.effect,
-            estimate=ev.estimate,
-            ci=ev.ci,
-            test=ev.test,
-            p_value=t.p,
+        out[(t.scenario, t.metric)] = _result(
+            t,
+            gating=gating,
             p_adjusted=p_adj,
-            p_benefit=t.p_benefit,
             p_benefit_adjusted=p_ben,
-            p_tost=ev.tost,
-            min_p=t.min_p,
             reachable=reachable,
-            identical=ev.identical,
-            verdict=verdict_of(evidence),
             evidence=evidence,
-            notes=tuple(notes),
+            notes=notes,
         )
     return out
 
@@ -272,25 +295,13 @@ def judge_gating(
                 f"combined test can give ({gate.floor:.2g}) is above the family's first step "
                 f"({critical:.2g})"
             )
-        out[(t.scenario, t.metric)] = MetricResult(
-            metric=t.metric,
-            kind="gating",
-            baseline=ev.baseline,
-            candidate=ev.candidate,
-            effect=ev.effect,
-            estimate=ev.estimate,
-            ci=ev.ci,
-            test=ev.test,
-            p_value=t.p,
+        out[(t.scenario, t.metric)] = _result(
+            t,
+            gating=True,
             p_adjusted=p_adj,
-            p_benefit=t.p_benefit,
             p_benefit_adjusted=p_ben,
-            p_tost=ev.tost,
-            min_p=t.min_p,
             reachable=reachable,
-            identical=ev.identical,
-            verdict=verdict_of(evidence),
             evidence=evidence,
-            notes=tuple(notes),
+            notes=notes,
         )
     return out

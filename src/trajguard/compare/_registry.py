@@ -12,11 +12,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from trajguard import _catalog
+from trajguard._catalog import TOLERANCES, Tolerance, canonical_metric, tolerance
 from trajguard.compare import _evaluators as ev
 from trajguard.compare._arms import NUMBER_COLUMNS, Arm
 from trajguard.compare._joint import flag_column, rate_column, statistic_column
 from trajguard.compare._metric import BoolArray, Metric
-from trajguard.compare._tolerance import Tolerance
 
 __all__ = [
     "DEFAULT_GATING",
@@ -32,74 +33,7 @@ __all__ = [
 ]
 
 
-TOLERANCES: tuple[Tolerance, ...] = (
-    Tolerance(
-        name="pass_rate",
-        default=0.10,
-        scale="difference",
-        meaning="pass-rate difference (0.10 = ten points)",
-    ),
-    Tolerance(
-        name="crash_rate",
-        default=0.05,
-        scale="difference",
-        meaning="crash-rate difference (0.05 = five points)",
-    ),
-    Tolerance(
-        name="steps",
-        aliases=("step_count",),
-        default=0.10,
-        scale="distance",
-        meaning="distance of A = P(candidate > baseline) + ½P(tie) from 0.5 for steps",
-    ),
-    Tolerance(
-        name="ratio",
-        aliases=("tokens", "latency"),
-        default=1.15,
-        scale="ratio",
-        meaning="geometric-mean ratio of tokens and latency (one shared band)",
-    ),
-    Tolerance(
-        name="tools",
-        default=0.10,
-        scale="distance",
-        meaning="distance of A from 0.5 for each tool's calls per run (the equivalence margin "
-        "of tool usage: what 'unchanged' needs)",
-    ),
-    Tolerance(
-        name="tool_mix",
-        default=0.10,
-        scale="share",
-        meaning="total-variation distance of the tool mix (0.10 = a tenth of the calls and run "
-        "ends go to other tools)",
-    ),
-    Tolerance(
-        name="tool_order",
-        default=0.20,
-        scale="share",
-        meaning="share of candidate runs with a tool sequence the baseline never showed, beyond "
-        "the baseline's own rate of new sequences",
-    ),
-    Tolerance(
-        name="failing_paths",
-        default=0.10,
-        scale="share",
-        meaning="rise in the share of judged runs that fail along one path (the tool a run "
-        "called most, or none; 0.10 = ten points)",
-    ),
-    Tolerance(
-        name="resilience",
-        default=0.10,
-        scale="difference",
-        meaning="difference of each resilience rate (over the runs that met a fault)",
-    ),
-)
 _TOLERANCE_BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
-
-
-def tolerance(name: str) -> Tolerance:
-    """The tolerance band a name (or alias) stands for (``KeyError`` when unknown)."""
-    return _TOLERANCE_BY_NAME[name]
 
 
 def canonical_tolerances(values: Mapping[str, float]) -> dict[str, float]:
@@ -206,13 +140,13 @@ METRICS: tuple[Metric, ...] = (
         joint=statistic_column("ratio"),
     ),
     Metric(
-        name="tool_multiset",
+        name="tool_usage",
         label="tool usage",
         column="tool_counts",
         unit="calls",
         kind="tools",
         higher_is_better=None,
-        tolerance="tool_mix",
+        tolerance="tool_usage",
         equivalence="tools",
         gating=True,
         evaluate=ev.tool_usage,
@@ -245,8 +179,10 @@ METRICS: tuple[Metric, ...] = (
 )
 _BY_NAME = {m.name: m for m in METRICS}
 METRIC_NAMES = tuple(_BY_NAME)
+assert METRIC_NAMES == _catalog.METRIC_NAMES, "the metrics are trajguard._catalog's, in its order"
 DIRECTIONAL = frozenset(m.name for m in METRICS if m.directional)
 DEFAULT_GATING = frozenset(m.name for m in METRICS if m.gating)
+assert DEFAULT_GATING == _catalog.DEFAULT_GATING, "the default gates are trajguard._catalog's"
 
 assert all(m.column in NUMBER_COLUMNS for m in METRICS if m.kind in ("shift", "ratio")), (
     "every numeric metric must read a column the arms keep"
@@ -259,5 +195,5 @@ assert all(
 
 
 def metric(name: str) -> Metric:
-    """The metric called ``name`` (``KeyError`` when unknown)."""
-    return _BY_NAME[name]
+    """The metric called ``name`` or an earlier name of it (``KeyError`` when unknown)."""
+    return _BY_NAME[canonical_metric(name)]

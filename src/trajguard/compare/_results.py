@@ -31,6 +31,16 @@ class MetricResult:
     """One metric of one scenario, after multiplicity adjustment.
 
     Attributes:
+        metric: the metric's name (``trajguard.compare.METRICS``).
+        kind: gating (its regressions fail the night) or diagnostic.
+        baseline: the baseline's values of the metric.
+        candidate: the candidate's values.
+        effect: what ``estimate`` measures, in words.
+        estimate: the effect (a difference of rates, a ratio, a distance, A).
+        ci: its interval at the report's confidence (``None`` where none is computed).
+        test: the test that gave ``p_value``.
+        verdict: the verdict (``verdict_of(evidence)``, or a design's).
+        notes: what a reader should know about this test (reachability, what N would decide).
         p_value: raw p-value in the adjusted family: one-sided harmful (or any change for
             metrics without direction), or two-sided in two-sided mode.
         p_adjusted: Holm (gating) or BH (diagnostic) adjusted ``p_value``.
@@ -139,7 +149,14 @@ class Family:
 
 @dataclass(frozen=True, kw_only=True)
 class PassK:
-    """pass^k: the chance that k runs in a row all pass, with its interval."""
+    """pass^k: the chance that k runs in a row all pass, with its interval.
+
+    Attributes:
+        k: the number of runs in a row.
+        estimate: the unbiased estimate C(passes, k) / C(runs, k).
+        low: the interval's lower end.
+        high: the interval's upper end.
+    """
 
     k: int
     estimate: float
@@ -149,7 +166,22 @@ class PassK:
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioResult:
-    """One scenario: its metrics, verdict, pass^k per batch and detectable pass-rate drop."""
+    """One scenario: its metrics, verdict, pass^k per batch and detectable pass-rate drop.
+
+    Attributes:
+        scenario: the scenario's id.
+        verdict: its gating metrics' verdicts combined (``combine_verdicts``).
+        metrics: every metric, in the configured order.
+        runs_baseline: baseline runs (harness errors included).
+        runs_candidate: candidate runs (harness errors included).
+        harness_excluded_baseline: baseline harness errors left out of every statistic.
+        harness_excluded_candidate: candidate harness errors left out.
+        pass_k_baseline: the baseline's pass^k for k = 1 .. max_k.
+        pass_k_candidate: the candidate's.
+        mde_pass_rate: the smallest pass-rate drop these runs detect with the stated power at
+            ``mde_alpha`` (``None``: not even a drop to 0 %, or not computed).
+        mde_alpha: the level of that statement (the gating family's first step).
+    """
 
     scenario: str
     verdict: Verdict
@@ -215,7 +247,23 @@ class BlindSpot:
 
 @dataclass(frozen=True, kw_only=True)
 class Comparison:
-    """A whole report: headline verdict, exit-code flag and every scenario."""
+    """A whole report: headline verdict, exit-code flag and every scenario.
+
+    Attributes:
+        verdict: the report's verdict (scenarios and suite-level tests combined).
+        regressed: the night failed: some gating metric or suite-level test regressed.
+        scenarios: every scenario both sides ran, sorted by id.
+        pass_k_baseline: the mean over scenarios of the baseline's pass^k.
+        pass_k_candidate: the candidate's.
+        gating_tests: testable gating tests.
+        diagnostic_tests: testable diagnostic tests.
+        harness_excluded_baseline: baseline harness errors left out, over all scenarios.
+        harness_excluded_candidate: candidate harness errors left out.
+        only_in_baseline: scenarios only the baseline ran (not compared).
+        only_in_candidate: scenarios only the candidate ran (not compared).
+        config: the settings of the comparison.
+        family: how the gating family was adjusted (``None`` without gating metrics).
+    """
 
     verdict: Verdict
     regressed: bool

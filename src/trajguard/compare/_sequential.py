@@ -93,7 +93,13 @@ class Decision:
 
 @dataclass(frozen=True, kw_only=True)
 class LookRecord:
-    """What one look decided: scenario → action."""
+    """What one look decided: scenario → action.
+
+    Attributes:
+        look: the look's index (0-based).
+        runs: candidate runs per scenario at this look.
+        decisions: scenario → the action decided (``stop: regressed``, ``continue``, …).
+    """
 
     look: int
     runs: int
@@ -102,7 +108,12 @@ class LookRecord:
 
 @dataclass(frozen=True, kw_only=True)
 class Stop:
-    """Where a scenario stopped: candidate runs made and the decision."""
+    """Where a scenario stopped: candidate runs made and the decision.
+
+    Attributes:
+        runs: candidate runs it had when it stopped.
+        decision: the decision that stopped it.
+    """
 
     runs: int
     decision: Decision

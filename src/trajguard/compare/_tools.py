@@ -9,7 +9,7 @@ two batches' mixes: the share of calls and run ends that would have to move to a
 make the mixes equal. The end-of-run column makes a change in how often tools are called visible
 (one tool, or every tool's count scaled together; a candidate that calls a tool in every run
 against a baseline that never calls one): without it the mix alone would not move. The tolerance
-band ``tool_mix`` applies to the TVD; "unchanged" still needs every tool's calls per run
+band ``tool_usage`` applies to the TVD; "unchanged" still needs every tool's calls per run
 equivalent (per-tool TOST on ``A`` within the ``tools`` band).
 
 Tool order: the statistic is the mean between-batch minus mean within-batch normalised edit
@@ -70,7 +70,7 @@ def evaluate_tools(
     resampling: Resampling,
 ) -> Evaluation:
     """Tool usage: run-level permutation of the TVD between the batches' tool mixes (calls per
-    tool and one end-of-run count per run); ``margin`` bounds the TVD (``tool_mix``);
+    tool and one end-of-run count per run); ``margin`` bounds the TVD (``tool_usage``);
     "unchanged" from the per-tool TOST on ``A`` within ``equivalence`` (``tools``)."""
     tools = sorted({t for row in (*b, *c) for t, k in row.items() if k})
     xb, xc = _count_matrix(b, tools), _count_matrix(c, tools)

@@ -11,6 +11,7 @@ from trajguard.pipeline._compare import CompareOutcome, compare, with_suite_tole
 from trajguard.pipeline._inspect import RunSetView, plan, show
 from trajguard.pipeline._nightly import nightly
 from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
+from trajguard.pipeline._rerender import Rerendered, rerender
 from trajguard.pipeline._run import dry_run, run
 from trajguard.store import promote
 
@@ -18,6 +19,7 @@ __all__ = [
     "ABOutcome",
     "CompareOutcome",
     "ReportOptions",
+    "Rerendered",
     "RunSetView",
     "ab",
     "compare",
@@ -26,6 +28,7 @@ __all__ = [
     "plan",
     "plotted_scenarios",
     "promote",
+    "rerender",
     "run",
     "show",
     "with_suite_tolerances",

@@ -11,7 +11,7 @@ from trajguard.pipeline._compare import with_suite_tolerances
 from trajguard.pipeline._looks import (
     Job,
     choose_design,
-    design_sections,
+    design_record,
     one_design,
     run_job,
     variant_sides,
@@ -23,7 +23,8 @@ from trajguard.pipeline._outputs import (
     report_dir,
     write_outputs,
 )
-from trajguard.report import junit_xml, render_ab_report, write_plots
+from trajguard.report import build_ab_document
+from trajguard.results import ReportDocument
 from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -36,6 +37,8 @@ class ABOutcome:
     """What an A/B comparison produced."""
 
     result: ABResult
+    document: ReportDocument
+    """Everything the report says (written beside it as ``comparison.json``)."""
     report: Path
     runset: Path
     junit: Path | None = None
@@ -129,22 +132,15 @@ def ab(
         first_rows = side.runs[side.runs["run_index"] < design.plan.first]
         result = compare_ab(first_rows, a, b, config=config)
     result = result.with_per_scenario(per_scenario)
-    links: dict[str, str] = {}
-    if report.plots:
-        frame = side.runs
-        links = write_plots(
-            folder,
-            frame[frame["variant"] == a],
-            frame[frame["variant"] == b],
-            plotted_scenarios(result.per_scenario, all_plots=report.all_plots),
-        )
-    text = render_ab_report(
+    plotted = plotted_scenarios(result.per_scenario, all_plots=report.all_plots)
+    document = build_ab_document(
         result,
         runs=side,
-        plots=links,
+        plots=plotted if report.plots else [],
         command=report.command,
-        extra_sections=design_sections(design, unit="runs per variant"),
+        design=design_record(design, unit="runs per variant"),
     )
-    junit = None if report.junit is None else junit_xml(result.per_scenario, suite=side.suite)
-    write_outputs(target, text, options=report, junit=junit)
-    return ABOutcome(result=result, report=target, runset=runset, junit=report.junit)
+    write_outputs(document, target, options=report)
+    return ABOutcome(
+        result=result, document=document, report=target, runset=runset, junit=report.junit
+    )

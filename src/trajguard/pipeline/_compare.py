@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,8 @@ from trajguard.pipeline._outputs import (
     timestamped,
     write_outputs,
 )
-from trajguard.report import junit_xml, render_report, write_plots
+from trajguard.report import build_document
+from trajguard.results import DesignRecord, ReportDocument, ReportKind
 from trajguard.store import (
     RunSet,
     check_comparable_sides,
@@ -45,6 +46,8 @@ class CompareOutcome:
     """What a comparison on disk produced."""
 
     comparison: Comparison
+    document: ReportDocument
+    """Everything the report says (written beside it as ``comparison.json``)."""
     report: Path
     junit: Path | None = None
     runset: Path | None = None
@@ -54,8 +57,13 @@ class CompareOutcome:
 
     @property
     def regressed(self) -> bool:
-        """The exit-code flag: some gating metric regressed."""
+        """The night failed: some gating metric or suite-level test regressed."""
         return self.comparison.regressed
+
+    @property
+    def exit_code(self) -> int:
+        """0, 1 (the night failed) or 4 (blind, with ``--require-power``)."""
+        return self.document.exit_code
 
     @property
     def headline(self) -> str:
@@ -64,7 +72,9 @@ class CompareOutcome:
         for scenario in self.comparison.scenarios:
             counts[scenario.verdict.value] = counts.get(scenario.verdict.value, 0) + 1
         parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-        return f"verdict: {self.comparison.verdict.value} ({parts}) → {self.report}"
+        blind = len(self.comparison.blind)
+        seen = f"; blind in {blind} of {len(self.comparison.scenarios)}" if blind else ""
+        return f"verdict: {self.comparison.verdict.value} ({parts}{seen}) → {self.report}"
 
 
 def with_suite_tolerances(
@@ -138,15 +148,18 @@ def compare_loaded(
     *,
     config: CompareConfig,
     options: ReportOptions,
-    extra_sections: Sequence[str] = (),
+    design: DesignRecord | None = None,
+    require_power: bool = False,
     adjust: Callable[[Comparison], Comparison] | None = None,
     history: PooledBaseline | None = None,
-    notices: Sequence[str] = (),
+    kind: ReportKind = ReportKind.COMPARE,
 ) -> CompareOutcome:
     """Compare two loaded run sets; write the report (plots beside it) and optional JUnit.
 
     ``adjust`` transforms the comparison before anything is written (the sequential gate sets
-    the verdicts in sequential mode), so report, JUnit and the returned comparison agree.
+    the verdicts in sequential mode), so report, JUnit and the returned comparison agree. The
+    report document is built once from the run sets; report, plots, JUnit and the job summary
+    are rendered from it.
     """
     _comparable(baseline, candidate)
     for side in (baseline, candidate):
@@ -155,34 +168,26 @@ def compare_loaded(
     comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
     if adjust is not None:
         comparison = adjust(comparison)
-    links: dict[str, str] = {}
-    if options.plots:
-        scenarios = plotted_scenarios(comparison, all_plots=options.all_plots)
-        links = write_plots(report.parent, baseline.runs, candidate.runs, scenarios)
-    text = render_report(
+    plotted = plotted_scenarios(comparison, all_plots=options.all_plots) if options.plots else []
+    document = build_document(
         comparison,
+        kind=kind,
         baseline=baseline,
         candidate=candidate,
-        plots=links,
+        plots=plotted,
         command=options.command,
-        extra_sections=extra_sections,
+        design=design,
+        require_power=require_power,
         history=history,
     )
-    text = _with_notices(text, notices)
-    junit = None if options.junit is None else junit_xml(comparison, suite=candidate.suite)
-    write_outputs(report, text, options=options, junit=junit)
+    write_outputs(document, report, options=options)
     return CompareOutcome(
-        comparison=comparison, report=report, junit=options.junit, history=history
+        comparison=comparison,
+        document=document,
+        report=report,
+        junit=options.junit,
+        history=history,
     )
-
-
-def _with_notices(text: str, notices: Sequence[str]) -> str:
-    """The report with each notice as a quoted warning under its headline line."""
-    if not notices:
-        return text
-    first, _, rest = text.partition("\n")
-    quoted = "\n".join(f"\n> **Warning:** {notice}." for notice in notices)
-    return f"{first}\n{quoted}\n{rest}"
 
 
 def compare(
@@ -194,6 +199,7 @@ def compare(
     reports: Path = Path("reports"),
     options: ReportOptions | None = None,
     history: int | None = None,
+    require_power: bool = False,
     allow_unfinished: bool = False,
 ) -> CompareOutcome:
     """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
@@ -210,20 +216,19 @@ def compare(
         reports: the root of the default report path.
         options: plots, JUnit, the command shown in the report.
         history: pool at most this many of the baseline's newest batches (default: all kept).
-        allow_unfinished: compare a run set whose batch has not finished (the report says so).
+        require_power: a blind comparison (some scenario could not see its pass-rate band)
+            exits 4 (:attr:`CompareOutcome.exit_code`).
+        allow_unfinished: compare a run set whose batch has not finished (the report says so
+            under its headline; refused otherwise).
 
     Raises:
-        StoreError: a run set cannot be read, is unfinished (without ``allow_unfinished``),
-            holds several variants, shares no scenario with the other, or a target cannot be
+        StoreError: a run set cannot be read, holds several variants, or a target cannot be
             written.
     """
     candidate_set = load_runset(candidate)
     baseline_set, pooled = load_baseline(baseline, candidate_set, history=history)
-    notices = [
-        f"{note} (--allow-unfinished); this report compares the runs it held"
-        for role, side in (("candidate", candidate_set), ("baseline", baseline_set))
-        if (note := check_finished(side, role=role, allow=allow_unfinished)) is not None
-    ]
+    for role, side in (("candidate", candidate_set), ("baseline", baseline_set)):
+        check_finished(side, role=role, allow=allow_unfinished)  # the report says so if allowed
     tolerances: Any = candidate_set.manifest.get("tolerances") or {}
     config = with_suite_tolerances(config or CompareConfig(), tolerances)
     target = report or timestamped(reports, candidate_set.suite) / "report.md"
@@ -234,5 +239,5 @@ def compare(
         config=config,
         options=options or ReportOptions(),
         history=pooled,
-        notices=notices,
+        require_power=require_power,
     )

@@ -23,12 +23,12 @@ from trajguard.compare import (
     drive,
 )
 from trajguard.errors import UsageError
-from trajguard.report import escalation_section, sequential_section
+from trajguard.results import DesignRecord
 from trajguard.run import BatchOptions, ObserverFactory, execute
 from trajguard.store import read_runs
 from trajguard.suite import Suite
 
-__all__ = ["Job", "choose_design", "design_sections", "one_design", "run_job", "variant_sides"]
+__all__ = ["Job", "choose_design", "design_record", "one_design", "run_job", "variant_sides"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,10 +125,12 @@ def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
     drive(job.design, run_look=run_look, sides=job.sides)
 
 
-def design_sections(design: Design, *, unit: str = "runs") -> tuple[str, ...]:
-    """The report's section on the design (none for a fixed one)."""
+def design_record(design: Design, *, unit: str = "runs") -> DesignRecord:
+    """What the report and ``comparison.json`` keep of the design."""
     if isinstance(design, SequentialDesign):
-        return (sequential_section(design.outcome),)
+        return DesignRecord(name="sequential", sequential=design.outcome, unit=unit)
     if isinstance(design, EscalationDesign):
-        return (escalation_section(design.plan, design.stops, unit=unit),)
-    return ()
+        return DesignRecord(
+            name="escalation", escalation=design.plan, stops=tuple(design.stops.values()), unit=unit
+        )
+    return DesignRecord(unit=unit)

@@ -15,8 +15,9 @@ from trajguard.pipeline._compare import (
     load_baseline,
     with_suite_tolerances,
 )
-from trajguard.pipeline._looks import Job, choose_design, design_sections, one_design, run_job
+from trajguard.pipeline._looks import Job, choose_design, design_record, one_design, run_job
 from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
+from trajguard.results import ReportKind
 from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest, read_runs
 from trajguard.suite import BASE_VARIANT, load_suite
@@ -37,6 +38,7 @@ def nightly(
     history: int | None = None,
     report: ReportOptions | None = None,
     observe: ObserverFactory | None = None,
+    require_power: bool | None = None,
 ) -> CompareOutcome:
     """Run the suite's base variant, compare it with the baseline and write the report.
 
@@ -59,6 +61,7 @@ def nightly(
         history: pool at most this many of the baseline's newest batches (default: all kept).
         report: plots, JUnit, the command shown in the report, the job summary.
         observe: progress of the batch.
+        require_power: a blind night exits 4 (``None``: the suite's ``defaults.require_power``).
 
     Raises:
         StoreError: the suite has no baseline, or a run set or target cannot be used.
@@ -113,8 +116,10 @@ def nightly(
         target,
         config=design.final_config(config),
         options=report,
-        extra_sections=design_sections(design),
+        design=design_record(design),
         adjust=design.settle,
         history=pooled,
+        kind=ReportKind.NIGHTLY,
+        require_power=suite.defaults.require_power if require_power is None else require_power,
     )
     return replace(result, runset=runset)

@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trajguard._files import atomic_write_text
-from trajguard._text import printable
+from trajguard._text import json_safe, printable
 from trajguard.compare import Comparison, Verdict
 from trajguard.errors import StoreError
+from trajguard.report import junit_xml, render_markdown, write_plots
+from trajguard.results import COMPARISON_FILE, ReportDocument, document_json
 
 __all__ = [
     "ALL_PLOTS_UP_TO",
@@ -105,22 +107,27 @@ def write_texts(texts: Mapping[Path, str]) -> None:
     check_targets(*texts)
     for path, text in texts.items():
         try:
-            atomic_write_text(path, printable(text, keep="\n\t"))
+            clean = json_safe(text) if path.suffix == ".json" else printable(text, keep="\n\t")
+            atomic_write_text(path, clean)
         except OSError as exc:
             raise StoreError(f"cannot write: {exc.strerror or exc}", file=path) from None
 
 
-def write_outputs(
-    report: Path, text: str, *, options: ReportOptions, junit: str | None = None
-) -> None:
-    """The one output tail of every comparison: the report and its JUnit file (checked
-    before either is written, then written atomically), then the job summary."""
-    texts = {report: text}
-    if options.junit is not None and junit is not None:
-        texts[options.junit] = junit
+def write_outputs(document: ReportDocument, report: Path, *, options: ReportOptions) -> str:
+    """The one output tail of every comparison: the plots, then the report, its
+    ``comparison.json`` beside it and the JUnit file (every target checked before any is
+    written, each written atomically), then the job summary. Returns the report's text."""
+    check_targets(report, options.junit)
+    if options.plots:
+        write_plots(report.parent, document)
+    text = render_markdown(document)
+    texts = {report: text, report.with_name(COMPARISON_FILE): document_json(document)}
+    if options.junit is not None:
+        texts[options.junit] = junit_xml(document)
     write_texts(texts)
     if options.step_summary:
         append_step_summary(text)
+    return text
 
 
 def append_step_summary(text: str) -> None:

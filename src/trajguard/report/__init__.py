@@ -1,27 +1,37 @@
-"""Results to text: the markdown reports (compare / nightly, A/B, sequential), JUnit XML, the
-distribution plots, and the per-scenario summary of a run set (``trajguard show``).
+"""Results to text: the report document of a comparison, and what is rendered from it (the
+markdown reports of compare / nightly and A/B, JUnit XML, the distribution plots), the design
+sections of sequential and escalated runs, and the per-scenario summary of a run set
+(``trajguard show``).
 
-Renderers return text; :mod:`trajguard.pipeline` decides where it goes. Model-produced text is
-escaped (:func:`md`) before it enters a table.
+:func:`build_document` and :func:`build_ab_document` read the run sets once; every renderer
+reads only the :class:`trajguard.results.ReportDocument` they return. Renderers return text;
+:mod:`trajguard.pipeline` decides where it goes. Model-produced text is escaped (:func:`md`)
+before it enters a table.
 """
 
 from trajguard.report._ab import render_ab_report
 from trajguard.report._escalation import escalation_section
+from trajguard.report._facts import build_ab_document, build_document
 from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
-from trajguard.report._plots import write_plots
+from trajguard.report._plots import plot_path, write_plots
+from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
 from trajguard.report._summary import ArmSummary, summarize
 
 __all__ = [
     "MARK",
     "ArmSummary",
+    "build_ab_document",
+    "build_document",
     "escalation_section",
     "interval_label",
     "junit_xml",
     "md",
+    "plot_path",
     "render_ab_report",
+    "render_markdown",
     "render_report",
     "sequential_section",
     "summarize",

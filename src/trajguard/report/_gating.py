@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from trajguard.compare import Comparison, MetricResult, SuiteTest, Verdict, metric
 from trajguard.report._format import MARK, md, p_cell
+from trajguard.results import Scalar
 
 __all__ = ["failures", "gating_section", "machines_note"]
 
@@ -127,15 +127,12 @@ def gating_section(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _machine(manifest: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    value = manifest.get("machine")
-    return value if isinstance(value, Mapping) else None
-
-
-def machines_note(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> str | None:
+def machines_note(
+    baseline: Mapping[str, Scalar] | None, candidate: Mapping[str, Scalar] | None
+) -> str | None:
     """Why latency compares machines as well as agents, or ``None`` when both batches ran on
-    the same recorded machine."""
-    b, c = _machine(baseline), _machine(candidate)
+    the same recorded machine (the machine records of their manifests)."""
+    b, c = baseline, candidate
     if b is None or c is None:
         return (
             "latency: the batches do not both record their machine, so latency may compare "

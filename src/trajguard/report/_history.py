@@ -3,8 +3,9 @@ agree (a drifting baseline is named)."""
 
 from __future__ import annotations
 
-from trajguard.compare import Comparison, Drift, PooledBaseline, metric
+from trajguard.compare import Comparison, Drift, metric
 from trajguard.report._format import md, p_cell
+from trajguard.results import HistoryFacts
 
 __all__ = ["history_section"]
 
@@ -18,7 +19,7 @@ def _values(d: Drift) -> str:
     return " / ".join(f"{v:.3g}" for v in d.values)
 
 
-def history_section(comparison: Comparison, pooled: PooledBaseline | None) -> list[str]:
+def history_section(comparison: Comparison, pooled: HistoryFacts | None) -> list[str]:
     """Empty without a history; otherwise the pooling, the agreement tests and the drift."""
     if pooled is None:
         return []

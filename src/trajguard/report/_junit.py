@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from trajguard.compare import Comparison, Verdict
+from trajguard.compare import Verdict
+from trajguard.results import ReportDocument
 
 __all__ = ["junit_xml"]
 
 
-def junit_xml(comparison: Comparison, *, suite: str) -> str:
+def junit_xml(document: ReportDocument) -> str:
     """One ``testcase`` per scenario: regressed → failure; everything else passes, with the
-    verdict and per-metric details in ``system-out``."""
+    verdict and per-metric details in ``system-out``. The test suite is named after the
+    candidate's suite."""
+    comparison = document.comparison
+    suite = document.candidate.suite or "suite"
     failures = sum(s.verdict is Verdict.REGRESSED for s in comparison.scenarios)
     root = ET.Element(
         "testsuite",

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
 
-from trajguard.compare import Comparison, PooledBaseline, ScenarioResult
+from trajguard.compare import BlindSpot, Comparison, ScenarioResult
+from trajguard.report._design import design_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
-from trajguard.report._tools import tool_digest
-from trajguard.store import RunSet
+from trajguard.results import ReportDocument, ReportKind, Side
 
 __all__ = ["render_report"]
 
@@ -29,7 +27,52 @@ def _suite_pass_k(comparison: Comparison) -> list[str]:
     ]
 
 
-def _headline(comparison: Comparison, suite: str) -> list[str]:
+_BLIND_LISTED = 5
+
+
+def _blind_spot(spot: BlindSpot) -> str:
+    drop = f"{100 * spot.drop:.0f}-point drop"
+    sees = (
+        "no drop is detectable at this N"
+        if spot.detectable is None
+        else f"these runs see a drop of ≥ {100 * spot.detectable:.0f} points"
+    )
+    needs = (
+        f"about {spot.runs_needed} runs per side would see a {drop}"
+        if spot.runs_needed is not None
+        else f"no practical N would see a {drop}"
+    )
+    return f"{md(spot.scenario, limit=40)} ({sees}; {needs})"
+
+
+def _blind(comparison: Comparison, require_power: bool, ab: bool) -> list[str]:
+    """The scenarios the night could not see, so a quiet verdict is not read as a clean one."""
+    spots = comparison.blind
+    if not spots:
+        return []
+    listed = "; ".join(_blind_spot(b) for b in spots[:_BLIND_LISTED])
+    more = len(spots) - _BLIND_LISTED
+    if more > 0:
+        listed += f"; and {more} more"
+    if ab:
+        consequence = "A smaller difference there would go unseen."
+    elif require_power and not comparison.regressed:
+        consequence = "`--require-power` was asked, so this night exits 4."
+    else:
+        consequence = (
+            "A quiet verdict there is not evidence of no regression (`--require-power` makes "
+            "such a night exit 4)."
+        )
+    return [
+        "",
+        f"**Blind in {len(spots)} of {len(comparison.scenarios)} scenarios** (80% power to see "
+        f"a pass-rate drop of the band): {listed}. {consequence}",
+    ]
+
+
+def _headline(
+    comparison: Comparison, suite: str, *, require_power: bool = False, ab: bool = False
+) -> list[str]:
     counts = Counter(s.verdict for s in comparison.scenarios)
     parts = ", ".join(f"{n} {v.value}" for v, n in counts.most_common())
     lines = [f"# trajguard report: {md(suite, limit=60)}", ""]
@@ -55,13 +98,14 @@ def _headline(comparison: Comparison, suite: str) -> list[str]:
     ):
         if names:
             lines.append(f"- Scenarios {label} (not compared): {', '.join(md(n) for n in names)}")
+    lines += _blind(comparison, require_power, ab)
     return lines
 
 
 def _summary_table(comparison: Comparison) -> list[str]:
     lines = [
         "",
-        "| scenario | verdict | pass rate | crash rate | median steps | tool mix (TVD) "
+        "| scenario | verdict | pass rate | crash rate | median steps | tool usage (TVD) "
         "| scenario test adj. p | detectable pass-rate drop |",
         "|---|---|---|---|---|---|---:|---|",
     ]
@@ -78,7 +122,7 @@ def _summary_table(comparison: Comparison) -> list[str]:
 
         drop = "—" if s.mde_pass_rate is None else f"≥ {100 * s.mde_pass_rate:.0f} pts"
         try:
-            tvd = s.metric("tool_multiset").estimate
+            tvd = s.metric("tool_usage").estimate
         except StopIteration:
             tvd = None
         mix = "—" if tvd is None else f"{tvd:.2f}"
@@ -97,11 +141,8 @@ def _summary_table(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _provenance(baseline: RunSet, candidate: RunSet) -> list[str]:
-    def get(info: RunSet, key: str) -> str:
-        value = info.manifest.get(key)
-        if isinstance(value, list):
-            value = ", ".join(map(str, value))
+def _provenance(baseline: Side, candidate: Side, *, ab: bool = False) -> list[str]:
+    def shown(value: str | None) -> str:
         return md(value if value not in (None, "") else "—", limit=60)
 
     lines = [
@@ -110,30 +151,29 @@ def _provenance(baseline: RunSet, candidate: RunSet) -> list[str]:
         "",
         "| | baseline | candidate |",
         "|---|---|---|",
+        f"| run set | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |",
     ]
-    for key, label in (
-        ("path", "run set"),
-        ("models", "models"),
-        ("git_sha", "git sha"),
-        ("started_at", "started"),
-        ("finished_at", "finished"),
-        ("trajguard_version", "trajguard"),
-        ("batch_seed", "batch seed"),
+    for label, b, c in (
+        ("models", ", ".join(baseline.models), ", ".join(candidate.models)),
+        ("git sha", baseline.git_sha, candidate.git_sha),
+        ("started", baseline.started_at, candidate.started_at),
+        ("finished", baseline.finished_at, candidate.finished_at),
+        ("trajguard", baseline.trajguard_version, candidate.trajguard_version),
+        ("batch seed", baseline.batch_seed, candidate.batch_seed),
     ):
-        if key == "path":
-            lines.append(
-                f"| {label} | {md(baseline.path, limit=60)} | {md(candidate.path, limit=60)} |"
-            )
-        else:
-            lines.append(f"| {label} | {get(baseline, key)} | {get(candidate, key)} |")
-    b_hashes = dict(baseline.manifest.get("config_hashes") or {})
-    c_hashes = dict(candidate.manifest.get("config_hashes") or {})
+        lines.append(f"| {label} | {shown(b)} | {shown(c)} |")
+    b_hashes, c_hashes = baseline.config_hashes, candidate.config_hashes
     changed = sorted(k for k in set(b_hashes) & set(c_hashes) if b_hashes[k] != c_hashes[k])
+    between = "the variants" if ab else "the batches"
     if changed:
-        lines += ["", "Scenario definitions changed between the batches (config hash):"]
+        verb = "differ" if ab else "changed"
+        lines += ["", f"Scenario definitions {verb} between {between} (config hash):"]
         lines += [f"- {md(k)}: {b_hashes[k]} → {c_hashes[k]}" for k in changed]
+    elif set(b_hashes) & set(c_hashes):
+        both = "both variants" if ab else "both batches"
+        lines += ["", f"Scenario definitions are identical in {both} (same config hashes)."]
     else:
-        lines += ["", "Scenario definitions are identical in both batches (same config hashes)."]
+        lines += ["", "The run sets record no config hashes to compare definitions by."]
     return lines
 
 
@@ -151,8 +191,8 @@ def _method(comparison: Comparison) -> list[str]:
         f"{config.tolerance('ratio'):g}, steps P(candidate > baseline) within 0.5 ± "
         f"{config.tolerance('steps'):g}, every tool's calls per run within 0.5 ± "
         f"{config.tolerance('tools'):g}, every failing path's share within "
-        f"±{100 * config.tolerance('failing_paths'):g} pts. Bands of regressions: tool mix TVD "
-        f"{config.tolerance('tool_mix'):g}, runs failing along one path "
+        f"±{100 * config.tolerance('failing_paths'):g} pts. Bands of regressions: tool usage TVD "
+        f"{config.tolerance('tool_usage'):g}, runs failing along one path "
         f"{100 * config.tolerance('failing_paths'):g} pts, new tool sequences "
         f"{100 * config.tolerance('tool_order'):g} pts beyond chance. A significant change "
         "inside its band is reported as changed within tolerance. "
@@ -160,64 +200,46 @@ def _method(comparison: Comparison) -> list[str]:
     ]
 
 
-def _side(name: str, runs: Any) -> str:
-    """``baseline (variant base)`` when the side's runs are all of one variant."""
-    variants = runs["variant"].unique() if "variant" in runs.columns else []
-    return f"{name} ({variants[0]})" if len(variants) == 1 else name
+def _unfinished(baseline: Side, candidate: Side) -> list[str]:
+    """A warning for each side whose batch had not finished (``compare --allow-unfinished``)."""
+    return [
+        f"\n> **Warning: the {role} run set is not a finished batch** (its manifest says "
+        f"status `{md(side.status, limit=40)}`): this report compares the runs it held."
+        for role, side in (("candidate", candidate), ("baseline", baseline))
+        if side.status not in (None, "finished")
+    ]
 
 
-def render_report(
-    comparison: Comparison,
-    *,
-    baseline: RunSet,
-    candidate: RunSet,
-    plots: Mapping[str, str] | None = None,
-    command: str | None = None,
-    extra_sections: Sequence[str] = (),
-    history: PooledBaseline | None = None,
-) -> str:
-    """The markdown report of a comparison.
-
-    Args:
-        comparison: the result of :func:`trajguard.compare.compare_runsets`.
-        baseline: the baseline run set (path, manifest, runs).
-        candidate: the candidate run set.
-        plots: scenario → relative path of its distribution plot (PNG), if drawn.
-        command: the command that reproduces the report.
-        extra_sections: markdown inserted before the provenance (e.g. a sequential design).
-        history: the batches pooled from the baseline's history, if any.
-    """
-    suite = str(candidate.manifest.get("suite") or baseline.manifest.get("suite") or "suite")
-    lines = _headline(comparison, suite)
+def render_report(document: ReportDocument) -> str:
+    """The markdown report of a comparison, from its document alone."""
+    comparison = document.comparison
+    lines = _headline(
+        comparison,
+        document.suite,
+        require_power=document.require_power,
+        ab=document.kind is ReportKind.AB,
+    )
+    lines += _unfinished(document.baseline, document.candidate)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += gating_section(comparison)
-    lines += history_section(comparison, history)
-    latency = machines_note(baseline.manifest, candidate.manifest)
+    lines += history_section(comparison, document.history)
+    latency = machines_note(document.baseline.machine, document.candidate.machine)
     lines += ["", "## Scenarios"]
-    tools_b, tools_c = tool_digest(baseline.runs), tool_digest(candidate.runs)
     for result in comparison.scenarios:
         lines += scenario_section(
             result,
-            tools_b,
-            tools_c,
-            plots or {},
+            document.scenarios[result.scenario],
+            document.plots,
             comparison.config.alpha,
             latency_note=latency,
             scenario_adjusted=comparison.family is not None
             and comparison.family.method == "omnibus",
         )
-    lines += resilience_section(
-        {
-            _side("baseline", baseline.runs): baseline.runs,
-            _side("candidate", candidate.runs): candidate.runs,
-        },
-        comparison.config.alpha,
-    )
-    for section in extra_sections:
-        lines += ["", section]
+    lines += resilience_section(document.resilience, comparison.config.alpha)
+    lines += design_section(document.design)
     lines += _method(comparison)
-    lines += _provenance(baseline, candidate)
-    if command:
-        lines += ["", "## Reproduce", "", "```bash", command, "```"]
+    lines += _provenance(document.baseline, document.candidate, ab=document.kind is ReportKind.AB)
+    if document.command:
+        lines += ["", "## Reproduce", "", "```bash", document.command, "```"]
     return "\n".join(lines) + "\n"

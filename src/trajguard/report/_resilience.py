@@ -1,72 +1,41 @@
-"""Resilience rates per fault kind: how the agent did on the runs that met each kind of fault.
-
-Read from the run tables (the ``fault_kinds`` and resilience columns of chaos runs): for each
-side and each fault kind, the runs that met it, and among them the share that passed, retried,
-recovered or escalated, and (where the scenario checks it) presented no fabricated result, each
-with its Wilson interval. A run that met two kinds counts under both.
-"""
+"""The report's resilience section: how the agent did on the runs that met each kind of fault
+(counted by :mod:`._resilience_facts`), each rate with its Wilson interval."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
 
-import pandas as pd
-
-from trajguard import stats as st
 from trajguard.report._format import interval_label, md
+from trajguard.results import RateCount, ResilienceGroup
 
 __all__ = ["resilience_section"]
 
-_RATES = (
-    ("passed", "passed"),
-    ("retried_after_fault", "retried"),
-    ("recovered_or_escalated", "recovered or escalated"),
-    ("no_fabricated_result", "no fabricated result"),
-)
+_LABELS = ("passed", "retried", "recovered or escalated", "no fabricated result")
 
 
-def _kinds(cell: Any) -> dict[str, int]:
-    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
-        return {}
-    pairs = cell.items() if isinstance(cell, Mapping) else cell
-    return {str(k): int(v) for k, v in pairs if int(v) > 0}
-
-
-def _rate(values: pd.Series, alpha: float) -> str:
-    judged = [bool(v) for v in values if v is not None and not pd.isna(v)]
-    if not judged:
+def _rate(rate: RateCount | None) -> str:
+    if rate is None:
         return "—"
-    hits, n = sum(judged), len(judged)
-    low, high = st.wilson_interval(hits, n, 1 - alpha)
-    return f"{100 * hits / n:.0f}% [{100 * low:.0f}, {100 * high:.0f}] (n={n})"
+    return (
+        f"{100 * rate.hits / rate.n:.0f}% [{100 * rate.low:.0f}, {100 * rate.high:.0f}] "
+        f"(n={rate.n})"
+    )
 
 
-def resilience_section(sides: Mapping[str, pd.DataFrame], alpha: float) -> list[str]:
+def resilience_section(groups: Sequence[ResilienceGroup], alpha: float) -> list[str]:
     """The section's markdown lines (none when no run of any side had faults planned)."""
-    rows: list[str] = []
-    for side, table in sides.items():
-        if "fault_kinds" not in table.columns or "status" not in table.columns:
-            continue
-        runs = table[table["status"] != "harness_error"]
-        kinds = [_kinds(cell) for cell in runs["fault_kinds"]]
-        planned = runs["faults_injected"].notna()
-        if not planned.any():
-            continue
-        met = sorted({kind for found in kinds for kind in found})
-        untouched = [bool(p) and not k for p, k in zip(planned, kinds, strict=True)]
-        groups = [(kind, [kind in found for found in kinds]) for kind in met]
-        groups.append(("(none met)", untouched))
-        for kind, mask in groups:
-            chosen = runs[pd.Series(mask, index=runs.index, dtype=bool)]
-            if chosen.empty:
-                continue
-            cells = [_rate(chosen[c], alpha) if c in chosen.columns else "—" for c, _ in _RATES]
-            rows.append(f"| {md(side)} | {md(kind)} | {len(chosen)} | " + " | ".join(cells) + " |")
-    if not rows:
+    if not groups:
         return []
-    headers = " | ".join(label for _, label in _RATES)
+    rows = [
+        f"| {md(g.side)} | {md(g.fault_kind)} | {g.runs} | "
+        + " | ".join(
+            _rate(r)
+            for r in (g.passed, g.retried, g.recovered_or_escalated, g.no_fabricated_result)
+        )
+        + " |"
+        for g in groups
+    ]
+    headers = " | ".join(_LABELS)
     return [
         "",
         "## Resilience by fault kind",

@@ -14,7 +14,7 @@ from trajguard.report._format import (
     p_cell,
     pass_k_cells,
 )
-from trajguard.report._tools import ToolDigest
+from trajguard.results import ScenarioFacts, ToolUse
 
 __all__ = ["scenario_section"]
 
@@ -43,9 +43,9 @@ def _sequence(seq: Sequence[str]) -> str:
     return " → ".join(md(name, limit=30) for name in seq) if seq else "(no tools)"
 
 
-def _tools_section(scenario: str, baseline: ToolDigest, candidate: ToolDigest) -> list[str]:
+def _tools_section(baseline: ToolUse, candidate: ToolUse) -> list[str]:
     lines = ["", "**Tool usage** (mean calls per run) and **most common sequences**:", ""]
-    counts = [side.calls.get(scenario, {}) for side in (baseline, candidate)]
+    counts = [baseline.calls, candidate.calls]
     names = sorted(set(counts[0]) | set(counts[1]))
     if names:
         lines += ["| tool | baseline | candidate | change |", "|---|---:|---:|---:|"]
@@ -56,7 +56,7 @@ def _tools_section(scenario: str, baseline: ToolDigest, candidate: ToolDigest) -
         lines.append("No tool was called in either batch.")
     tops = []
     for label, side in (("baseline", baseline), ("candidate", candidate)):
-        top = side.top.get(scenario)
+        top = side.top
         if top is not None:
             share = 100 * top.count / max(top.runs, 1)
             tops.append(
@@ -85,8 +85,7 @@ def _shown(result: MetricResult) -> bool:
 
 def scenario_section(
     result: ScenarioResult,
-    baseline: ToolDigest,
-    candidate: ToolDigest,
+    facts: ScenarioFacts,
     plots: Mapping[str, str],
     alpha: float,
     *,
@@ -124,7 +123,7 @@ def scenario_section(
         lines += [f"- {md(n, limit=300)}" for n in notes]
         lines += ["", "</details>"]
     lines += _pass_k(result)
-    lines += _tools_section(result.scenario, baseline, candidate)
+    lines += _tools_section(facts.baseline.tools, facts.candidate.tools)
     if result.scenario in plots:
         lines += ["", f"![distributions of {md(result.scenario)}]({plots[result.scenario]})"]
     return lines

@@ -1,4 +1,4 @@
-"""Tool usage of one side of a report, for every scenario at once.
+"""Tool usage of one side of a report, for every scenario at once (for the report document).
 
 Mean calls per tool come from one grouping of the run table; each scenario's most common
 sequence is what :func:`trajguard.report._summary.summarize` says of its first arm, from one
@@ -15,25 +15,9 @@ import pandas as pd
 
 from trajguard.outcome import HARNESS_ERROR
 from trajguard.report._summary import summarize
+from trajguard.results import TopSequence
 
-__all__ = ["ToolDigest", "TopSequence", "tool_digest"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class TopSequence:
-    """The most common tool sequence of a scenario's first arm (in ``summarize``'s order).
-
-    Attributes:
-        sequence: the tools called, in order.
-        count: behavioural runs that called exactly this sequence.
-        runs: every run of the arm, harness errors included.
-        distinct: distinct sequences among its behavioural runs.
-    """
-
-    sequence: tuple[str, ...]
-    count: int
-    runs: int
-    distinct: int
+__all__ = ["ToolDigest", "tool_digest"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +39,7 @@ def _calls(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
         total: Counter[str] = Counter()
         for value in rows["tool_counts"].dropna():
             total.update(dict(value))
-        out[str(scenario)] = {k: v / max(len(rows), 1) for k, v in total.items()}
+        out[str(scenario)] = {str(k): float(v / max(len(rows), 1)) for k, v in total.items()}
     return out
 
 
@@ -66,10 +50,10 @@ def _top(runs: pd.DataFrame) -> dict[str, TopSequence]:
             continue
         first[arm.scenario] = (
             TopSequence(
-                sequence=arm.top_sequences[0][0],
-                count=arm.top_sequences[0][1],
-                runs=arm.runs,
-                distinct=arm.distinct_sequences,
+                sequence=tuple(map(str, arm.top_sequences[0][0])),
+                count=int(arm.top_sequences[0][1]),
+                runs=int(arm.runs),
+                distinct=int(arm.distinct_sequences),
             )
             if arm.top_sequences
             else None

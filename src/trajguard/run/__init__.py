@@ -6,7 +6,8 @@ running it. Agents of every kind (builtin, callable, command) are run by :func:`
 callable agent receives a :class:`RunContext`. Callable and command agents reach their model
 through the batch's wire endpoint (:mod:`trajguard.capture.wire`), which records their calls.
 A run with ``faults:`` meets the plan :func:`run_faults` derives for it (README, "Chaos");
-:func:`fault_columns` are its row's fault columns.
+:func:`fault_columns` are its row's fault columns. An observer that is a
+:class:`StartupObserver` is told the batch's start-up steps (imports, servers, first calls).
 """
 
 from trajguard.run._agents import run_agent, trajectory_of
@@ -17,6 +18,7 @@ from trajguard.run._faults import FAULT_COLUMNS, annotate_tool_faults, fault_col
 from trajguard.run._options import MAX_RUNS, BatchOptions, ExecutorChoice
 from trajguard.run._plan import Plan, RunSpec, derive_seed, plan_batch
 from trajguard.run._rows import build_row, final_output
+from trajguard.run._startup import StartupObserver
 from trajguard.run._wire import SERVER_LOG
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "Plan",
     "RunContext",
     "RunSpec",
+    "StartupObserver",
     "annotate_tool_faults",
     "build_row",
     "derive_seed",

@@ -38,13 +38,16 @@ from trajguard.run._provenance import (
     resumable_manifest,
 )
 from trajguard.run._rows import errors_by_arm
+from trajguard.run._startup import StartupSteps
 from trajguard.suite import ResolvedScenario, Suite
 
 __all__ = ["BatchObserver", "BatchResult", "ObserverFactory", "execute", "run_batch"]
 
 
 class BatchObserver(Protocol):
-    """What watches a batch: told the plan once, then every finished run's row."""
+    """What watches a batch: told the plan once, when the runs begin (after the start-up:
+    models checked, servers started), then every finished run's row. An observer that is also a
+    :class:`~trajguard.run.StartupObserver` is told the start-up steps before that."""
 
     def start(self, total: int, skipped: int, interrupted: int) -> None:
         """The batch plans ``total`` runs, ``skipped`` are on disk, ``interrupted`` redone."""
@@ -114,12 +117,11 @@ async def run_batch(
         if interrupted:
             manifest.setdefault("interrupted_runs", [])
             manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
-        if observer is not None:
-            observer.start(len(plan), len(plan) - len(todo), len(interrupted))
         settings = choose_executor(options.executor, suite, manifest if resume else None)
         wanted = options.concurrency or suite.defaults.concurrency
+        steps = StartupSteps(observer)
         async with open_executor(
-            settings, todo, make_model=make_model, batch=manifest, concurrency=wanted
+            settings, todo, make_model=make_model, batch=manifest, concurrency=wanted, steps=steps
         ) as executor:
             # opened before anything is written: an unreachable model or cluster leaves nothing
             if not resume:  # the directory is made and claimed now, checked again under the lock
@@ -129,6 +131,8 @@ async def run_batch(
             manifest.pop("stopped", None)
             manifest["status"] = "running"
             store.write_manifest(runset, manifest)
+            if observer is not None:  # after the start-up steps: the runs begin now
+                observer.start(len(plan), len(plan) - len(todo), len(interrupted))
             concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
             try:
                 rows = await _run_all(todo, executor, runset, observer, concurrency)

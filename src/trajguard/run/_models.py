@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import sys
+from collections.abc import Awaitable, Callable
 
 from trajguard.capture.types import ChatModel
 from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.run._plan import Plan
+from trajguard.run._startup import NO_STEPS, StartupSteps
 from trajguard.suite import CommandAgent, ResolvedScenario
 
 __all__ = ["PREFLIGHT_TIMEOUT_S", "endpoint", "make_models", "preflight", "uses_model"]
@@ -43,16 +45,18 @@ or the batch's run timeout if that is shorter; the embedded model's own start is
 separately (its server start-up timeout)."""
 
 
-async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1) -> None:
+async def preflight(
+    models: dict[str, ChatModel], plan: Plan, *, slots: int = 1, steps: StartupSteps = NO_STEPS
+) -> None:
     """Ping each model an agent of the plan will call, so an unreachable one stops the batch;
-    start the embedded model's server of every slot (one per concurrent run) in parallel.
+    start the embedded model's server of every slot (one per concurrent run) in parallel, while
+    the model client (litellm) is imported: the servers start in child processes, so on two
+    cores the two waits overlap. Each step is reported to ``steps``.
 
     Raises:
         ModelUnavailable: a model did not answer, or not within :data:`PREFLIGHT_TIMEOUT_S`
             (or the run timeout, if shorter).
     """
-    from trajguard.local_model import get_local_server
-
     used = {arm.model for _, arm in plan if uses_model(arm)}
     for name, model in models.items():
         if name not in used:
@@ -60,13 +64,18 @@ async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1)
         inner = getattr(model, "inner", model)
         local = getattr(inner, "is_local", False)  # the embedded model
         prepare = getattr(inner, "prepare", None)
+        waits: list[Awaitable[object]] = []
         if prepare is not None:
-            await prepare()
+            loaded = "litellm" in sys.modules
+            waits.append(prepare() if loaded else steps.timed("importing litellm", prepare()))
+        if local:
+            waits += _start_servers(slots, steps)
+        await asyncio.gather(*waits)
         ping = model.complete([{"role": "user", "content": "ping"}], max_tokens=1)
         # the embedded model's start is bounded by its own start-up timeout
         limit = None if local else min([PREFLIGHT_TIMEOUT_S, *_timeouts(plan, name)])
         try:
-            await asyncio.wait_for(ping, timeout=limit)
+            await steps.timed(f"checking that {name} answers", asyncio.wait_for(ping, limit))
         except TimeoutError:
             if limit is None:
                 raise
@@ -75,10 +84,23 @@ async def preflight(models: dict[str, ChatModel], plan: Plan, *, slots: int = 1)
             raise
         except InfrastructureError as exc:
             raise ModelUnavailable(f"model {name} failed its first call: {exc}") from None
-        if local:
-            await asyncio.gather(
-                *(asyncio.to_thread(get_local_server, slot) for slot in range(1, slots))
-            )
+
+
+def _start_servers(slots: int, steps: StartupSteps) -> list[Awaitable[object]]:
+    """The embedded model's servers of ``slots`` slots, started in threads (those already
+    running are left alone), as one step."""
+    from trajguard.local_model import get_local_server, running_local_server
+
+    missing = [slot for slot in range(slots) if running_local_server(slot) is None]
+    if not missing:
+        return []
+    step = (
+        "starting the embedded model server"
+        if len(missing) == 1
+        else f"starting {len(missing)} embedded model servers (one per run at once)"
+    )
+    starts = asyncio.gather(*(asyncio.to_thread(get_local_server, slot) for slot in missing))
+    return [steps.timed(step, starts)]
 
 
 _WAITING = {

@@ -13,6 +13,7 @@ from trajguard.local_model import local_slots, model_slot
 from trajguard.run._models import make_models, preflight
 from trajguard.run._one import one_run
 from trajguard.run._plan import Plan, RunSpec
+from trajguard.run._startup import NO_STEPS, StartupSteps
 from trajguard.run._wire import batch_wire, keep_server_log
 from trajguard.suite import ResolvedScenario
 
@@ -65,11 +66,13 @@ async def open_local(
     batch: Mapping[str, Any],
     *,
     concurrency: int = 1,
+    steps: StartupSteps = NO_STEPS,
 ) -> AsyncIterator[LocalExecutor]:
     """One client per model of the plan, each called once (``ModelUnavailable`` if one does
-    not answer); the embedded model's servers for ``concurrency`` runs at once started; the
-    wire endpoint served while the batch runs, when an agent of the plan uses it."""
-    slots = local_slots(concurrency)
+    not answer); the embedded model's servers for ``concurrency`` runs at once started (no more
+    than the plan has runs); the wire endpoint served while the batch runs, when an agent of the
+    plan uses it. The start-up steps are reported to ``steps``."""
+    slots = local_slots(max(1, min(concurrency, len(plan))))
     with batch_wire(plan, make_models(plan, make_model)) as (wire, models):
-        await preflight(models, plan, slots=slots)
+        await preflight(models, plan, slots=slots, steps=steps)
         yield LocalExecutor(models, batch, wire=wire, model_slots=slots)

@@ -14,6 +14,7 @@ from trajguard.run._executors._base import RunExecutor
 from trajguard.run._executors._local import open_local
 from trajguard.run._options import ExecutorChoice
 from trajguard.run._plan import Plan
+from trajguard.run._startup import NO_STEPS, StartupSteps
 from trajguard.suite import ExecutorSettings, LocalExecutorSettings, ResolvedScenario, Suite
 
 __all__ = ["choose_executor", "open_executor"]
@@ -45,17 +46,20 @@ async def open_executor(
     make_model: Callable[[ResolvedScenario], ChatModel] | None,
     batch: Mapping[str, Any],
     concurrency: int = 1,
+    steps: StartupSteps = NO_STEPS,
 ) -> AsyncIterator[RunExecutor]:
     """The executor of ``plan``, opened: every model it calls answers and, on Ray, the cluster
     can run every run (``concurrency``: the runs the local executor will hold at once, which
     sets how many embedded-model servers it starts). Nothing is written by it, so a failed
-    start leaves nothing.
+    start leaves nothing. Its start-up steps are reported to ``steps``.
 
     Raises:
         ModelUnavailable, MissingExtra, InfrastructureError (exit 3); SuiteError (exit 2).
     """
     if isinstance(settings, LocalExecutorSettings) or not plan:
-        async with open_local(plan, make_model, batch, concurrency=concurrency) as local:
+        async with open_local(
+            plan, make_model, batch, concurrency=concurrency, steps=steps
+        ) as local:
             yield local
         return
     if make_model is not None:
@@ -64,5 +68,5 @@ async def open_executor(
         )
     from trajguard.run._executors._ray import open_ray  # the batch's side: no Ray import
 
-    async with open_ray(settings, plan, batch) as executor:
+    async with open_ray(settings, plan, batch, steps=steps) as executor:
         yield executor

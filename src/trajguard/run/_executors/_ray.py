@@ -36,6 +36,7 @@ from trajguard.run._executors._base import LOST, harness_row
 from trajguard.run._executors._jobs import decode_row, encode_job
 from trajguard.run._models import make_models, preflight, uses_model
 from trajguard.run._plan import Plan, RunSpec
+from trajguard.run._startup import NO_STEPS, StartupSteps
 from trajguard.suite import RayExecutorSettings, ResolvedScenario
 
 __all__ = ["INSTALL_HINT", "RayExecutor", "open_ray"]
@@ -242,7 +243,11 @@ def _refused(reply: Mapping[str, Any]) -> TrajguardError:
 
 @contextlib.asynccontextmanager
 async def open_ray(
-    settings: RayExecutorSettings, plan: Plan, batch: Mapping[str, Any]
+    settings: RayExecutorSettings,
+    plan: Plan,
+    batch: Mapping[str, Any],
+    *,
+    steps: StartupSteps = NO_STEPS,
 ) -> AsyncIterator[RayExecutor]:
     """A Ray driver process for the batch, connected and checked; stopped on exit.
 
@@ -254,7 +259,7 @@ async def open_ray(
     """
     if importlib.util.find_spec("ray") is None:
         raise MissingExtra("--executor ray needs Ray, which is not installed", hint=INSTALL_HINT)
-    request = await _open_request(settings, plan)
+    request = await _open_request(settings, plan, steps)
     log_dir = Path(tempfile.mkdtemp(prefix="trajguard-ray-"))
     log_path = log_dir / "driver.log"
     with log_path.open("wb") as log:
@@ -270,19 +275,23 @@ async def open_ray(
         )
     executor = RayExecutor(process, settings, batch, log_path)
     try:
-        await executor.open(request)
+        with steps.step("starting the Ray driver and connecting to the cluster"):
+            await executor.open(request)
         yield executor
     finally:
         await executor.close()
         shutil.rmtree(log_dir, ignore_errors=True)
 
 
-async def _open_request(settings: RayExecutorSettings, plan: Plan) -> dict[str, Any]:
+async def _open_request(
+    settings: RayExecutorSettings, plan: Plan, steps: StartupSteps
+) -> dict[str, Any]:
     arms = {(arm.scenario, arm.variant): arm for _, arm in plan}.values()
     embedded = [(spec, arm) for spec, arm in plan if is_local_model(arm.model) and uses_model(arm)]
     where: str | None = None
     if embedded and settings.embedded_model == "driver":
-        await preflight(make_models(embedded, None), embedded)  # starts this process's server
+        # starts this process's server
+        await preflight(make_models(embedded, None), embedded, steps=steps)
         server = running_local_server()
         assert server is not None
         where = server.base_url

@@ -1,0 +1,72 @@
+"""``trajguard report comparison.json``: a report rendered again from its document alone."""
+
+from __future__ import annotations
+
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from trajguard.errors import StoreError
+from trajguard.pipeline._outputs import ReportOptions, write_outputs
+from trajguard.results import COMPARISON_FILE, ReportDocument, ReportKind, read_document
+
+__all__ = ["Rerendered", "rerender"]
+
+# A 100-scenario comparison with a 5-batch history writes about 2 MB.
+_MAX_BYTES = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rerendered:
+    """What was rendered again."""
+
+    document: ReportDocument
+    report: Path
+    junit: Path | None = None
+
+
+def _read(source: Path) -> bytes:
+    try:
+        info = source.stat()
+    except OSError as exc:
+        raise StoreError(
+            f"cannot read: {exc.strerror or exc}",
+            file=source,
+            hint=f"pass the {COMPARISON_FILE} a comparison wrote beside its report",
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(
+            "not a regular file",
+            file=source,
+            hint=f"pass the {COMPARISON_FILE} a comparison wrote beside its report",
+        )
+    if info.st_size > _MAX_BYTES:
+        raise StoreError(f"larger than {_MAX_BYTES // 2**20} MB: not a comparison", file=source)
+    return source.read_bytes()
+
+
+def rerender(
+    source: Path, *, out: Path | None = None, junit: Path | None = None, plots: bool = True
+) -> Rerendered:
+    """Render the report of ``source`` (a ``comparison.json``) again: the markdown report
+    (``report.md``, or ``ab.md`` for an A/B), its plots and, if asked, JUnit XML, byte for byte
+    what the comparison wrote, without its run sets.
+
+    Args:
+        source: the ``comparison.json``.
+        out: the folder to write into (default: ``source``'s own folder; the document is
+            written there as ``comparison.json`` too).
+        junit: also write JUnit XML here.
+        plots: draw the PNGs the report links to.
+
+    Raises:
+        StoreError: ``source`` cannot be read, or a target cannot be written.
+        InvalidResultData: ``source`` is not a comparison document of this schema version.
+    """
+    document = read_document(_read(source), file=source)
+    folder = source.parent if out is None else out
+    name = "ab.md" if document.kind is ReportKind.AB else "report.md"
+    report = folder / name
+    options = ReportOptions(plots=plots and bool(document.plots), junit=junit)
+    write_outputs(document, report, options=options)
+    return Rerendered(document=document, report=report, junit=junit)

@@ -1,0 +1,267 @@
+"""The report document of a comparison, computed from its run sets (the only place a report
+reads run tables and manifests; the renderers read the document alone).
+
+Each figure is computed as the renderers computed it when they read the run sets themselves, so
+a report rendered from the document is the report rendered from the run sets, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from trajguard.compare import ABResult, Comparison, PooledBaseline, metric
+from trajguard.outcome import HARNESS_ERROR, Tally, classify
+from trajguard.report._plots import plot_path
+from trajguard.report._resilience_facts import resilience_groups
+from trajguard.report._tools import tool_digest
+from trajguard.results import (
+    ABOverall,
+    DesignRecord,
+    HistoryFacts,
+    PlotSample,
+    ReportDocument,
+    ReportKind,
+    Scalar,
+    ScenarioFacts,
+    Side,
+    SideFacts,
+    ToolUse,
+)
+from trajguard.store import RunSet
+
+__all__ = ["build_ab_document", "build_document", "side_facts"]
+
+_PLOTTED = ("step_count", "prompt_tokens")
+
+
+def _label(role: str, runs: pd.DataFrame) -> str:
+    """``baseline (base)`` when the side's runs are all of one variant."""
+    variants: Any = runs["variant"].unique() if "variant" in runs.columns else []
+    return f"{role} ({variants[0]})" if len(variants) == 1 else role
+
+
+def _text(value: Any) -> str | None:
+    """A manifest value as the provenance table shows it (``None``: shown as a dash)."""
+    if isinstance(value, list):
+        value = ", ".join(map(str, value))
+    return None if value in (None, "") else str(value)
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(map(str, value))
+    return () if value in (None, "") else (str(value),)
+
+
+def _scalar(value: Any) -> Scalar:
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float) and np.isfinite(value):
+        return value
+    return str(value)
+
+
+def _machine(manifest: Mapping[str, Any]) -> dict[str, Scalar] | None:
+    value = manifest.get("machine")
+    if not isinstance(value, Mapping):
+        return None
+    return {str(k): _scalar(v) for k, v in value.items()}
+
+
+def side_facts(role: str, runset: RunSet) -> Side:
+    """What the report says of one side: its label, path and manifest."""
+    manifest = runset.manifest
+    suite = manifest.get("suite")
+    return Side(
+        label=_label(role, runset.runs),
+        path=str(runset.path),
+        suite=str(suite) if suite else None,
+        models=_texts(manifest.get("models")),
+        git_sha=_text(manifest.get("git_sha")),
+        started_at=_text(manifest.get("started_at")),
+        finished_at=_text(manifest.get("finished_at")),
+        trajguard_version=_text(manifest.get("trajguard_version")),
+        batch_seed=_text(manifest.get("batch_seed")),
+        config_hashes={
+            str(k): str(v) for k, v in dict(manifest.get("config_hashes") or {}).items()
+        },
+        machine=_machine(manifest),
+        history_batches=_texts(manifest.get("history_batches")),
+        status=_text(manifest.get("status")),
+        batch_id=_text(manifest.get("batch_id")),
+    )
+
+
+def _finite(values: npt.NDArray[np.float64]) -> tuple[float, ...]:
+    return tuple(float(v) for v in values[np.isfinite(values)])
+
+
+def _plot_samples(frame: pd.DataFrame, scenarios: Sequence[str]) -> dict[str, PlotSample]:
+    """Each scenario's behavioural runs as its plot draws them: rates counted as every table
+    counts them (:func:`trajguard.outcome.tally`), the step counts and prompt tokens."""
+    behavioural = frame[frame["status"] != HARNESS_ERROR]
+    outcomes = classify(behavioural)
+    rows = {str(k): v for k, v in behavioural.groupby("scenario", sort=False).indices.items()}
+    columns = {
+        name: (
+            pd.to_numeric(behavioural[metric(name).column], errors="coerce").to_numpy(dtype=float)
+            if metric(name).column in behavioural.columns
+            else np.full(len(behavioural), np.nan)
+        )
+        for name in _PLOTTED
+    }
+    samples = {}
+    for scenario in scenarios:
+        index = rows.get(scenario)
+        if index is None:
+            samples[scenario] = PlotSample()
+            continue
+        counts = Tally(
+            runs=len(index),
+            harness_errors=int((~outcomes.behavioural[index]).sum()),
+            judged=int(outcomes.judged[index].sum()),
+            passed=int(outcomes.passed[index].sum()),
+            crashed=int(outcomes.crashed[index].sum()),
+        )
+        samples[scenario] = PlotSample(
+            pass_rate=counts.pass_rate,
+            crash_rate=counts.crash_rate,
+            judged=counts.judged,
+            steps=_finite(columns["step_count"][index]),
+            prompt_tokens=_finite(columns["prompt_tokens"][index]),
+        )
+    return samples
+
+
+def _scenario_facts(
+    comparison: Comparison, baseline: pd.DataFrame, candidate: pd.DataFrame
+) -> dict[str, ScenarioFacts]:
+    names = [s.scenario for s in comparison.scenarios]
+    sides = []
+    for runs in (baseline, candidate):
+        digest = tool_digest(runs)
+        plots = _plot_samples(runs, names)
+        sides.append(
+            {
+                name: SideFacts(
+                    tools=ToolUse(calls=dict(digest.calls.get(name, {})), top=digest.top.get(name)),
+                    plot=plots[name],
+                )
+                for name in names
+            }
+        )
+    return {
+        name: ScenarioFacts(baseline=sides[0][name], candidate=sides[1][name]) for name in names
+    }
+
+
+def _history(pooled: PooledBaseline | None) -> HistoryFacts | None:
+    if pooled is None:
+        return None
+    return HistoryFacts(
+        batches={str(s): tuple(map(str, b)) for s, b in pooled.batches.items()},
+        changed=tuple(map(str, pooled.changed)),
+        available=int(pooled.available),
+    )
+
+
+def build_document(
+    comparison: Comparison,
+    *,
+    kind: ReportKind,
+    baseline: RunSet,
+    candidate: RunSet,
+    plots: Iterable[str] = (),
+    command: str | None = None,
+    design: DesignRecord | None = None,
+    require_power: bool = False,
+    history: PooledBaseline | None = None,
+    ab: ABOverall | None = None,
+) -> ReportDocument:
+    """The document every report of ``comparison`` is rendered from.
+
+    Args:
+        comparison: the result of :func:`trajguard.compare.compare_runsets`.
+        kind: the job that made it.
+        baseline: the baseline run set (path, manifest, runs).
+        candidate: the candidate run set.
+        plots: the scenarios that get a distribution plot (:func:`write_plots` draws them).
+        command: the command that reproduces the report.
+        design: the design the runs were made under (default: fixed).
+        require_power: a blind night exits 4.
+        history: the batches pooled from the baseline's history, if any.
+        ab: the A/B answer and overall tests (A/B documents only).
+    """
+    sides = (side_facts("baseline", baseline), side_facts("candidate", candidate))
+    tables = ((sides[0].label, baseline.runs), (sides[1].label, candidate.runs))
+    return ReportDocument(
+        kind=kind,
+        comparison=comparison,
+        ab=ab,
+        baseline=sides[0],
+        candidate=sides[1],
+        scenarios=_scenario_facts(comparison, baseline.runs, candidate.runs),
+        resilience=resilience_groups(tables, comparison.config.alpha),
+        history=_history(history),
+        plots={name: plot_path(name) for name in plots},
+        command=command,
+        design=design or DesignRecord(),
+        require_power=require_power,
+    )
+
+
+def build_ab_document(
+    result: ABResult,
+    *,
+    runs: RunSet,
+    plots: Iterable[str] = (),
+    command: str | None = None,
+    design: DesignRecord | None = None,
+) -> ReportDocument:
+    """The document of an A/B report: variant A's runs play the baseline, B's the candidate."""
+    a, b = result.variant_a, result.variant_b
+    frame = runs.runs
+    document = build_document(
+        result.per_scenario,
+        kind=ReportKind.AB,
+        baseline=replace(
+            runs, path=f"{runs.path} (variant {a})", runs=frame[frame["variant"] == a]
+        ),
+        candidate=replace(
+            runs, path=f"{runs.path} (variant {b})", runs=frame[frame["variant"] == b]
+        ),
+        plots=plots,
+        command=command,
+        design=design,
+        ab=ABOverall(
+            variant_a=a,
+            variant_b=b,
+            answer=result.answer,
+            summary=result.summary,
+            detectable_difference=result.detectable_difference,
+            overall=result.overall,
+        ),
+    )
+    # Both sides are one batch: each side's definitions are its own variant's, by scenario, so
+    # the provenance compares variant A's definition of a scenario with variant B's.
+    return replace(
+        document,
+        baseline=replace(document.baseline, config_hashes=_variant_hashes(document.baseline, a)),
+        candidate=replace(document.candidate, config_hashes=_variant_hashes(document.candidate, b)),
+    )
+
+
+def _variant_hashes(side: Side, variant: str) -> dict[str, str]:
+    """``scenario`` → the config hash of ``variant``'s definition of it."""
+    suffix = f"/{variant}"
+    return {
+        key.removesuffix(suffix): value
+        for key, value in side.config_hashes.items()
+        if key.endswith(suffix)
+    }

@@ -1,0 +1,70 @@
+"""The comparison as data: the result document every report is rendered from, and its JSON.
+
+A :class:`ReportDocument` holds everything the reports of one comparison say (the comparison,
+the A/B answer, both sides' provenance, per-scenario tool usage and plot data, resilience, the
+baseline history, the design); the renderers in :mod:`trajguard.report` read nothing else.
+
+The codec is generic over keyword-only frozen dataclasses: :func:`to_data` / :func:`from_data`
+follow the fields' type hints (dataclasses, enums, ``Literal``, scalars, unions, tuples, lists,
+mappings, frozensets), :func:`dumps` / :func:`loads` add JSON text and a ``schema_version``, and
+:func:`json_schema` describes the same documents (draft 2020-12). Nothing here does I/O or
+imports numpy or pandas.
+"""
+
+from trajguard.errors import InvalidResultData
+from trajguard.results._codec import VERSION_KEY, dumps, from_data, loads, to_data
+from trajguard.results._comparison_json import (
+    COMPARISON_FILE,
+    SCHEMA_FILE,
+    document_json,
+    document_schema,
+    read_document,
+)
+from trajguard.results._document import (
+    DOCUMENT_SCHEMA_VERSION,
+    ABOverall,
+    DesignRecord,
+    HistoryFacts,
+    PlotSample,
+    RateCount,
+    ReportDocument,
+    ReportKind,
+    ResilienceGroup,
+    Scalar,
+    ScenarioFacts,
+    Side,
+    SideFacts,
+    ToolUse,
+    TopSequence,
+)
+from trajguard.results._schema import json_schema
+
+__all__ = [
+    "COMPARISON_FILE",
+    "DOCUMENT_SCHEMA_VERSION",
+    "SCHEMA_FILE",
+    "VERSION_KEY",
+    "ABOverall",
+    "DesignRecord",
+    "HistoryFacts",
+    "InvalidResultData",
+    "PlotSample",
+    "RateCount",
+    "ReportDocument",
+    "ReportKind",
+    "ResilienceGroup",
+    "Scalar",
+    "ScenarioFacts",
+    "Side",
+    "SideFacts",
+    "ToolUse",
+    "TopSequence",
+    "document_json",
+    "document_schema",
+    "dumps",
+    "from_data",
+    "json_schema",
+    "loads",
+    "read_document",
+    "to_data",
+]

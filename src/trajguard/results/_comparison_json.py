@@ -1,0 +1,49 @@
+"""``comparison.json``: a report document as versioned JSON, its schema, and reading it back.
+
+The file is what :func:`document_json` writes: ``schema_version`` first, then the
+:class:`~trajguard.results.ReportDocument`'s fields. Its JSON Schema ships in the package as
+``comparison.schema.json`` (:func:`document_schema` makes it; a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from trajguard.results._codec import dumps, loads
+from trajguard.results._document import DOCUMENT_SCHEMA_VERSION, ReportDocument
+from trajguard.results._schema import json_schema
+
+__all__ = ["COMPARISON_FILE", "SCHEMA_FILE", "document_json", "document_schema", "read_document"]
+
+COMPARISON_FILE = "comparison.json"
+"""The file name a comparison's document is written under, beside its report."""
+SCHEMA_FILE = Path(__file__).with_name("comparison.schema.json")
+"""The JSON Schema of ``comparison.json``, shipped in the package."""
+
+
+def document_json(document: ReportDocument) -> str:
+    """The document as the text of ``comparison.json``."""
+    return dumps(document, version=DOCUMENT_SCHEMA_VERSION)
+
+
+def read_document(text: str | bytes, *, file: str | Path | None = None) -> ReportDocument:
+    """The document in the text of a ``comparison.json``.
+
+    Raises:
+        InvalidResultData: not JSON, another schema version, or not a report document (the
+            message names the JSON path).
+    """
+    document: ReportDocument = loads(
+        ReportDocument, text, version=DOCUMENT_SCHEMA_VERSION, file=file
+    )
+    return document
+
+
+def document_schema() -> dict[str, Any]:
+    """The JSON Schema of ``comparison.json`` (draft 2020-12)."""
+    return json_schema(
+        ReportDocument,
+        title="trajguard comparison.json: a comparison and everything its report says",
+        version=DOCUMENT_SCHEMA_VERSION,
+    )

@@ -1,0 +1,316 @@
+"""The comparison as a document: everything a report of ``compare``, ``nightly`` or ``ab`` says.
+
+The renderers (markdown, A/B markdown, JUnit, plots, the job summary) read only a
+:class:`ReportDocument`, so the same document renders the same report again, byte for byte,
+without the run sets. Every field is plain data a JSON codec can write: strings, numbers,
+booleans, ``None``, tuples, string-keyed mappings, string enums and nested dataclasses; no
+pandas or numpy value and no NaN. ``trajguard.report`` builds it from the run sets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from trajguard.compare import (
+    EXIT_OK,
+    Answer,
+    Comparison,
+    EscalationPlan,
+    EscalationStop,
+    Overall,
+    SequentialOutcome,
+    exit_code,
+)
+
+__all__ = [
+    "DOCUMENT_SCHEMA_VERSION",
+    "ABOverall",
+    "DesignRecord",
+    "HistoryFacts",
+    "PlotSample",
+    "RateCount",
+    "ReportDocument",
+    "ReportKind",
+    "ResilienceGroup",
+    "Scalar",
+    "ScenarioFacts",
+    "Side",
+    "SideFacts",
+    "ToolUse",
+    "TopSequence",
+]
+
+DOCUMENT_SCHEMA_VERSION = 1
+"""Bumped whenever a field of the document changes meaning or goes away."""
+
+Scalar = str | int | float | bool | None
+"""A JSON scalar (the values of a machine record)."""
+
+_PLOT_PATH = re.compile(r"plots/[A-Za-z0-9_.-]+\.png")
+
+
+class ReportKind(StrEnum):
+    """The job that made the comparison."""
+
+    COMPARE = "compare"
+    NIGHTLY = "nightly"
+    AB = "ab"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Side:
+    """What the report says of one side (baseline or candidate), taken from its run set.
+
+    Manifest values are kept as the provenance table shows them: as text, ``None`` where the
+    manifest has no value (or an empty one).
+
+    Attributes:
+        label: the side as the resilience table names it (``baseline (base)`` when all its runs
+            are of one variant).
+        path: the run set as the report shows it (``runs (variant A)`` in an A/B report).
+        suite: the suite its manifest names.
+        models: the models it ran.
+        git_sha: the commit it ran at.
+        started_at: when its batch started (ISO 8601).
+        finished_at: when its batch finished.
+        trajguard_version: the trajguard that ran it.
+        batch_seed: the batch seed.
+        config_hashes: ``scenario/variant`` → the definition's config hash.
+        machine: the machine record of its manifest (``None`` when it has none).
+        history_batches: the batches pooled from a baseline history (newest first; empty
+            without one).
+        status: the batch's status (``finished`` once complete).
+        batch_id: the batch's id.
+    """
+
+    label: str
+    path: str
+    suite: str | None = None
+    models: tuple[str, ...] = ()
+    git_sha: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    trajguard_version: str | None = None
+    batch_seed: str | None = None
+    config_hashes: Mapping[str, str] = field(default_factory=dict)
+    machine: Mapping[str, Scalar] | None = None
+    history_batches: tuple[str, ...] = ()
+    status: str | None = None
+    batch_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TopSequence:
+    """The most common tool sequence of a scenario's first arm (in ``summarize``'s order).
+
+    Attributes:
+        sequence: the tools called, in order.
+        count: behavioural runs that called exactly this sequence.
+        runs: every run of the arm, harness errors included.
+        distinct: distinct sequences among its behavioural runs.
+    """
+
+    sequence: tuple[str, ...]
+    count: int
+    runs: int
+    distinct: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolUse:
+    """One side's tool usage in one scenario.
+
+    Attributes:
+        calls: tool → mean calls per behavioural run.
+        top: its most common sequence (``None`` when no run recorded one).
+    """
+
+    calls: Mapping[str, float] = field(default_factory=dict)
+    top: TopSequence | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlotSample:
+    """One side of one scenario as its distribution plot draws it (behavioural runs only).
+
+    Attributes:
+        pass_rate: passed over judged runs (``None`` when none was judged).
+        crash_rate: crashed over behavioural runs (``None`` without any).
+        judged: judged runs, as :func:`trajguard.outcome.tally` counts them.
+        steps: the step count of each run that recorded one.
+        prompt_tokens: the prompt tokens of each run that recorded them.
+    """
+
+    pass_rate: float | None = None
+    crash_rate: float | None = None
+    judged: int = 0
+    steps: tuple[float, ...] = ()
+    prompt_tokens: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SideFacts:
+    """What the report shows of one side of one scenario beyond its metrics."""
+
+    tools: ToolUse = field(default_factory=ToolUse)
+    plot: PlotSample = field(default_factory=PlotSample)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScenarioFacts:
+    """One compared scenario's tool usage and plot data, per side."""
+
+    baseline: SideFacts = field(default_factory=SideFacts)
+    candidate: SideFacts = field(default_factory=SideFacts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RateCount:
+    """A share of runs with its Wilson interval (at the comparison's confidence level)."""
+
+    hits: int
+    n: int
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResilienceGroup:
+    """The runs of one side that met one kind of fault (``(none met)``: faults planned, none
+    met), and how they did; each rate is ``None`` when no run of the group was judged on it.
+
+    Attributes:
+        side: the side's label (:attr:`Side.label`).
+        fault_kind: the fault kind.
+        runs: behavioural runs in the group.
+        passed: runs that passed.
+        retried: runs that retried after the fault.
+        recovered_or_escalated: runs that recovered or escalated.
+        no_fabricated_result: runs that presented no fabricated result.
+    """
+
+    side: str
+    fault_kind: str
+    runs: int
+    passed: RateCount | None = None
+    retried: RateCount | None = None
+    recovered_or_escalated: RateCount | None = None
+    no_fabricated_result: RateCount | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryFacts:
+    """How the baseline was pooled from its history (what ``PooledBaseline`` says, without its
+    rows).
+
+    Attributes:
+        batches: per scenario, the labels of the batches pooled (newest first).
+        changed: scenarios whose candidate definition matches no kept batch.
+        available: batches in the history.
+    """
+
+    batches: Mapping[str, tuple[str, ...]]
+    changed: tuple[str, ...]
+    available: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ABOverall:
+    """The overall part of an A/B comparison (``ABResult`` without its per-scenario report)."""
+
+    variant_a: str
+    variant_b: str
+    answer: Answer
+    summary: str
+    detectable_difference: float | None
+    overall: tuple[Overall, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DesignRecord:
+    """How many runs the comparison made, look by look, and who decided significance.
+
+    Attributes:
+        name: ``fixed`` (one look; the comparison decides), ``sequential`` or ``escalation``
+            (the design decides its gating verdicts; docs/statistics.md §4).
+        sequential: the sequential design's plan, looks and stops.
+        escalation: the escalation plan (its looks, levels and lean rule).
+        stops: where each scenario of an escalated run stopped, and why (in the order decided).
+        unit: what a run count counts (``runs``, or ``runs per variant`` in an A/B).
+    """
+
+    name: Literal["fixed", "sequential", "escalation"] = "fixed"
+    sequential: SequentialOutcome | None = None
+    escalation: EscalationPlan | None = None
+    stops: tuple[EscalationStop, ...] = ()
+    unit: str = "runs"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportDocument:
+    """Everything the reports of one comparison say.
+
+    Attributes:
+        kind: the job that made it.
+        comparison: the per-scenario comparison (in an A/B document, variant A plays the
+            baseline).
+        ab: the A/B answer and overall tests (``None`` unless ``kind`` is ``ab``).
+        baseline: the baseline side.
+        candidate: the candidate side.
+        scenarios: per compared scenario, its tool usage and plot data.
+        resilience: the resilience table's groups, in the order shown.
+        history: the baseline history's pooling (``None``: a single baseline batch).
+        plots: scenario → the path of its PNG, relative to the report (``plots/<name>.png``,
+            one file name of letters, digits, ``_``, ``.`` and ``-``).
+        command: the command that reproduces the report.
+        design: the design the runs were made under.
+        require_power: a blind night (``comparison.blind``) exits 4 (``--require-power``).
+    """
+
+    kind: ReportKind
+    comparison: Comparison
+    ab: ABOverall | None = None
+    baseline: Side
+    candidate: Side
+    scenarios: Mapping[str, ScenarioFacts]
+    resilience: tuple[ResilienceGroup, ...] = ()
+    history: HistoryFacts | None = None
+    plots: Mapping[str, str] = field(default_factory=dict)
+    command: str | None = None
+    design: DesignRecord = field(default_factory=DesignRecord)
+    require_power: bool = False
+
+    def __post_init__(self) -> None:
+        compared = {s.scenario for s in self.comparison.scenarios}
+        missing = sorted(compared - set(self.scenarios))
+        if missing:
+            raise ValueError(f"report document lacks the facts of scenario(s) {missing}")
+        unknown = sorted(set(self.plots) - compared)
+        if unknown:
+            raise ValueError(f"report document plots scenario(s) it did not compare: {unknown}")
+        unsafe = sorted(p for p in self.plots.values() if not _PLOT_PATH.fullmatch(p))
+        if unsafe:
+            raise ValueError(f"report document plot path(s) {unsafe} are not plots/<name>.png")
+        if (self.ab is None) != (self.kind is not ReportKind.AB):
+            raise ValueError("a report document has A/B results exactly when its kind is 'ab'")
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code: 1 when the night failed (an A/B never fails), 4 when it was
+        blind and power was required, else 0."""
+        if self.kind is ReportKind.AB:
+            return EXIT_OK
+        return exit_code(
+            failed=self.comparison.regressed,
+            blind=bool(self.comparison.blind),
+            require_power=self.require_power,
+        )
+
+    @property
+    def suite(self) -> str:
+        """The suite the report is about (the candidate's, else the baseline's)."""
+        return self.candidate.suite or self.baseline.suite or "suite"

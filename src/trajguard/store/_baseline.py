@@ -182,12 +182,11 @@ def baseline_lock(
 ) -> contextlib.ExitStack:
     """Take the lock of ``baselines/<suite>`` (:mod:`._lock`); held until the returned stack
     is closed (use it as a context manager)."""
-    extra = {} if wait_s is None else {"wait_s": wait_s}
     held = contextlib.ExitStack()
     with writing(baselines / suite, "the run set"):  # its directory, or its lock beside it
         baselines.mkdir(parents=True, exist_ok=True)
         lock = baselines / f".{suite}{_LOCK}"
-        held.enter_context(exclusive(lock, what=f"the baseline of suite {suite!r}", **extra))
+        held.enter_context(exclusive(lock, what=f"the baseline of suite {suite!r}", wait_s=wait_s))
     return held
 
 

@@ -53,17 +53,19 @@ def _same_file(descriptor: int, path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def exclusive(path: Path, *, what: str, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+def exclusive(path: Path, *, what: str, wait_s: float | None = None) -> Iterator[None]:
     """Hold the lock ``path`` (a file beside the state it guards) for the ``with`` block.
 
     Args:
         what: the state guarded, for the error (``the baseline of suite 'demo'``).
-        wait_s: how long to wait for another holder to finish; 0 to fail at once.
+        wait_s: how long to wait for another holder to finish (default :data:`LOCK_WAIT_S`);
+            0 to fail at once.
 
     Raises:
         StoreBusy: another process held the lock for all of ``wait_s``.
         OSError: the lock file cannot be created (the caller names the directory).
     """
+    wait_s = LOCK_WAIT_S if wait_s is None else wait_s
     deadline = time.monotonic() + wait_s
     pause = 0.01
     while True:

@@ -158,11 +158,13 @@ def _swap(staging: Path, target: Path) -> None:
 
 
 def _leftovers(target: Path) -> Iterator[Path]:
-    """Directories a killed promote of ``target`` left beside it: staging and the old copy."""
-    for prefix in (f".{target.name}{_STAGING}", f".{target.name}.old", f".{target.name}{_OLD}"):
-        for path in target.parent.glob(f"{glob.escape(prefix)}*"):
-            if path.is_dir() and not path.is_symlink():
-                yield path
+    """Directories a killed promote of ``target`` left beside it: staging and the old copy
+    (``.<suite>.old`` is the name trajguard used before)."""
+    staged = target.parent.glob(f"{glob.escape(f'.{target.name}{_STAGING}')}*")
+    aside = (target.with_name(f".{target.name}{_OLD}"), target.with_name(f".{target.name}.old"))
+    for path in (*aside, *staged):
+        if path.is_dir() and not path.is_symlink():
+            yield path
 
 
 def _recover(target: Path) -> None:

@@ -54,7 +54,14 @@ scenarios:
     input: second
 """
 
-TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
+# Ctrl-C reaches the batch as in a terminal even when this script runs in the background (a
+# shell's background job ignores SIGINT, and its children inherit that).
+TRAJGUARD = [
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'trajguard'; from trajguard.cli import entry; entry()",
+]
 
 
 def _leftovers(runset: Path) -> list[str]:

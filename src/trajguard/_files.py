@@ -7,10 +7,13 @@ A reader never sees a half-written file, and an interrupted write leaves no part
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import functools
 import hashlib
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +23,7 @@ __all__ = [
     "atomic_write",
     "atomic_write_text",
     "default_mode",
+    "exchange",
     "is_safe_name",
     "test_artifact_path",
 ]
@@ -78,6 +82,48 @@ def atomic_write(path: Path, write: Callable[[str], None]) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """Linux's ``renameat2`` from the C library, or ``None`` where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library older than glibc 2.28, or not glibc
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    function.argtypes += [ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two existing paths (directories included) in one atomic step, where the system can
+    (Linux's ``renameat2(RENAME_EXCHANGE)``): a reader, or a kill at any moment, sees the one or
+    the other, never neither. ``False`` where it cannot (another system, an old kernel, a file
+    system without it): the caller falls back to two renames.
+
+    Raises:
+        OSError: the system could exchange but failed (a path missing, permission denied).
+    """
+    function = _renameat2()
+    if function is None:
+        return False
+    status = function(
+        _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
+    )
+    if status == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(first), None, str(second))
 
 
 def remove_stale_temp_files(directory: Path) -> list[Path]:

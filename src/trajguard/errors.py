@@ -29,11 +29,13 @@ __all__ = [
     "ModelUnavailable",
     "RequestDrift",
     "ScriptExhausted",
+    "StoreBusy",
     "StoreError",
     "SuiteError",
     "TrajguardError",
     "UnsupportedSchemaVersion",
     "UsageError",
+    "UserCodeError",
 ]
 
 
@@ -178,6 +180,12 @@ class ModelRequestError(TrajguardError):
         super().__init__(message, **kwargs)  # type: ignore[arg-type]
 
 
+class StoreBusy(InfrastructureError):
+    """Another trajguard process is writing the same shared state (a baseline being promoted, a
+    run set being run or resumed); this one waited for it, or refused at once, and wrote
+    nothing."""
+
+
 class MissingExtra(InfrastructureError):
     """An optional dependency is not installed; the message names the install command."""
 
@@ -189,6 +197,17 @@ class AgentFailure(TrajguardError):
     def __init__(self, message: str, *, trajectory: Trajectory | None = None) -> None:
         self.trajectory = trajectory
         super().__init__(message)
+
+
+class UserCodeError(TrajguardError):
+    """The user's code (a callable agent, a tool, a predicate) failed in a way Python code must
+    not fail inside a batch: it raised ``SystemExit``, ``KeyboardInterrupt`` or
+    ``GeneratorExit`` of its own, or did not return within its bound. It is that run's failure
+    (``error_type`` names which), never the batch's."""
+
+    def __init__(self, message: str, *, error_type: str, **kwargs: object) -> None:
+        self.error_type = error_type
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
 
 
 class BatchInterrupted(TrajguardError):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from trajguard._files import atomic_write_text, test_artifact_path
+from trajguard._json import MAX_DOCUMENT_BYTES, loads_bounded, read_regular_bytes
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import Normalized, canonical_json, normalize
 from trajguard.core.shape import Shape, shape
@@ -54,7 +55,7 @@ _RESOLVE = "resolve the merge conflict or re-record it with --golden-update"
 
 def _read_bytes(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular_bytes(path, max_bytes=MAX_DOCUMENT_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -69,10 +70,14 @@ def _parse(data: bytes, path: Path) -> dict[str, Any]:
             f"golden file is not UTF-8 text (byte {exc.start})", file=path, hint=_RERECORD
         ) from None
     try:
-        golden = json.loads(text)
+        golden = loads_bounded(text)
     except json.JSONDecodeError as exc:
         raise _InvalidGolden(
             f"golden file is not valid JSON: {exc.msg}", file=path, line=exc.lineno, hint=_RESOLVE
+        ) from None
+    except ValueError as exc:  # nested too deep, or a number Python will not convert
+        raise _InvalidGolden(
+            f"golden file is not readable: {exc}", file=path, hint=_RERECORD
         ) from None
     if not isinstance(golden, dict):
         raise _InvalidGolden("golden file does not hold a JSON object", file=path, hint=_RERECORD)

@@ -4,6 +4,7 @@ Every consumer (the row builder, the progress bar, ``trajguard run``'s summary, 
 ``compare``, ``ab``, the plots) counts runs through :func:`classify` or :func:`is_crash_row`.
 
 * ``harness_error`` rows are infrastructure, not behaviour: left out of every statistic (counted).
+  The user's own code (agents, tools, predicates) never makes one: :data:`USER_CODE_FAILURES`.
 * A crash is a run that did not end normally because of the agent: the ``crashed`` column is
   true (the agent raised: ``extra.crashed`` on its trajectory), or the status is ``agent_error``
   (raised, overflowed its context, ran out of steps) or ``timeout`` (a hang or a loop is
@@ -29,15 +30,18 @@ from trajguard.errors import StoreError
 
 __all__ = [
     "BEHAVIOURAL_STATUSES",
+    "CRITERION_ERROR",
     "DEFAULT_CRASH_STATUSES",
     "HARNESS_ERROR",
     "STATUSES",
     "STATUS_TABLE",
+    "USER_CODE_FAILURES",
     "ErrorCount",
     "Outcomes",
     "Status",
     "StatusInfo",
     "Tally",
+    "UserCodeFailure",
     "classify",
     "common_errors",
     "is_behavioural",
@@ -66,8 +70,8 @@ STATUS_TABLE: tuple[StatusInfo, ...] = (
     StatusInfo(name="ok", meaning="the agent finished", behavioural=True, crash=False),
     StatusInfo(
         name="agent_error",
-        meaning="the agent or the model misbehaved: it raised, overflowed its context, or ran "
-        "out of steps",
+        meaning="the agent, its tools or the model misbehaved: it raised (SystemExit and the "
+        "like included), overflowed its context, ran out of steps, or a tool stopped it",
         behavioural=True,
         crash=True,
     ),
@@ -76,7 +80,9 @@ STATUS_TABLE: tuple[StatusInfo, ...] = (
     ),
     StatusInfo(
         name="harness_error",
-        meaning="trajguard or the infrastructure failed; excluded from every statistic",
+        meaning="trajguard's or the provider's infrastructure failed (a model endpoint that "
+        "stayed unreachable, a lost Ray worker, a bug in trajguard), never the user's code; "
+        "excluded from every statistic",
         behavioural=False,
         crash=False,
     ),
@@ -86,6 +92,68 @@ HARNESS_ERROR: Status = "harness_error"
 DEFAULT_CRASH_STATUSES = frozenset(s.name for s in STATUS_TABLE if s.crash)
 BEHAVIOURAL_STATUSES = frozenset(s.name for s in STATUS_TABLE if s.behavioural)
 """Statuses whose runs enter the statistics (read from :data:`STATUS_TABLE`)."""
+
+
+CRITERION_ERROR = "criterion_error"
+"""The ``error_type`` of a run whose criterion could not judge it (a predicate raised or did not
+return in time): the criterion fails with its reason, the run keeps its status."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserCodeFailure:
+    """Whose fault it was: how a failure of the user's own code is recorded."""
+
+    code: Literal["callable agent", "command agent", "tool", "predicate"]
+    failure: str
+    status: Status | None
+    """The run's status; ``None``: the status the run had anyway (the criterion fails)."""
+    error_type: str
+    """The run's ``error_type`` (``<class>``: the exception's class name)."""
+
+
+USER_CODE_FAILURES: tuple[UserCodeFailure, ...] = (
+    UserCodeFailure(
+        code="callable agent",
+        failure="raises (SystemExit, KeyboardInterrupt and GeneratorExit of its own included) "
+        "or returns no usable trajectory",
+        status="agent_error",
+        error_type="<class>",
+    ),
+    UserCodeFailure(
+        code="command agent",
+        failure="exits non-zero or writes no valid trajectory (a FIFO or a device included)",
+        status="agent_error",
+        error_type="AgentFailure",
+    ),
+    UserCodeFailure(
+        code="tool",
+        failure="raises SystemExit, KeyboardInterrupt or GeneratorExit",
+        status="agent_error",
+        error_type="<class>",
+    ),
+    UserCodeFailure(
+        code="tool",
+        failure="raises any other exception, or returns what cannot be shown to the model (a "
+        "cycle, a generator, an object whose str() raises): an error observation the model "
+        "reads; the run ends as the agent ends it",
+        status=None,
+        error_type="(the run's)",
+    ),
+    UserCodeFailure(
+        code="predicate",
+        failure="raises (SystemExit included), or does not return within its bound",
+        status=None,
+        error_type=CRITERION_ERROR,
+    ),
+    UserCodeFailure(
+        code="callable agent",
+        failure="does not end within the run's timeout_s (a hang in the agent or a tool)",
+        status="timeout",
+        error_type="TimeoutError",
+    ),
+)
+"""Every kind of user code and how its failure counts: the agent's or the criterion's, always
+in the statistics; never a ``harness_error`` (README, "Whose fault it was")."""
 
 
 def is_behavioural(status: object) -> bool:

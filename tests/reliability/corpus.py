@@ -3,15 +3,24 @@
 A case is an entry of ``cases.yaml``: an argv for ``trajguard``, the files to create first, the
 exit code it must end with and fragments its stderr must contain. A file's content is given as
 ``text``, as ``repeat`` (a chunk repeated N times, for huge or deep inputs), as ``hex`` (raw
-bytes), as ``copy`` (a file of this repository) or as ``runset`` (a run set written with
-trajguard's store, with the given defects). Used by ``test_corpus.py`` (in-process) and by
-``benchmarks/reliability_corpus.py`` (as subprocesses, against any checkout).
+bytes), as ``copy`` (a file of this repository), as ``runset`` (a run set written with
+trajguard's store, with the given defects), as ``fifo`` (a named pipe: a reader that opens it
+blocks) or as ``symlink`` (to the given target). A case may also need the fault-injecting
+provider stub (``provider``: its script and its answer; ``{api_base}`` in the argv is its
+address), must run as a subprocess (``subprocess``: it would hang an in-process test if it
+regressed), and may require that no control character reach its output (``clean_text``: stdout,
+stderr and the files listed). Used by ``test_corpus.py`` (in-process, or as a subprocess with a
+deadline) and by ``benchmarks/reliability_corpus.py`` (as subprocesses, against any checkout).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +45,24 @@ class Case:
     absent: tuple[str, ...] = ()
     """Paths (relative to the scratch directory) that must not exist afterwards."""
     env: dict[str, str] = field(default_factory=dict)
+    subprocess: bool = False
+    """Run as a subprocess with a deadline (a regression would hang the test's own process)."""
+    provider: dict[str, Any] | None = None
+    """The provider stub's ``script`` (faults, in order) and ``reply`` (its answer's text)."""
+    file_has: dict[str, str] = field(default_factory=dict)
+    """Files written by the case and a fragment each must contain."""
+    clean_text: tuple[str, ...] | None = None
+    """Files (besides stdout and stderr) that must hold no control character; ``None``: no
+    check."""
+
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""The control characters no output of a ``clean_text`` case may hold (newline and tab may)."""
+
+
+def control_characters(text: str) -> list[str]:
+    """The control characters in ``text``, as escapes (``['\\x1b']``)."""
+    return sorted({repr(match.group())[1:-1] for match in CONTROL.finditer(text)})
 
 
 def load_cases() -> list[Case]:
@@ -52,6 +79,12 @@ def load_cases() -> list[Case]:
                 stdout=tuple(_list(entry.get("stdout"))),
                 absent=tuple(_list(entry.get("absent"))),
                 env={str(k): str(v) for k, v in (entry.get("env") or {}).items()},
+                subprocess=bool(entry.get("subprocess", False)),
+                file_has={str(k): str(v) for k, v in (entry.get("file_has") or {}).items()},
+                provider=entry.get("provider"),
+                clean_text=None
+                if entry.get("clean_text") is None
+                else tuple(_list(entry["clean_text"] or [])),
             )
         )
     ids = [c.id for c in cases]
@@ -90,6 +123,12 @@ def materialise(case: Case, root: Path) -> None:
                 shutil.copyfile(source, path)
         elif "dir" in spec:
             path.mkdir(parents=True, exist_ok=True)
+        elif "fifo" in spec:
+            path.unlink(missing_ok=True)
+            os.mkfifo(path)
+        elif "symlink" in spec:
+            path.unlink(missing_ok=True)
+            path.symlink_to(spec["symlink"])
         elif "runset" in spec:
             write_runset(path, **spec["runset"])
         else:
@@ -181,3 +220,32 @@ def write_runset(
         (path / store.MANIFEST_FILE).write_text(json.dumps(document), encoding="utf-8")
     for name in stray:
         (path / name).write_text("", encoding="utf-8")
+
+
+def argv_for(case: Case, api_base: str | None) -> list[str]:
+    """The case's argv with ``{api_base}`` replaced by the provider stub's address."""
+    return [a.replace("{api_base}", api_base or "") for a in case.argv]
+
+
+@contextlib.contextmanager
+def provider_for(case: Case, stub: Any) -> Iterator[str | None]:
+    """The provider stub a case asks for, scripted (``stub``: the module provider_stub.py)."""
+    if case.provider is None:
+        yield None
+        return
+    with stub.faulty_provider() as state:
+        state.answer = stub.completion(str(case.provider.get("reply", "ok")))
+        state.then(*(stub.Fault(**fault) for fault in case.provider.get("script") or ()))
+        yield state.api_base
+
+
+def unclean_outputs(case: Case, root: Path, stdout: str, stderr: str) -> list[str]:
+    """Where a ``clean_text`` case's output holds control characters (empty: nowhere)."""
+    if case.clean_text is None:
+        return []
+    texts = {"stdout": stdout, "stderr": stderr}
+    for name in case.clean_text:
+        texts[name] = (root / name).read_text(encoding="utf-8", errors="replace")
+    return [
+        f"{where}: {found}" for where, text in texts.items() if (found := control_characters(text))
+    ]

@@ -38,6 +38,8 @@ class Fault:
     """One scripted answer: ``kind`` (one of :data:`FAULTS`) and its details."""
 
     kind: str
+    reply: str | None = None
+    """With ``ok``: the text of this one answer (otherwise the server's ``answer``)."""
     retry_after: str | None = None
     status: int = 503
     hang_s: float = 30.0
@@ -126,7 +128,8 @@ def _handler(state: FaultyProvider, lock: threading.Lock) -> type[BaseHTTPReques
                 return
             kind = fault.kind
             if kind == "ok":
-                self._send(200, json.dumps(state.answer).encode())
+                answer = state.answer if fault.reply is None else completion(fault.reply)
+                self._send(200, json.dumps(answer).encode())
             elif kind == "rate_limited":
                 headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
                 error = {"error": {"message": "Rate limit reached", "type": "rate_limit"}}

@@ -4,7 +4,9 @@ Each turn is one model call and one agent step. What a weak model does wrong bec
 the model reads on its next turn, never an exception: malformed JSON, an unknown tool, wrong
 argument types and a tool that raises are all error observations. What ends the run without an
 answer is recorded as an agent error (``extra.agent_error`` on the trajectory): the step cap
-(``max_steps``) and a rejected request (``context_overflow``, ``model_request_error``).
+(``max_steps``), a rejected request (``context_overflow``, ``model_request_error``), and a tool
+that raised ``SystemExit``, ``KeyboardInterrupt`` or ``GeneratorExit`` (the exception's class
+is the reason: Python code raises those to stop, and a tool may not stop the batch).
 Infrastructure failures (:class:`~trajguard.errors.ModelUnavailable`), replay errors and
 cancellation propagate; the trajectory, finished with ``extra.crashed``, rides on the exception
 as ``exc.trajectory``.
@@ -28,7 +30,7 @@ from trajguard.agent.turns import Turns
 from trajguard.atif import Trajectory
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import ChatModel, Message
-from trajguard.errors import ModelRequestError
+from trajguard.errors import ModelRequestError, UserCodeError
 from trajguard.faults import ToolFaults, active_faults
 
 __all__ = ["AgentConfig", "AgentMode", "AgentResult", "ReferenceAgent", "derive_seed"]
@@ -238,7 +240,10 @@ class ReferenceAgent:
                 answer = final_text(response.content or "") if json_mode else response.content or ""
                 rec.agent_step(response, message=answer)
                 return AgentResult(rec.finish(), answer, "ok")
-            answered = await (turns.native(response) if native else turns.json(response))
+            try:
+                answered = await (turns.native(response) if native else turns.json(response))
+            except UserCodeError as exc:  # a tool raised SystemExit or the like: it ends the run
+                return _failed(rec, exc.error_type, exc.message)
             if answered is not None:
                 return AgentResult(rec.finish(), answered, "ok")
         return _failed(

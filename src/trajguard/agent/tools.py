@@ -11,15 +11,17 @@ arguments. Arguments from the model are validated and coerced (``"17"`` to ``17`
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from trajguard._user_code import in_thread
 
 __all__ = ["Tool", "ToolArgumentError", "format_result", "tool"]
 
@@ -95,15 +97,21 @@ class Tool:
         return {name: getattr(parsed, name) for name in type(parsed).model_fields}
 
     async def call(self, arguments: Mapping[str, Any]) -> Any:
-        """Validate the arguments and run the function (sync functions run in a thread).
+        """Validate the arguments and run the function (a sync function in a daemon thread of
+        its own, :func:`trajguard._user_code.in_thread`: a tool that hangs holds neither the
+        other runs nor the process's exit).
 
         Raises:
-            ToolArgumentError: invalid arguments; whatever the function raises propagates.
+            ToolArgumentError: invalid arguments.
+            UserCodeError: a sync tool raised ``SystemExit``, ``KeyboardInterrupt`` or
+                ``GeneratorExit``.
+            Exception: whatever else the function raises.
         """
         kwargs = self.validate(arguments)
         if inspect.iscoroutinefunction(self.function):
             return await self.function(**kwargs)
-        result = await asyncio.to_thread(self.function, **kwargs)
+        call = functools.partial(self.function, **kwargs)
+        result = await in_thread(call, what=f"tool {self.name}", name=f"trajguard-tool-{self.name}")
         if inspect.isawaitable(result):
             return await result
         return result
@@ -145,11 +153,23 @@ def tool(
 
 
 def format_result(value: Any) -> str:
-    """A tool's return value as the text the model sees (strings as they are, else JSON)."""
+    """A tool's return value as the text the model sees (strings as they are, else JSON).
+
+    Raises:
+        TypeError: a generator or an iterator (its items are not the result: return a list),
+            or a value JSON cannot hold.
+        ValueError: a value that contains itself (a cycle).
+        RecursionError: a value nested too deep to write.
+    """
     if isinstance(value, str):
         return value
     if isinstance(value, BaseModel):
         return value.model_dump_json()
+    if inspect.isgenerator(value) or inspect.isasyncgen(value) or isinstance(value, Iterator):
+        raise TypeError(
+            f"the tool returned a {type(value).__name__}, not a value: return a list of its "
+            "items, or a string"
+        )
     return json.dumps(value, ensure_ascii=False, default=str)
 
 

@@ -8,10 +8,13 @@ raised), ``budget_exhausted`` (a native call past the tool budget, answered but 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any
 
+from trajguard._text import safe_str
+from trajguard._user_code import as_user_code_error, is_signal_interrupt
 from trajguard.agent.actions import (
     ACTION_KEY,
     FINAL_ANSWER,
@@ -23,6 +26,7 @@ from trajguard.agent.tools import Tool, ToolArgumentError, format_result
 from trajguard.atif import Step, ToolCall
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import LLMResponse, Message
+from trajguard.errors import UserCodeError
 from trajguard.faults import FAULTS_KEY, ToolFaults
 
 __all__ = ["Turns"]
@@ -162,9 +166,22 @@ class Turns:
                 value = await self.faults.apply(name, lambda: found.call(arguments))
         except ToolArgumentError as exc:
             return f"Error: {exc}", "invalid_arguments", None
+        except UserCodeError:  # SystemExit and the like, from a sync tool: the run's failure
+            raise
         except Exception as exc:  # the tool's own failure is data for the model, not a crash
-            return f"Error: {type(exc).__name__}: {exc}", "tool_error", self._fault(injected)
-        return format_result(value), None, self._fault(injected)
+            text = f"Error: {type(exc).__name__}: {safe_str(exc)}"
+            return text, "tool_error", self._fault(injected)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # an async tool's own SystemExit and the like
+            if is_signal_interrupt(exc):
+                raise  # a second Ctrl-C: the batch stops
+            raise as_user_code_error(exc, f"tool {name}") from None
+        try:
+            return format_result(value), None, self._fault(injected)
+        except Exception as exc:  # a cycle, a generator, a str() that raises: still the tool's
+            text = f"Error: the result of {name} cannot be shown: {type(exc).__name__}: "
+            return text + safe_str(exc), "tool_error", self._fault(injected)
 
     def _fault(self, before: int) -> str | None:
         """The kind of the fault the last call met (``before``: events logged before it)."""

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard._files import atomic_write_text, test_artifact_path
+from trajguard._json import MAX_DOCUMENT_BYTES, loads_bounded, read_regular_bytes
 from trajguard.capture._redaction import BUILTIN_PATTERNS, REDACTED, Redactor, redact_response
 from trajguard.capture._requests import UNSTORED_PARAMS, fingerprint, make_request, stored_params
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
@@ -174,16 +175,20 @@ class Cassette:
                 matches); the error names the file and the JSON path.
         """
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular_bytes(path, max_bytes=MAX_DOCUMENT_BYTES).decode("utf-8")
         except FileNotFoundError:
             raise CassetteError("cassette file not found", file=path) from None
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:  # a FIFO, a device, too large, not UTF-8
             raise CassetteError(f"cannot read cassette: {exc}", file=path) from None
         try:
-            data = json.loads(text)
+            data = loads_bounded(text)
         except json.JSONDecodeError as exc:
             raise CassetteError(
                 f"cassette is not valid JSON: {exc.msg}", file=path, line=exc.lineno, hint=_RERECORD
+            ) from None
+        except ValueError as exc:  # nested too deep, or a number Python will not convert
+            raise CassetteError(
+                f"cassette is not readable: {exc}", file=path, hint=_RERECORD
             ) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CassetteError(f"not a {FORMAT} file", file=path, hint=_RERECORD)

@@ -149,6 +149,9 @@ class LiteLLMModel:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.extra_params: dict[str, Any] = dict(extra_params or {})
+        self.last_retry: tuple[str, float] | None = None
+        """The reason and wait of the latest retry of a call (``rate_limited``, 30.0), so that
+        a caller which gave up on the call meanwhile can say why it did not get through."""
 
     def __repr__(self) -> str:
         # Never the key: reprs end up in logs and tracebacks.
@@ -283,6 +286,7 @@ class LiteLLMModel:
                 asked = retry_after_s(exc)
                 if asked is not None:
                     delay = max(delay, min(asked, MAX_RETRY_AFTER_S))
+                self.last_retry = (failure_reason(exc, litellm), delay)
                 await _sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 

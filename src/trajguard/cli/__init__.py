@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 
 from trajguard import __version__
+from trajguard._text import printable
 from trajguard.cli import (
     ab,
     baseline,
@@ -72,10 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
     except BatchInterrupted as error:
-        print(f"\n{error}", file=sys.stderr)
+        print(f"\n{printable(error, keep=chr(10))}", file=sys.stderr)
         return error.exit_code
     except TrajguardError as error:
-        print(f"trajguard: error: {error}", file=sys.stderr)
+        print(f"trajguard: error: {printable(error, keep=chr(10))}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("trajguard: interrupted", file=sys.stderr)

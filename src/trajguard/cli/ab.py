@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     add_max_runs_argument,
@@ -79,5 +80,5 @@ def main(args: argparse.Namespace) -> int:
             report=report_options(args, step_summary=True),
             observe=observer_factory(args, startup),
         )
-    print(outcome.headline)
+    print(printable(outcome.headline))
     return 0

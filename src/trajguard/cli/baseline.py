@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard._catalog import DEFAULT_KEEP
+from trajguard._text import printable
 from trajguard.errors import UsageError
 
 NAME = "baseline"
@@ -56,7 +57,9 @@ def main_promote(args: argparse.Namespace) -> int:
     suite = target.name
     kept = len(history_entries(target))
     print(
-        f"baseline for suite {suite!r} is now {target} (from {args.runset}); "
-        f"{kept} earlier batch(es) kept in its history"
+        printable(
+            f"baseline for suite {suite!r} is now {target} (from {args.runset}); "
+            f"{kept} earlier batch(es) kept in its history"
+        )
     )
     return 0

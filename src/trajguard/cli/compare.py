@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
@@ -31,6 +32,12 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--report", type=Path, help="report path (default reports/<suite>-<time>/report.md)"
     )
+    parser.add_argument(
+        "--allow-unfinished",
+        action="store_true",
+        help="compare a run set whose batch has not finished (still running, interrupted): "
+        "the report says so; refused otherwise",
+    )
     add_history_argument(parser)
     add_require_power_argument(parser, suite=False)
     add_compare_arguments(parser)
@@ -48,6 +55,7 @@ def main(args: argparse.Namespace) -> int:
         options=report_options(args),
         history=args.history,
         require_power=args.require_power,
+        allow_unfinished=args.allow_unfinished,
     )
-    print(outcome.headline)
+    print(printable(outcome.headline))
     return outcome.exit_code

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     add_compare_arguments,
@@ -73,5 +74,5 @@ def main(args: argparse.Namespace) -> int:
             observe=observer_factory(args, startup),
             require_power=args.require_power,
         )
-    print(outcome.headline)
+    print(printable(outcome.headline))
     return outcome.exit_code

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from trajguard._text import printable
 from trajguard.cli._common import add_family_arguments
 
 NAME = "plan"
@@ -76,7 +77,7 @@ def main(args: argparse.Namespace) -> int:
         for row in plan.rows:
             m = metric(row.metric)
             table.add_row(
-                escape(plan.scenario),
+                escape(printable(plan.scenario)),
                 m.plan_label or m.label,
                 m.format_plan_baseline(row.baseline),
                 f"{row.alpha:.4f}",

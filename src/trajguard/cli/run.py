@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajguard._text import printable
 from trajguard.cli._common import (
     add_batch_arguments,
     batch_options,
@@ -69,7 +70,7 @@ def summary(result: BatchResult, startup: StartupLog) -> str:
         lines += [f"  {arm}: {e.runs}× {e.error_type}: {e.message}" for e in errors]
     if result.server_log is not None:
         lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
-    return "\n".join(lines)
+    return printable("\n".join(lines), keep="\n")  # error messages come from models and tools
 
 
 def main(args: argparse.Namespace) -> int:
@@ -81,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
         from trajguard.suite import BASE_VARIANT
 
         options = batch_options(args, args.variant or [BASE_VARIANT])
-        print(pipeline.dry_run(args.suite, options=options, out=args.out))
+        print(printable(pipeline.dry_run(args.suite, options=options, out=args.out), keep="\n"))
         return 0
     with startup_log(args) as startup:
         with startup.step("importing trajguard's batch runner"):

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from trajguard._text import printable
 
 if TYPE_CHECKING:
     from trajguard.report import ArmSummary
@@ -32,7 +35,7 @@ def register(commands: Any) -> None:
 
 
 def _sequence(seq: tuple[str, ...]) -> str:
-    return " → ".join(seq) if seq else "(no tools)"
+    return " → ".join(printable(tool) for tool in seq) if seq else "(no tools)"
 
 
 def _percent(value: float | None) -> str:
@@ -45,8 +48,8 @@ def _row(arm: ArmSummary) -> list[str]:
     sequences = "\n".join(f"{n}× {_sequence(seq)}" for seq, n in arm.top_sequences)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(arm.statuses.items()))
     cells = [
-        arm.scenario,
-        arm.variant,
+        printable(arm.scenario),
+        printable(arm.variant),
         f"{arm.runs} ({statuses})",
         f"{_percent(arm.pass_rate)} ({arm.passed}/{arm.judged})",
         _percent(arm.crash_rate),
@@ -54,7 +57,17 @@ def _row(arm: ArmSummary) -> list[str]:
         f"{sequences}\n({arm.distinct_sequences} distinct)",
         "—" if arm.median_tokens is None else f"{arm.median_tokens:.0f}",
     ]
-    return [escape(cell) for cell in cells]  # tool names come from a model: never markup
+    # tool names come from a model, names from a run set: never markup, never a raw control
+    return [escape(cell) for cell in cells]
+
+
+def _shown(value: object) -> str:
+    """A manifest value as text: a list joined, control characters escaped, never markup."""
+    from rich.markup import escape
+
+    if isinstance(value, list | tuple):
+        return escape(", ".join(printable(item) for item in value))
+    return escape(printable(value))
 
 
 def main(args: argparse.Namespace) -> int:
@@ -71,10 +84,17 @@ def main(args: argparse.Namespace) -> int:
         return 0
     manifest = view.runset.manifest
     console.print(
-        f"[bold]{escape(str(manifest.get('suite')))}[/bold] · {len(view.runset.runs)} runs · "
-        f"models {escape(', '.join(map(str, manifest.get('models', []))))} · started "
-        f"{escape(str(manifest.get('started_at')))} · {escape(str(manifest.get('status')))}"
+        f"[bold]{_shown(manifest.get('suite'))}[/bold] · {len(view.runset.runs)} runs · "
+        f"models {_shown(manifest.get('models', []))} · started "
+        f"{_shown(manifest.get('started_at'))} · {_shown(manifest.get('status'))}"
     )
+    if view.runset.runs.empty:
+        print(
+            f"trajguard: warning: {printable(args.target)} holds no runs (its manifest says "
+            f"status '{printable(manifest.get('status'))}'): nothing to summarise",
+            file=sys.stderr,
+        )
+        return 0
     table = Table(show_lines=True)
     for column in (
         "scenario",
@@ -95,9 +115,6 @@ def main(args: argparse.Namespace) -> int:
         console.print("[bold]most common errors[/bold]")
     for arm in failing:
         for error in arm.errors:
-            console.print(
-                escape(f"  {arm.scenario} / {arm.variant}: {error.runs}× {error.error_type}: ")
-                + escape(error.message),
-                soft_wrap=True,
-            )
+            line = f"  {arm.scenario} / {arm.variant}: {error.runs}× {error.error_type}: "
+            console.print(escape(printable(line + error.message)), soft_wrap=True)
     return 0

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajguard._text import printable
 from trajguard.errors import TrajguardError
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def _validate_suite(path: Path) -> bool:
     try:
         suite = load_suite(path)
     except TrajguardError as error:
-        print(f"{error}", file=sys.stderr)
+        print(printable(error, keep="\n"), file=sys.stderr)
         return False
     variants = sorted({*suite.variants, *(v for s in suite.scenarios for v in s.variants)})
     print(
@@ -60,10 +61,11 @@ def _validate_suite(path: Path) -> bool:
 
 def _print_report(name: str, report: ValidationReport) -> None:
     if report.load_error is not None:
-        print(f"{report.load_error}", file=sys.stderr)
+        print(printable(report.load_error, keep="\n"), file=sys.stderr)
         return
     for finding in (*report.errors, *report.warnings):
-        print(f"{name}: {finding.path}: {finding.severity} {finding.rule}: {finding.message}")
+        line = f"{name}: {finding.path}: {finding.severity} {finding.rule}: {finding.message}"
+        print(printable(line))
     if report.valid:
         warned = f", {len(report.warnings)} warnings" if report.warnings else ""
         print(

@@ -24,7 +24,13 @@ from trajguard.pipeline._outputs import (
 )
 from trajguard.report import build_document
 from trajguard.results import DesignRecord, ReportDocument, ReportKind
-from trajguard.store import RunSet, load_history, load_runset
+from trajguard.store import (
+    RunSet,
+    check_comparable_sides,
+    check_finished,
+    load_history,
+    load_runset,
+)
 
 __all__ = [
     "CompareOutcome",
@@ -132,6 +138,7 @@ def _comparable(baseline: RunSet, candidate: RunSet) -> None:
             file=candidate.path,
             hint="compare a candidate with a baseline of its own suite",
         )
+    check_comparable_sides(baseline, candidate)
 
 
 def compare_loaded(
@@ -193,6 +200,7 @@ def compare(
     options: ReportOptions | None = None,
     history: int | None = None,
     require_power: bool = False,
+    allow_unfinished: bool = False,
 ) -> CompareOutcome:
     """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
 
@@ -210,6 +218,8 @@ def compare(
         history: pool at most this many of the baseline's newest batches (default: all kept).
         require_power: a blind comparison (some scenario could not see its pass-rate band)
             exits 4 (:attr:`CompareOutcome.exit_code`).
+        allow_unfinished: compare a run set whose batch has not finished (the report says so
+            under its headline; refused otherwise).
 
     Raises:
         StoreError: a run set cannot be read, holds several variants, or a target cannot be
@@ -217,6 +227,8 @@ def compare(
     """
     candidate_set = load_runset(candidate)
     baseline_set, pooled = load_baseline(baseline, candidate_set, history=history)
+    for role, side in (("candidate", candidate_set), ("baseline", baseline_set)):
+        check_finished(side, role=role, allow=allow_unfinished)  # the report says so if allowed
     tolerances: Any = candidate_set.manifest.get("tolerances") or {}
     config = with_suite_tolerances(config or CompareConfig(), tolerances)
     target = report or timestamped(reports, candidate_set.suite) / "report.md"

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trajguard._files import atomic_write_text
+from trajguard._text import json_safe, printable
 from trajguard.compare import Comparison, Verdict
 from trajguard.errors import StoreError
 from trajguard.report import junit_xml, render_markdown, write_plots
@@ -100,11 +101,14 @@ def check_targets(*paths: Path | None) -> None:
 
 
 def write_texts(texts: Mapping[Path, str]) -> None:
-    """Write text files atomically, after checking that every one of them can be written."""
+    """Write text files atomically, after checking that every one of them can be written; no
+    control character but newline and tab is ever written (text from a model or a run set is
+    escaped: :func:`trajguard._text.printable`)."""
     check_targets(*texts)
     for path, text in texts.items():
         try:
-            atomic_write_text(path, text)
+            clean = json_safe(text) if path.suffix == ".json" else printable(text, keep="\n\t")
+            atomic_write_text(path, clean)
         except OSError as exc:
             raise StoreError(f"cannot write: {exc.strerror or exc}", file=path) from None
 
@@ -131,4 +135,4 @@ def append_step_summary(text: str) -> None:
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:
         with open(target, "a", encoding="utf-8") as summary:
-            summary.write(text + "\n")
+            summary.write(printable(text, keep="\n\t") + "\n")

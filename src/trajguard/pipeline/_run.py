@@ -39,8 +39,15 @@ def run(
 
 
 def dry_run(
-    suite_path: Path, *, options: BatchOptions | None = None, out: Path | None = None
+    suite_path: Path,
+    *,
+    options: BatchOptions | None = None,
+    out: Path | None = None,
+    runs_root: Path = Path("runs"),
 ) -> str:
     """The plan of a batch in words (scenarios by variants by runs, models, timeouts, config
-    hashes), after every check a real run makes first; no model is called, nothing written."""
-    return describe_batch(load_suite(suite_path), options or BatchOptions(), out)
+    hashes), after every check a real run makes first (the run set's path included: ``out``,
+    or the default one the run would take); no model is called, nothing written."""
+    suite = load_suite(suite_path)
+    target = out or timestamped(runs_root, suite.name)
+    return describe_batch(suite, options or BatchOptions(), target)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from trajguard._text import printable
 from trajguard.compare import MetricResult, PassK, Verdict, metric
 
 __all__ = [
@@ -43,8 +44,9 @@ EFFECT_LEGEND = (
 
 
 def md(text: object, *, limit: int = 80) -> str:
-    """Text made safe for a markdown table cell: escaped HTML, pipes, backticks and newlines."""
-    value = " ".join(str(text).split())
+    """Text made safe for a markdown table cell: control characters, HTML, pipes, backticks
+    and newlines escaped."""
+    value = printable(" ".join(printable(text, keep="\n\t").split()))
     if len(value) > limit:
         value = value[: limit - 1] + "…"
     value = html.escape(value, quote=False)

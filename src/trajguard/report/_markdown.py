@@ -200,6 +200,16 @@ def _method(comparison: Comparison) -> list[str]:
     ]
 
 
+def _unfinished(baseline: Side, candidate: Side) -> list[str]:
+    """A warning for each side whose batch had not finished (``compare --allow-unfinished``)."""
+    return [
+        f"\n> **Warning: the {role} run set is not a finished batch** (its manifest says "
+        f"status `{md(side.status, limit=40)}`): this report compares the runs it held."
+        for role, side in (("candidate", candidate), ("baseline", baseline))
+        if side.status not in (None, "finished")
+    ]
+
+
 def render_report(document: ReportDocument) -> str:
     """The markdown report of a comparison, from its document alone."""
     comparison = document.comparison
@@ -209,6 +219,7 @@ def render_report(document: ReportDocument) -> str:
         require_power=document.require_power,
         ab=document.kind is ReportKind.AB,
     )
+    lines += _unfinished(document.baseline, document.candidate)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += gating_section(comparison)

@@ -9,12 +9,14 @@
   :class:`~trajguard.atif.Trajectory` or a path to an ATIF file is the trajectory as it is;
   ``None`` leaves the trajectory to capture. An exception type listed in ``agent_errors`` (or
   ``ctx.agent_error(reason, message)``) ends the run as ``agent_error`` with that reason; any
-  other exception is a crash. Either way the run keeps what was captured until then.
+  other exception is a crash, ``SystemExit``, ``KeyboardInterrupt`` and ``GeneratorExit`` of its
+  own included (never the batch's end). Either way the run keeps what was captured until then.
   An async function runs on the event loop; a sync one in its own daemon thread, under a copy
   of the run's context (so zero-code capture sees its litellm calls), so that it neither
-  blocks the other runs nor escapes the per-run timeout. A thread cannot be killed: after a
-  timeout the run is recorded as ``timeout`` at once, but the function keeps running in the
-  background until it returns (its result is discarded; its wire requests are refused);
+  blocks the other runs nor escapes the per-run timeout (:mod:`trajguard._user_code`). A thread
+  cannot be killed: after a timeout the run is recorded as ``timeout`` at once, but the function
+  keeps running in the background until it returns (its result is discarded; its wire requests
+  are refused);
 * ``command``: an external process (argv list, never a shell string); see :mod:`._command`.
 
 Errors are sorted here into what the runner records: :class:`~trajguard.errors.AgentFailure`
@@ -25,19 +27,18 @@ everything else (harness or infrastructure).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import inspect
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from trajguard._text import safe_str
+from trajguard._user_code import as_user_code_error, in_thread, is_signal_interrupt
 from trajguard.atif import Trajectory, load_trajectory
 from trajguard.capture.types import ChatModel
-from trajguard.errors import AgentFailure, TrajguardError
+from trajguard.errors import AgentFailure, TrajguardError, UserCodeError
 from trajguard.faults import ToolFaults
 from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._command import run_command
@@ -154,16 +155,26 @@ async def _run_callable(
     async with capture_litellm(agent_name=spec.function) as litellm_capture:
         capture.litellm = litellm_capture
         try:
-            returned = await _call(function, context)
+            returned = await _call(function, context, what=f"agent {spec.function}")
+        except UserCodeError as exc:  # SystemExit and the like, raised in its thread
+            trajectory = await capture.trajectory(error=exc)
+            raise AgentFailure(exc.message, trajectory=trajectory) from exc
         except (TrajguardError, asyncio.CancelledError):
             raise
         except Exception as exc:
             reason = next((r for t, r in declared.items() if isinstance(exc, t)), None)
+            message = f"{type(exc).__name__}: {safe_str(exc)}"
             if reason is None:
                 trajectory = await capture.trajectory(error=exc)
-                raise AgentFailure(f"{type(exc).__name__}: {exc}", trajectory=trajectory) from exc
-            capture.agent_error(reason, f"{type(exc).__name__}: {exc}")
+                raise AgentFailure(message, trajectory=trajectory) from exc
+            capture.agent_error(reason, message)
             returned = None
+        except BaseException as exc:  # an async agent's own SystemExit, on the loop
+            if is_signal_interrupt(exc):
+                raise  # a second Ctrl-C: the batch stops
+            escape = as_user_code_error(exc, f"agent {spec.function}")
+            trajectory = await capture.trajectory(error=escape)
+            raise AgentFailure(escape.message, trajectory=trajectory) from escape
     return await _result(spec.function, returned, capture)
 
 
@@ -194,50 +205,15 @@ async def _result(name: str, returned: Any, capture: RunCapture) -> Trajectory:
     return trajectory
 
 
-async def _call(function: Callable[[RunContext], Any], context: RunContext) -> Any:
+async def _call(function: Callable[[RunContext], Any], context: RunContext, *, what: str) -> Any:
     """Call the agent: async on the loop, sync in a thread of its own (see the module doc)."""
     if inspect.iscoroutinefunction(function):
         return await function(context)
-    returned = await _in_thread(function, context)
+    name = f"trajguard-agent-{context.scenario}/{context.variant}"
+    returned = await in_thread(function, context, what=what, name=name)
     if inspect.isawaitable(returned):  # a sync callable handing back a coroutine
         returned = await returned
     return returned
-
-
-async def _in_thread(function: Callable[[RunContext], Any], context: RunContext) -> Any:
-    """``asyncio.to_thread`` in a daemon thread of its own.
-
-    Like ``to_thread`` it runs under a copy of the caller's context; unlike it, a run that hangs
-    neither occupies a slot of the shared executor (starving later runs) nor keeps the process
-    from exiting (``asyncio.run`` and the interpreter wait for executor threads).
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    copied = contextvars.copy_context()
-
-    def settle(value: Any, error: BaseException | None) -> None:
-        if future.done():  # cancelled: the run timed out, its result is discarded
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)
-
-    def target() -> None:
-        value: Any = None
-        error: BaseException | None = None
-        try:
-            value = copied.run(function, context)
-        except StopIteration as exc:  # a Future refuses StopIteration: it would never settle
-            error = RuntimeError(f"the agent raised StopIteration: {exc}")
-        except BaseException as exc:  # handed to the awaiting run, whatever it is
-            error = exc
-        with contextlib.suppress(RuntimeError):  # the loop closed after a timeout
-            loop.call_soon_threadsafe(settle, value, error)
-
-    name = f"trajguard-agent-{context.scenario}/{context.variant}"
-    threading.Thread(target=target, name=name, daemon=True).start()
-    return await future
 
 
 def trajectory_of(error: BaseException) -> Trajectory | None:

@@ -11,6 +11,7 @@ cluster) are checked before anything is written (a failed start leaves nothing).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections import Counter
@@ -22,13 +23,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from trajguard import store
+from trajguard._text import safe_str
 from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
+from trajguard.run._loop import run_to_end
 from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import Plan, RunSpec, plan_batch
-from trajguard.run._provenance import check_resumable, new_manifest, record_executor
+from trajguard.run._provenance import (
+    check_resumable,
+    new_manifest,
+    record_executor,
+    resumable_manifest,
+)
 from trajguard.run._rows import errors_by_arm
 from trajguard.run._startup import StartupSteps
 from trajguard.suite import ResolvedScenario, Suite
@@ -88,48 +96,57 @@ async def run_batch(
     """
     runset = Path(runset)
     started = time.monotonic()
-    if resume:
-        manifest = store.read_manifest(runset)
-        store.claim_runset(runset)
-        batch_seed = int(manifest["batch_seed"])
-        options = options_from_manifest(manifest, options)
-    else:
-        store.check_new_runset(runset)
-        batch_seed = options.seed if options.seed is not None else secrets.randbits(31)
-    plan = plan_batch(suite, options, batch_seed=batch_seed)
-    if resume:
-        check_resumable(manifest, suite, plan, runset)
-    else:
-        manifest = new_manifest(suite, options, plan, batch_seed)
-    done = store.completed_run_ids(runset) - lost_run_ids(runset)  # lost with a worker: redo
-    todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
-    interrupted = sorted(set(store.read_journal(runset)) - done)
-    if interrupted:
-        manifest.setdefault("interrupted_runs", [])
-        manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
-    settings = choose_executor(options.executor, suite, manifest if resume else None)
-    wanted = options.concurrency or suite.defaults.concurrency
-    steps = StartupSteps(observer)
-    async with open_executor(
-        settings, todo, make_model=make_model, batch=manifest, concurrency=wanted, steps=steps
-    ) as executor:
-        # opened before anything is written: an unreachable model or cluster leaves nothing
-        if todo:
-            record_executor(manifest, executor.record, resumed=resume)
-        if not resume:
+    with contextlib.ExitStack() as held:
+        if resume:
+            manifest = resumable_manifest(store.read_manifest(runset), runset)
+            held.enter_context(store.lock_runset(runset, new=False))  # one writer at a time
+            store.claim_runset(runset)
+            batch_seed = int(manifest["batch_seed"])
+            options = options_from_manifest(manifest, options)
+        else:
+            store.check_new_runset(runset)
+            batch_seed = options.seed if options.seed is not None else secrets.randbits(31)
+        plan = plan_batch(suite, options, batch_seed=batch_seed)
+        if resume:
+            check_resumable(manifest, suite, plan, runset)
+        else:
+            manifest = new_manifest(suite, options, plan, batch_seed)
+        done = store.completed_run_ids(runset) - lost_run_ids(runset)  # lost with a worker: redo
+        todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
+        interrupted = sorted(set(store.read_journal(runset)) - done)
+        if interrupted:
+            manifest.setdefault("interrupted_runs", [])
+            manifest["interrupted_runs"] = sorted({*manifest["interrupted_runs"], *interrupted})
+        settings = choose_executor(options.executor, suite, manifest if resume else None)
+        wanted = options.concurrency or suite.defaults.concurrency
+        steps = StartupSteps(observer)
+        async with open_executor(
+            settings, todo, make_model=make_model, batch=manifest, concurrency=wanted, steps=steps
+        ) as executor:
+            # opened before anything is written: an unreachable model or cluster leaves nothing
+            if not resume:  # the directory is made and claimed now, checked again under the lock
+                held.enter_context(store.lock_runset(runset, new=True))
+            if todo:
+                record_executor(manifest, executor.record, resumed=resume)
+            manifest.pop("stopped", None)
+            manifest["status"] = "running"
             store.write_manifest(runset, manifest)
-        if observer is not None:  # after the start-up steps: the runs begin now
-            observer.start(len(plan), len(plan) - len(todo), len(interrupted))
-        concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
-        rows = await _run_all(todo, executor, runset, observer, concurrency)
-        server_log = executor.keep_server_log(runset, todo, rows)
-    store.compact(runset)
-    manifest.update(
-        finished_at=datetime.now(UTC).isoformat(),
-        status="finished",
-        completed_runs=len(store.completed_run_ids(runset)),
-    )
-    store.write_manifest(runset, manifest)
+            if observer is not None:  # after the start-up steps: the runs begin now
+                observer.start(len(plan), len(plan) - len(todo), len(interrupted))
+            concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
+            try:
+                rows = await _run_all(todo, executor, runset, observer, concurrency)
+            except BaseException as exc:  # Ctrl-C, or a failure of trajguard's: resumable
+                _stopped(runset, manifest, exc)
+                raise
+            server_log = executor.keep_server_log(runset, todo, rows)
+        store.compact(runset)
+        manifest.update(
+            finished_at=datetime.now(UTC).isoformat(),
+            status="finished",
+            completed_runs=len(store.completed_run_ids(runset)),
+        )
+        store.write_manifest(runset, manifest)
     return BatchResult(
         runset=runset,
         planned=len(plan),
@@ -142,6 +159,23 @@ async def run_batch(
         errors=errors_by_arm(rows),
         server_log=server_log,
     )
+
+
+def _stopped(runset: Path, manifest: dict[str, Any], error: BaseException) -> None:
+    """Record in the manifest that the batch stopped before its end, and how many runs it had
+    finished (each is on disk already): ``status`` stays ``running``, which ``--resume``
+    finishes; ``stopped`` says when and why."""
+    why = (
+        "interrupted"
+        if isinstance(error, asyncio.CancelledError | KeyboardInterrupt)
+        else (f"{type(error).__name__}: {safe_str(error)[:200]}")
+    )
+    manifest.update(
+        stopped={"at": datetime.now(UTC).isoformat(), "why": why},
+        completed_runs=len(store.completed_run_ids(runset)),
+    )
+    with contextlib.suppress(Exception):  # the disk may be why it stopped: the runs are saved
+        store.write_manifest(runset, manifest)
 
 
 async def _run_all(
@@ -168,7 +202,16 @@ async def _run_all(
             if observer is not None:
                 observer.update(row)
 
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(len(todo), 1)))]
+    try:
+        done, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+    finally:  # one failed, or Ctrl-C: stop the others before the batch records where it stopped
+        for running in workers:
+            running.cancel()
+        await asyncio.shield(asyncio.wait(workers))
+    for finished in done:
+        if not finished.cancelled() and finished.exception() is not None:
+            raise finished.exception()  # type: ignore[misc]
     return rows
 
 
@@ -194,7 +237,7 @@ def execute(
     watcher = observe(label or suite.name) if observe is not None else _no_observer(label or "")
     try:
         with watcher as observer:
-            return asyncio.run(run_batch(suite, runset, options, resume=resume, observer=observer))
+            return run_to_end(run_batch(suite, runset, options, resume=resume, observer=observer))
     except KeyboardInterrupt:
         raise BatchInterrupted(
             f"interrupted: finished runs are saved in {runset}",

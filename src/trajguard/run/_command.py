@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from trajguard._json import MAX_DOCUMENT_BYTES, check_regular_file, read_json
 from trajguard.atif import Trajectory, load_trajectory
 from trajguard.errors import AgentFailure, TrajguardError
 from trajguard.run._captured import RunCapture
@@ -32,6 +33,8 @@ from trajguard.run._context import WIRE_API_KEY
 from trajguard.suite import CommandAgent, ResolvedScenario
 
 __all__ = ["run_command"]
+
+_AGENT_ERROR_BYTES = 1024 * 1024
 
 
 def _substitute(argv: list[str], values: Mapping[str, str]) -> list[str]:
@@ -113,7 +116,7 @@ async def run_command(
             raise
         tail = stderr.decode(errors="replace")[-1000:].strip()
         _read_agent_error(Path(values["agent_error"]), capture)
-        written = _read_output(output) if output.exists() else None
+        written = _read_output(output) if os.path.lexists(output) else None
         if process.returncode != 0:
             failure = AgentFailure(f"command exited with status {process.returncode}: {tail}")
             failure.trajectory = (
@@ -140,11 +143,11 @@ async def run_command(
 
 def _read_agent_error(path: Path, capture: RunCapture) -> None:
     """The reason the command gave for ending without an answer, if it wrote one."""
-    if not path.exists():
+    if not os.path.lexists(path):
         return
     try:
-        declared = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        declared = read_json(path, max_bytes=_AGENT_ERROR_BYTES, max_depth=8)
+    except (OSError, ValueError) as exc:  # a FIFO or a device, too large, not JSON
         raise AgentFailure(f"command wrote an unreadable {{agent_error}} file: {exc}") from None
     if not isinstance(declared, dict) or not isinstance(declared.get("reason"), str):
         raise AgentFailure(
@@ -155,6 +158,10 @@ def _read_agent_error(path: Path, capture: RunCapture) -> None:
 
 
 def _read_output(path: Path) -> Trajectory | None:
+    try:
+        check_regular_file(path, max_bytes=MAX_DOCUMENT_BYTES)  # a FIFO would hold the batch
+    except OSError as exc:
+        raise AgentFailure(f"command's {{output}} is not a trajectory file: {exc}") from None
     try:
         return load_trajectory(path)
     except TrajguardError as exc:

@@ -79,10 +79,7 @@ async def preflight(
         except TimeoutError:
             if limit is None:
                 raise
-            raise ModelUnavailable(
-                f"model {name} did not answer its first call within {limit:g} s",
-                hint="check that the endpoint is up and answering (--api-base)",
-            ) from None
+            raise _no_answer(name, inner, limit) from None
         except ModelUnavailable:
             raise
         except InfrastructureError as exc:
@@ -104,6 +101,34 @@ def _start_servers(slots: int, steps: StartupSteps) -> list[Awaitable[object]]:
     )
     starts = asyncio.gather(*(asyncio.to_thread(get_local_server, slot) for slot in missing))
     return [steps.timed(step, starts)]
+
+
+_WAITING = {
+    "rate_limited": "is rate limited: its first call was answered 429 (Too Many Requests)",
+    "server_error": "is failing: its first call was answered with a server error (5xx)",
+    "malformed_response": "answers no usable completion: its first call got something else",
+}
+
+
+def _no_answer(name: str, model: object, limit: float) -> ModelUnavailable:
+    """Why the first call did not get through within ``limit``: a provider that kept asking to
+    wait (a 429's ``Retry-After``) is rate limited, not down."""
+    retry = getattr(model, "last_retry", None)
+    reason = retry[0] if isinstance(retry, tuple) else None
+    if reason in _WAITING:
+        assert isinstance(retry, tuple)
+        return ModelUnavailable(
+            f"model {name} {_WAITING[reason]}, and its retries (the latest after a wait of "
+            f"{retry[1]:g} s) did not get through within the {limit:g} s the start allows",
+            reason=reason,
+            hint="lower --concurrency, or run when the provider's quota allows"
+            if reason == "rate_limited"
+            else "check the endpoint's health (--api-base), then rerun",
+        )
+    return ModelUnavailable(
+        f"model {name} did not answer its first call within {limit:g} s",
+        hint="check that the endpoint is up and answering (--api-base)",
+    )
 
 
 def _timeouts(plan: Plan, model: str) -> list[float]:

@@ -7,13 +7,13 @@ litellm, or in the recorder it fed).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from trajguard._user_code import PREDICATE_TIMEOUT_S, bounded_call, in_thread, within
 from trajguard.atif import Trajectory
 from trajguard.capture.types import ChatModel
 from trajguard.capture.wire import WireServer
@@ -27,7 +27,7 @@ from trajguard.run._rows import build_row
 from trajguard.run._wire import run_capture
 from trajguard.suite import ResolvedScenario, import_object
 
-__all__ = ["one_run"]
+__all__ = ["bounded_predicates", "one_run"]
 
 
 async def one_run(
@@ -54,7 +54,7 @@ async def one_run(
     )
     capture = run_capture(spec, arm, model, wire, faults=faults)
     try:
-        trajectory = await asyncio.wait_for(
+        trajectory = await within(
             run_agent(
                 arm,
                 model=model,
@@ -63,7 +63,7 @@ async def one_run(
                 capture=capture,
                 faults=faults,
             ),
-            timeout=arm.timeout_s,
+            arm.timeout_s,
         )
         extra = trajectory.extra or {}
         if extra.get("crashed") or extra.get("agent_error"):
@@ -81,7 +81,8 @@ async def one_run(
         await capture.close()
     if trajectory is not None:
         trajectory = annotate_tool_faults(trajectory, faults)
-    return build_row(
+    row = functools.partial(
+        build_row,
         spec=spec,
         batch=manifest,
         model=arm.model,
@@ -90,9 +91,33 @@ async def one_run(
         duration_s=time.monotonic() - clock,
         trajectory=trajectory,
         criteria=arm.pass_criteria,
-        resolve=functools.partial(import_object, allowed_modules=arm.allow_modules),
+        resolve=bounded_predicates(arm),
         error=error,
         error_message=error_message,
         final_answer_tool=getattr(arm.agent, "final_answer_tool", None),
         faults_planned=faults is not None,
     )
+    # off the loop: the predicates in it are user code (each bounded), and the other runs and
+    # Ctrl-C must not wait for them
+    built: dict[str, Any] = await in_thread(row, what="the row of a run", name="trajguard-row")
+    return built
+
+
+def bounded_predicates(arm: ResolvedScenario) -> Callable[[str], Callable[[Any], object]]:
+    """How a run's predicates are looked up: each call in a thread of its own, bounded by
+    :data:`PREDICATE_TIMEOUT_S` or the run's ``timeout_s`` if shorter; its truth taken there
+    too (a returned object's ``__bool__`` is user code as well)."""
+    bound = min(PREDICATE_TIMEOUT_S, arm.timeout_s)
+
+    def resolve(target: str) -> Callable[[Any], object]:
+        function = import_object(target, allowed_modules=arm.allow_modules)
+
+        def judged(trajectory: Any) -> bool:
+            return bool(function(trajectory))
+
+        def call(trajectory: Any) -> object:
+            return bounded_call(judged, trajectory, what=target, timeout_s=bound)
+
+        return call
+
+    return resolve

@@ -13,13 +13,29 @@ from pathlib import Path
 from typing import Any
 
 from trajguard import __version__
-from trajguard.errors import SuiteError
+from trajguard.errors import StoreError, SuiteError
 from trajguard.redaction import scrub
 from trajguard.run._options import BatchOptions
 from trajguard.run._plan import Plan
 from trajguard.suite import Suite
 
-__all__ = ["check_resumable", "new_manifest", "record_executor"]
+__all__ = ["check_resumable", "new_manifest", "record_executor", "resumable_manifest"]
+
+_NUMBER = (int, float)
+_RESUME_FIELDS: tuple[tuple[str, tuple[type, ...], bool], ...] = (
+    ("batch_seed", (int,), True),
+    ("runs", (int,), False),
+    ("variants", (list,), False),
+    ("scenarios", (list,), False),
+    ("model_override", (str,), False),
+    ("api_base_override", (str,), False),
+    ("timeout_override", _NUMBER, False),
+    ("concurrency_override", (int,), False),
+    ("config_hashes", (dict,), False),
+    ("executors", (list,), False),
+    ("interrupted_runs", (list,), False),
+)
+"""The manifest fields a resume reads: name, the types it may have, whether it is required."""
 
 
 def _git_sha(directory: Path) -> str | None:
@@ -84,6 +100,38 @@ def new_manifest(
         "finished_at": None,
         "status": "running",
     }
+
+
+def resumable_manifest(manifest: dict[str, Any], runset: Path) -> dict[str, Any]:
+    """The manifest of a run set ``--resume`` can finish: every field it reads of the kind
+    ``trajguard run`` writes.
+
+    Raises:
+        StoreError: a field is missing or of another kind (the manifest was not written by
+            ``trajguard run``, or was edited).
+    """
+    for name, kinds, required in _RESUME_FIELDS:
+        value = manifest.get(name)
+        if value is None and not required:
+            continue
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            shown = "missing" if value is None else f"a {type(value).__name__}"
+            raise StoreError(
+                f"the manifest's {name} is {shown}, so the batch cannot be resumed",
+                file=runset / "manifest.json",
+                path=name,
+                hint="resume a run set `trajguard run` started; this manifest was not written "
+                "by it, or was edited",
+            )
+    for name in ("variants", "scenarios", "interrupted_runs"):
+        if not all(isinstance(item, str) for item in manifest.get(name) or ()):
+            raise StoreError(
+                f"the manifest's {name} holds something other than names",
+                file=runset / "manifest.json",
+                path=name,
+                hint="resume a run set `trajguard run` started",
+            )
+    return manifest
 
 
 def check_resumable(manifest: dict[str, Any], suite: Suite, plan: Plan, runset: Path) -> None:

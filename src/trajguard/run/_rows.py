@@ -19,11 +19,18 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from trajguard._text import safe_str
 from trajguard.atif import Trajectory
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
-from trajguard.errors import AgentFailure, ModelUnavailable
-from trajguard.outcome import Status, common_errors, is_behavioural, is_crash_row
+from trajguard.errors import AgentFailure, ModelUnavailable, UserCodeError
+from trajguard.outcome import (
+    CRITERION_ERROR,
+    Status,
+    common_errors,
+    is_behavioural,
+    is_crash_row,
+)
 from trajguard.redaction import Redactor, environment_secrets
 from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
@@ -79,7 +86,7 @@ def build_row(
         "status": status,
         "error_type": _error_type(error),
         "error_message": _redacted(
-            redactor, error_message or (str(error)[:2000] if error is not None else None)
+            redactor, error_message or (safe_str(error)[:2000] if error is not None else None)
         ),
         "passed": None,
         "failed_criteria": None,
@@ -109,6 +116,10 @@ def build_row(
     judged = is_behavioural(status)
     results = evaluate_criteria(criteria, normalized, run_shape, resolve=resolve) if judged else []
     failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
+    broken = [f"{r.criterion}: {r.reason}" for r in results if r.error]
+    if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
+        row["error_type"] = CRITERION_ERROR
+        row["error_message"] = _redacted(redactor, broken[0][:2000])
     row["crashed"] = crashed if judged else None
     crash = is_crash_row(status, row["crashed"])
     row.update(
@@ -183,6 +194,8 @@ def _error_type(error: BaseException | None) -> str | None:
         return None
     if isinstance(error, ModelUnavailable):
         return error.reason
+    if isinstance(error, UserCodeError):  # the user's code's own exception, not the wrapper
+        return error.error_type
     return type(error).__name__
 
 

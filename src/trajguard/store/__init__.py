@@ -15,19 +15,22 @@ promoted before them under ``baselines/<suite>/history/`` (:func:`load_history`)
 from trajguard.store._baseline import (
     DEFAULT_KEEP,
     HISTORY_DIR,
+    baseline_lock,
     copy_runset,
     history_entries,
     load_history,
     promote,
 )
-from trajguard.store._loaded import RunSet, load_runset
+from trajguard.store._loaded import RunSet, check_comparable_sides, check_finished, load_runset
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
 from trajguard.store._runset import (
+    LOCK_FILE,
     arm_counts,
     check_new_runset,
     claim_runset,
     compact,
     completed_run_ids,
+    lock_runset,
     read_runs,
     read_table,
     write_run,
@@ -48,6 +51,7 @@ __all__ = [
     "DEFAULT_KEEP",
     "HISTORY_DIR",
     "JOURNAL_FILE",
+    "LOCK_FILE",
     "MANIFEST_FILE",
     "PARTS_DIR",
     "RUNS_FILE",
@@ -55,6 +59,9 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "RunSet",
     "arm_counts",
+    "baseline_lock",
+    "check_comparable_sides",
+    "check_finished",
     "check_new_runset",
     "claim_runset",
     "compact",
@@ -64,6 +71,7 @@ __all__ = [
     "journal_start",
     "load_history",
     "load_runset",
+    "lock_runset",
     "promote",
     "read_journal",
     "read_manifest",

@@ -4,20 +4,30 @@
 written before histories existed, or read by an older trajguard, works as it is). The batches
 promoted before it are kept under ``baselines/<suite>/history/<promoted-at>-<batch>/`` (each a
 run set too), up to ``keep`` batches in all; :func:`load_history` reads them newest first.
+
+Promotes into one baselines directory serialise: each holds the suite's lock
+(``baselines/.<suite>~lock``, :mod:`._lock`) from reading the baseline it replaces to the swap,
+so no acknowledged promote is lost and none fails because another ran at the same time. The new
+baseline is staged beside the old one and swapped in with one atomic exchange where the system
+has it (Linux), so a kill at any moment leaves the old baseline or the new one; where it has not,
+the two renames are recovered by the next promote (:func:`_recover`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trajguard._files import default_mode
+from trajguard._files import default_mode, exchange
 from trajguard.errors import StoreError
 from trajguard.store._loaded import RunSet, load_runset
+from trajguard.store._lock import exclusive
 from trajguard.store._manifest import read_manifest, write_manifest
 from trajguard.store._runset import arm_counts, read_table, write_runs_table
 from trajguard.store._schema import MANIFEST_FILE, RUNS_FILE
@@ -36,11 +46,26 @@ HISTORY_DIR = "history"
 DEFAULT_KEEP = 5
 
 
-def _entry_name(manifest: Mapping[str, Any]) -> str:
+# Beside baselines/<suite>: a character no suite name has ("~"), so no suite's names are a
+# prefix of another's.
+_STAGING = "~staging."
+_OLD = "~old"
+_LOCK = "~lock"
+
+
+def _entry_name(manifest: Mapping[str, Any], taken: set[str]) -> str:
+    """``<promoted at, to the microsecond>-<batch>``, unique among ``taken`` (a suffix ``-2``,
+    ``-3`` … otherwise): two promotes of one batch within a second keep two entries."""
     stamp = str(manifest.get("promoted_at") or manifest.get("finished_at") or "unknown")
-    safe = "".join(ch for ch in stamp if ch.isalnum())[:15]
+    safe = "".join(ch for ch in stamp if ch.isalnum())[:21]
     batch = "".join(ch for ch in str(manifest.get("batch_id") or "batch") if ch.isalnum())
-    return f"{safe}-{batch[:12]}"
+    name = f"{safe}-{batch[:12]}"
+    unique, count = name, 1
+    while unique in taken:
+        count += 1
+        unique = f"{name}-{count}"
+    taken.add(unique)
+    return unique
 
 
 def history_entries(baseline: Path) -> list[Path]:
@@ -69,9 +94,10 @@ def _stage_history(previous: Path, staging: Path, keep: int) -> None:
     if keep < 2 or not (previous / MANIFEST_FILE).is_file():
         return
     kept = [previous, *history_entries(previous)][: keep - 1]
+    taken: set[str] = set()
     for source in kept:
-        entry = staging / HISTORY_DIR / _entry_name(read_manifest(source))
-        entry.mkdir(parents=True, exist_ok=True)
+        entry = staging / HISTORY_DIR / _entry_name(read_manifest(source), taken)
+        entry.mkdir(parents=True)
         write_runs_table(entry / RUNS_FILE, read_table(source))
         write_manifest(entry, read_manifest(source))
 
@@ -96,7 +122,7 @@ def copy_runset(
         )
     with writing(target, "the run set"):
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{_STAGING}", dir=target.parent))
     try:
         staging.chmod(default_mode(directory=True))
         write_runs_table(staging / RUNS_FILE, table)
@@ -111,20 +137,59 @@ def copy_runset(
 
 
 def _swap(staging: Path, target: Path) -> None:
-    """Move ``staging`` to ``target``, replacing the directory there (if any) without debris."""
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        target.rename(old)
+    """Move ``staging`` to ``target``, replacing the directory there (if any) without debris:
+    one atomic exchange where the system has it, else two renames (:func:`_recover` finishes
+    them after a kill between the two)."""
+    if not target.exists():
+        staging.rename(target)
+        return
+    if exchange(staging, target):
+        shutil.rmtree(staging, ignore_errors=True)  # now the previous baseline
+        return
+    old = target.with_name(f".{target.name}{_OLD}")
+    shutil.rmtree(old, ignore_errors=True)
+    target.rename(old)
     try:
         staging.rename(target)
     except OSError:
-        if old is not None:
-            old.rename(target)  # put the previous run set back
+        old.rename(target)  # put the previous run set back
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _leftovers(target: Path) -> Iterator[Path]:
+    """Directories a killed promote of ``target`` left beside it: staging and the old copy
+    (``.<suite>.old`` is the name trajguard used before)."""
+    staged = target.parent.glob(f"{glob.escape(f'.{target.name}{_STAGING}')}*")
+    aside = (target.with_name(f".{target.name}{_OLD}"), target.with_name(f".{target.name}.old"))
+    for path in (*aside, *staged):
+        if path.is_dir() and not path.is_symlink():
+            yield path
+
+
+def _recover(target: Path) -> None:
+    """Finish what a promote killed mid-way left (the caller holds the lock): the previous
+    baseline put back if it was moved aside and the new one never arrived, then the debris
+    removed. A staging directory was never acknowledged: it is dropped."""
+    for path in list(_leftovers(target)):
+        moved_aside = path.name in (f".{target.name}.old", f".{target.name}{_OLD}")
+        if moved_aside and not target.exists() and (path / MANIFEST_FILE).is_file():
+            path.rename(target)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def baseline_lock(
+    baselines: Path, suite: str, *, wait_s: float | None = None
+) -> contextlib.ExitStack:
+    """Take the lock of ``baselines/<suite>`` (:mod:`._lock`); held until the returned stack
+    is closed (use it as a context manager)."""
+    held = contextlib.ExitStack()
+    with writing(baselines / suite, "the run set"):  # its directory, or its lock beside it
+        baselines.mkdir(parents=True, exist_ok=True)
+        lock = baselines / f".{suite}{_LOCK}"
+        held.enter_context(exclusive(lock, what=f"the baseline of suite {suite!r}", wait_s=wait_s))
+    return held
 
 
 def promote(
@@ -163,18 +228,21 @@ def promote(
             file=runset,
             hint="promote a run set written by `trajguard run` that finished some runs",
         )
-    target = baselines / str(manifest["suite"])  # a safe name: read_manifest checks it
-    if not force:
-        _refuse_to_shrink(runset, target)
-    copy_runset(
-        runset,
-        target,
-        manifest_updates={
-            "promoted_from": str(runset),
-            "promoted_at": datetime.now(UTC).isoformat(),
-        },
-        keep=keep,
-    )
+    suite = str(manifest["suite"])  # a safe name: read_manifest checks it
+    target = baselines / suite
+    with baseline_lock(baselines, suite):
+        _recover(target)
+        if not force:
+            _refuse_to_shrink(runset, target)
+        copy_runset(
+            runset,
+            target,
+            manifest_updates={
+                "promoted_from": str(runset),
+                "promoted_at": datetime.now(UTC).isoformat(),
+            },
+            keep=keep,
+        )
     return target
 
 

@@ -18,10 +18,11 @@ what to do (:mod:`._schema`). pandas, DuckDB and Polars read the files as they a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +30,28 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from trajguard._files import atomic_write, remove_stale_temp_files
+from trajguard._json import check_regular_file
 from trajguard.errors import StoreError
-from trajguard.store._schema import PARTS_DIR, RUN_SCHEMA, RUNS_FILE, check_version, rows_to_table
+from trajguard.store._lock import exclusive
+from trajguard.store._manifest import read_manifest
+from trajguard.store._schema import (
+    MANIFEST_FILE,
+    PARTS_DIR,
+    RUN_SCHEMA,
+    RUNS_FILE,
+    check_version,
+    rows_to_table,
+)
 from trajguard.store._writing import writing
 
 __all__ = [
+    "LOCK_FILE",
     "arm_counts",
     "check_new_runset",
     "claim_runset",
     "compact",
     "completed_run_ids",
+    "lock_runset",
     "read_runs",
     "read_table",
     "write_run",
@@ -55,13 +68,14 @@ def check_new_runset(runset: Path) -> None:
             directory that cannot be written to.
     """
     runset = Path(runset)
-    if runset.exists() and not runset.is_dir():
+    if os.path.lexists(runset) and not runset.is_dir():
+        what = "a symlink to nothing" if not runset.exists() else "a file"
         raise StoreError(
-            "output path exists and is a file, not a directory",
+            f"output path exists and is {what}, not a directory",
             file=runset,
             hint="pass a new --out directory",
         )
-    if runset.is_dir() and any(runset.iterdir()):
+    if runset.is_dir() and any(p.name != LOCK_FILE for p in runset.iterdir()):
         raise StoreError(
             "output directory exists and is not empty",
             file=runset,
@@ -69,6 +83,10 @@ def check_new_runset(runset: Path) -> None:
         )
     parent = runset.absolute()
     while not parent.exists():
+        if os.path.lexists(parent):  # a symlink to nothing: the run could not create it
+            raise StoreError(
+                f"cannot create the run set: {parent} is a symlink to nothing", file=runset
+            )
         parent = parent.parent
     if not parent.is_dir():
         raise StoreError(f"cannot create the run set: {parent} is not a directory", file=runset)
@@ -78,6 +96,33 @@ def check_new_runset(runset: Path) -> None:
             file=runset,
             hint="pass an --out directory you can write to",
         )
+
+
+LOCK_FILE = ".trajguard~lock"
+"""Held by the one process writing a run set (a batch, its resume); gone when it ends."""
+
+
+@contextlib.contextmanager
+def lock_runset(runset: Path, *, new: bool) -> Iterator[None]:
+    """Be the one writer of ``runset`` for the ``with`` block: a second batch into the same new
+    directory, or a second ``--resume`` of a run set being resumed, is refused at once
+    (:class:`StoreBusy`) before it writes anything.
+
+    Args:
+        new: the run set is being made: the directory is created, and checked again under the
+            lock (another batch may have claimed it since the first check).
+    """
+    runset = Path(runset)
+    if new:
+        with writing(runset, "the run set"):
+            runset.mkdir(parents=True, exist_ok=True)
+    held = contextlib.ExitStack()
+    with writing(runset, "the run set's lock"):
+        held.enter_context(exclusive(runset / LOCK_FILE, what=f"the run set {runset}", wait_s=0))
+    with held:
+        if new:
+            check_new_runset(runset)
+        yield
 
 
 def write_runs(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -95,6 +140,7 @@ def write_run(runset: Path, row: Mapping[str, Any]) -> Path:
 
 def _read_file(path: Path) -> pa.Table:
     try:
+        check_regular_file(path)  # a FIFO would block the reader, a device never end
         schema = pq.read_schema(path)
         check_version(path, schema)
         return pq.read_table(path, schema=RUN_SCHEMA)
@@ -105,21 +151,54 @@ def _read_file(path: Path) -> pa.Table:
 
 
 def _files(runset: Path) -> list[Path]:
-    files = [runset / RUNS_FILE] if (runset / RUNS_FILE).exists() else []
+    files = [runset / RUNS_FILE] if os.path.lexists(runset / RUNS_FILE) else []
     parts = runset / PARTS_DIR
     if parts.is_dir():
         files += sorted(p for p in parts.glob("*.parquet") if not p.name.startswith("."))
     return files
 
 
+def _own_batch(runset: Path) -> str | None:
+    """The batch id the run set's manifest names (``None``: no manifest, or it names none)."""
+    if not os.path.lexists(runset / MANIFEST_FILE):
+        return None
+    batch = read_manifest(runset).get("batch_id")
+    return None if batch is None else str(batch)
+
+
+def _check_batch(path: Path, table: pa.Table, batch: str | None) -> pa.Table:
+    """Refuse a file holding runs of another batch than its run set's manifest names (a
+    ``runs.parquet`` copied or linked from another run set): its runs were not made by this
+    batch, with its seeds and settings."""
+    if batch is None or table.num_rows == 0:
+        return table
+    found = set(table.column("batch_id").unique().to_pylist())
+    others = sorted(str(b) for b in found - {batch})
+    if others:
+        raise StoreError(
+            f"the file holds runs of another batch ({', '.join(repr(b) for b in others[:3])}) "
+            f"than its run set's manifest names ({batch!r})",
+            file=path,
+            hint="a run set's files belong together: restore this file from the batch's own "
+            "run set, or run the batch again",
+        )
+    return table
+
+
 def read_table(runset: Path) -> pa.Table:
-    """Every run of a run set as one Arrow table (finished file plus in-progress parts)."""
+    """Every run of a run set as one Arrow table (finished file plus in-progress parts).
+
+    Raises:
+        StoreError: not a run set directory, a file that is not a regular file or not a run
+            file, or a file holding runs of another batch than the manifest names.
+    """
     runset = Path(runset)
     if not runset.is_dir():
         raise StoreError(
             "run set not found", file=runset, hint="pass a directory written by `trajguard run`"
         )
-    tables = [_read_file(path) for path in _files(runset)]
+    batch = _own_batch(runset)
+    tables = [_check_batch(path, _read_file(path), batch) for path in _files(runset)]
     if not tables:
         return RUN_SCHEMA.empty_table()
     table = pa.concat_tables(tables)

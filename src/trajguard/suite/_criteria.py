@@ -13,6 +13,11 @@ In a suite file a scenario's ``pass`` is a list of one-key mappings::
       - max_total_tokens: 4000
       - predicate: my_checks:answer_is_prime    # module:function(trajectory_dict) -> bool
 
+A predicate is user code: it runs in a thread of its own and must return within 60 s, or the
+run's ``timeout_s`` if shorter (``trajguard._user_code.PREDICATE_TIMEOUT_S``). One that raises
+(``SystemExit`` included) or does not return in time is a *criterion error*: the criterion
+fails with the reason, the run is judged failed and its ``error_type`` is ``criterion_error``.
+
 Resilience criteria judge how the agent dealt with injected faults (``faults:``; they hold for
 a run that met none)::
 
@@ -34,7 +39,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from trajguard._text import safe_str
 from trajguard.core.shape import Shape
+from trajguard.errors import TrajguardError
 from trajguard.faults import (
     DEFAULT_ESCALATION_PHRASES,
     fabricated_result,
@@ -239,6 +246,9 @@ class CriterionResult(BaseModel):
     criterion: str
     passed: bool
     reason: str = ""
+    error: bool = False
+    """The criterion could not judge the run (a predicate raised, or did not return in time):
+    a criterion error, which fails the run with its reason."""
 
 
 def _calls(trajectory: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
@@ -298,12 +308,25 @@ def _check(
             return recovered_or_escalated(trajectory, output, phrases)
         case NoFabricatedResult(tool=tool, values=values):
             return fabricated_result(trajectory, output, tool, values)
-        case Predicate(function=function):
-            try:
-                return bool(resolve(function)(trajectory)), f"{function} returned false"
-            except Exception as exc:  # the user's check is broken: a failed criterion, not a crash
-                return False, f"{function} raised {type(exc).__name__}: {exc}"
     raise TypeError(f"unknown criterion {criterion!r}")  # pragma: no cover
+
+
+def _predicate(
+    function: str,
+    trajectory: Mapping[str, Any],
+    resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+) -> CriterionResult:
+    """Run a predicate (``resolve`` bounds it: see :mod:`trajguard._user_code`). A predicate
+    that raises or does not return is a criterion error: the run fails with the reason."""
+    try:
+        held = bool(resolve(function)(trajectory))
+    except TrajguardError as exc:  # did not import, did not return in time, SystemExit …
+        return CriterionResult(criterion="predicate", passed=False, reason=exc.message, error=True)
+    except Exception as exc:  # the user's check is broken: a failed criterion, not a crash
+        reason = f"{function} raised {type(exc).__name__}: {safe_str(exc)}"
+        return CriterionResult(criterion="predicate", passed=False, reason=reason, error=True)
+    reason = "" if held else f"{function} returned false"
+    return CriterionResult(criterion="predicate", passed=held, reason=reason)
 
 
 def evaluate(
@@ -316,6 +339,9 @@ def evaluate(
     """Evaluate every criterion on one run (a normalised trajectory and its shape)."""
     results = []
     for criterion in criteria:
+        if isinstance(criterion, Predicate):
+            results.append(_predicate(criterion.function, trajectory, resolve))
+            continue
         passed, reason = _check(criterion, trajectory, shape, resolve)
         results.append(
             CriterionResult(

@@ -1,5 +1,6 @@
 """The frozen-mode core: pure functions over trajectories, no I/O and no globals."""
 
+from trajguard.core.align import aligned_steps, explain_difference, step_line
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import (
     DropKey,
@@ -18,10 +19,13 @@ __all__ = [
     "Replace",
     "Scrubber",
     "Shape",
+    "aligned_steps",
     "canonical_json",
     "content_hash",
     "diff",
+    "explain_difference",
     "normalize",
     "render_diff",
     "shape",
+    "step_line",
 ]

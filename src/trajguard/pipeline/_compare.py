@@ -108,7 +108,9 @@ def load_baseline(
         [(label, b.runs) for label, b in zip(labels, batches, strict=True)], candidate.runs
     )
     latest = batches[0]
-    manifest = {**latest.manifest, "history_batches": labels}
+    # where each kept batch lives, for the commands that open one of its runs
+    where = {label: str(b.path) for label, b in zip(labels, batches, strict=True)}
+    manifest = {**latest.manifest, "history_batches": labels, "history_paths": where}
     return RunSet(path=latest.path, manifest=manifest, runs=pooled.runs), pooled
 
 

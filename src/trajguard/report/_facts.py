@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from trajguard.compare import ABResult, Comparison, PooledBaseline, metric
+from trajguard.compare import ABResult, Comparison, PooledBaseline, Verdict, metric
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
+from trajguard.report._explain import explanation
 from trajguard.report._plots import plot_path
 from trajguard.report._resilience_facts import resilience_groups
 from trajguard.report._tools import tool_digest
 from trajguard.results import (
     ABOverall,
     DesignRecord,
+    Explanation,
     HistoryFacts,
     PlotSample,
     ReportDocument,
@@ -38,6 +41,12 @@ from trajguard.store import RunSet
 __all__ = ["build_ab_document", "build_document", "side_facts"]
 
 _PLOTTED = ("step_count", "prompt_tokens")
+
+Explain = Literal["changed", "all", "none"]
+"""Which scenarios the document explains: those that regressed, improved or changed
+(the default), every one, or none."""
+
+_CHANGED = frozenset({Verdict.REGRESSED, Verdict.IMPROVED, Verdict.CHANGED})
 
 
 def _label(role: str, runs: pd.DataFrame) -> str:
@@ -139,8 +148,47 @@ def _plot_samples(frame: pd.DataFrame, scenarios: Sequence[str]) -> dict[str, Pl
     return samples
 
 
+def run_paths(runset: RunSet, path: Path | None = None) -> dict[str, str]:
+    """Batch id → the run set that holds its runs, ``""`` → the run set itself (a baseline
+    pooled from its history names each kept batch's directory in ``history_paths``)."""
+    paths = {"": str(path or runset.path)}
+    kept = runset.manifest.get("history_paths")
+    if isinstance(kept, Mapping):
+        paths.update({str(batch): str(where) for batch, where in kept.items()})
+    return paths
+
+
+def _explained(
+    comparison: Comparison,
+    baseline: pd.DataFrame,
+    candidate: pd.DataFrame,
+    *,
+    explain: Explain,
+    paths: tuple[Mapping[str, str], Mapping[str, str]],
+) -> dict[str, Explanation]:
+    config = comparison.config
+    chosen = [
+        s.scenario
+        for s in comparison.scenarios
+        if explain == "all" or (explain == "changed" and s.verdict in _CHANGED)
+    ]
+    return {
+        name: explanation(
+            baseline[baseline["scenario"] == name],
+            candidate[candidate["scenario"] == name],
+            alpha=config.alpha,
+            crash_statuses=config.crash_statuses,
+            paths=paths,
+        )
+        for name in chosen
+    }
+
+
 def _scenario_facts(
-    comparison: Comparison, baseline: pd.DataFrame, candidate: pd.DataFrame
+    comparison: Comparison,
+    baseline: pd.DataFrame,
+    candidate: pd.DataFrame,
+    explained: Mapping[str, Explanation],
 ) -> dict[str, ScenarioFacts]:
     names = [s.scenario for s in comparison.scenarios]
     sides = []
@@ -157,7 +205,10 @@ def _scenario_facts(
             }
         )
     return {
-        name: ScenarioFacts(baseline=sides[0][name], candidate=sides[1][name]) for name in names
+        name: ScenarioFacts(
+            baseline=sides[0][name], candidate=sides[1][name], explanation=explained.get(name)
+        )
+        for name in names
     }
 
 
@@ -183,6 +234,8 @@ def build_document(
     require_power: bool = False,
     history: PooledBaseline | None = None,
     ab: ABOverall | None = None,
+    explain: Explain = "changed",
+    paths: tuple[Path, Path] | None = None,
 ) -> ReportDocument:
     """The document every report of ``comparison`` is rendered from.
 
@@ -197,8 +250,15 @@ def build_document(
         require_power: a blind night exits 4.
         history: the batches pooled from the baseline's history, if any.
         ab: the A/B answer and overall tests (A/B documents only).
+        explain: the scenarios explained (criteria, exemplar runs, paths).
+        paths: the run sets the commands that open a run name (default: each side's path).
     """
     sides = (side_facts("baseline", baseline), side_facts("candidate", candidate))
+    opened = (
+        run_paths(baseline, paths[0] if paths else None),
+        run_paths(candidate, paths[1] if paths else None),
+    )
+    explained = _explained(comparison, baseline.runs, candidate.runs, explain=explain, paths=opened)
     tables = ((sides[0].label, baseline.runs), (sides[1].label, candidate.runs))
     return ReportDocument(
         kind=kind,
@@ -206,7 +266,7 @@ def build_document(
         ab=ab,
         baseline=sides[0],
         candidate=sides[1],
-        scenarios=_scenario_facts(comparison, baseline.runs, candidate.runs),
+        scenarios=_scenario_facts(comparison, baseline.runs, candidate.runs, explained),
         resilience=resilience_groups(tables, comparison.config.alpha),
         history=_history(history),
         plots={name: plot_path(name) for name in plots},
@@ -223,6 +283,7 @@ def build_ab_document(
     plots: Iterable[str] = (),
     command: str | None = None,
     design: DesignRecord | None = None,
+    explain: Explain = "changed",
 ) -> ReportDocument:
     """The document of an A/B report: variant A's runs play the baseline, B's the candidate."""
     a, b = result.variant_a, result.variant_b
@@ -239,6 +300,8 @@ def build_ab_document(
         plots=plots,
         command=command,
         design=design,
+        explain=explain,
+        paths=(Path(runs.path), Path(runs.path)),
         ab=ABOverall(
             variant_a=a,
             variant_b=b,

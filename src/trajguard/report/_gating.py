@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from trajguard.compare import Comparison, MetricResult, SuiteTest, Verdict, metric
+from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md, p_cell
-from trajguard.results import Scalar
+from trajguard.results import Scalar, ScenarioFacts
 
 __all__ = ["failures", "gating_section", "machines_note"]
 
@@ -48,8 +49,11 @@ def _suite_reason(comparison: Comparison, test: SuiteTest) -> str:
     )
 
 
-def failures(comparison: Comparison) -> list[str]:
-    """One line per thing that failed the night: metric, effect, band and adjusted p."""
+def failures(
+    comparison: Comparison, scenarios: Mapping[str, ScenarioFacts] | None = None
+) -> list[str]:
+    """One line per thing that failed the night: metric, effect, band and adjusted p, and the
+    criterion whose failures rose the most (from the scenario's explanation)."""
     lines = []
     for s in comparison.scenarios:
         failing = [m for m in s.metrics if m.kind == "gating" and m.verdict is Verdict.REGRESSED]
@@ -61,7 +65,9 @@ def failures(comparison: Comparison) -> list[str]:
             if s.gate is not None
             else f" — adj. p {p_cell(min(m.p_adjusted for m in failing))}"
         )
-        lines.append(f"- **{md(s.scenario)}**: {reasons}{adjusted}")
+        broke = what_broke(scenarios[s.scenario].explanation) if scenarios else None
+        cause = f"; {md(headline_shift(broke), limit=120)}" if broke is not None else ""
+        lines.append(f"- **{md(s.scenario)}**: {reasons}{adjusted}{cause}")
     family = comparison.family
     if family is not None:
         lines += [

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from trajguard._text import printable
 from trajguard.compare import Verdict
+from trajguard.report._explanation import explanation_lines, headline_shift, what_broke
 from trajguard.results import ReportDocument
 
 __all__ = ["junit_xml"]
@@ -29,14 +31,26 @@ def junit_xml(document: ReportDocument) -> str:
         case = ET.SubElement(
             root, "testcase", classname=f"trajguard.{suite}", name=scenario.scenario
         )
+        explanation = document.scenarios[scenario.scenario].explanation
         details = "\n".join(
-            f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted {m.p_adjusted:.4g})"
-            for m in scenario.metrics
+            [
+                *(
+                    f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted "
+                    f"{m.p_adjusted:.4g})"
+                    for m in scenario.metrics
+                ),
+                *explanation_lines(explanation),
+            ]
         )
         if scenario.verdict is Verdict.REGRESSED:
             failing = [m.metric for m in scenario.metrics if m.verdict is Verdict.REGRESSED]
+            broke = what_broke(explanation)
+            cause = f"; {printable(headline_shift(broke))}" if broke is not None else ""
             failure = ET.SubElement(
-                case, "failure", message=f"regressed: {', '.join(failing)}", type="regression"
+                case,
+                "failure",
+                message=f"regressed: {', '.join(failing)}{cause}",
+                type="regression",
             )
             failure.text = details
         out = ET.SubElement(case, "system-out")

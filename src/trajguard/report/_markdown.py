@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from trajguard.compare import BlindSpot, Comparison, ScenarioResult
 from trajguard.report._design import design_section
@@ -11,7 +12,7 @@ from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
-from trajguard.results import ReportDocument, ReportKind, Side
+from trajguard.results import ReportDocument, ReportKind, ScenarioFacts, Side
 
 __all__ = ["render_report"]
 
@@ -71,12 +72,17 @@ def _blind(comparison: Comparison, require_power: bool, ab: bool) -> list[str]:
 
 
 def _headline(
-    comparison: Comparison, suite: str, *, require_power: bool = False, ab: bool = False
+    comparison: Comparison,
+    suite: str,
+    *,
+    require_power: bool = False,
+    ab: bool = False,
+    scenarios: Mapping[str, ScenarioFacts] | None = None,
 ) -> list[str]:
     counts = Counter(s.verdict for s in comparison.scenarios)
     parts = ", ".join(f"{n} {v.value}" for v, n in counts.most_common())
     lines = [f"# trajguard report: {md(suite, limit=60)}", ""]
-    failed = failures(comparison)
+    failed = failures(comparison, scenarios)
     if comparison.regressed:
         lines += [
             f"**Verdict: {MARK[comparison.verdict]}** — the night failed on "
@@ -218,6 +224,7 @@ def render_report(document: ReportDocument) -> str:
         document.suite,
         require_power=document.require_power,
         ab=document.kind is ReportKind.AB,
+        scenarios=document.scenarios,
     )
     lines += _unfinished(document.baseline, document.candidate)
     lines += _summary_table(comparison)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from trajguard.compare import MetricResult, ScenarioResult, metric
+from trajguard.report._explanation import explanation_section
 from trajguard.report._format import (
     EFFECT_LEGEND,
     MARK,
@@ -123,6 +124,7 @@ def scenario_section(
         lines += [f"- {md(n, limit=300)}" for n in notes]
         lines += ["", "</details>"]
     lines += _pass_k(result)
+    lines += explanation_section(facts.explanation, alpha)
     lines += _tools_section(facts.baseline.tools, facts.candidate.tools)
     if result.scenario in plots:
         lines += ["", f"![distributions of {md(result.scenario)}]({plots[result.scenario]})"]

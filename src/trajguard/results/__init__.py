@@ -1,7 +1,8 @@
 """The comparison as data: the result document every report is rendered from, and its JSON.
 
 A :class:`ReportDocument` holds everything the reports of one comparison say (the comparison,
-the A/B answer, both sides' provenance, per-scenario tool usage and plot data, resilience, the
+the A/B answer, both sides' provenance, per-scenario tool usage, plot data and explanations,
+resilience, the
 baseline history, the design); the renderers in :mod:`trajguard.report` read nothing else.
 
 The codec is generic over keyword-only frozen dataclasses: :func:`to_data` / :func:`from_data`
@@ -37,6 +38,13 @@ from trajguard.results._document import (
     ToolUse,
     TopSequence,
 )
+from trajguard.results._explanation import (
+    CriterionShift,
+    Exemplars,
+    Explanation,
+    PathShare,
+    RunRef,
+)
 from trajguard.results._schema import json_schema
 
 __all__ = [
@@ -45,14 +53,19 @@ __all__ = [
     "SCHEMA_FILE",
     "VERSION_KEY",
     "ABOverall",
+    "CriterionShift",
     "DesignRecord",
+    "Exemplars",
+    "Explanation",
     "HistoryFacts",
     "InvalidResultData",
+    "PathShare",
     "PlotSample",
     "RateCount",
     "ReportDocument",
     "ReportKind",
     "ResilienceGroup",
+    "RunRef",
     "Scalar",
     "ScenarioFacts",
     "Side",

@@ -25,6 +25,7 @@ from trajguard.compare import (
     SequentialOutcome,
     exit_code,
 )
+from trajguard.results._explanation import Explanation, RateCount
 
 __all__ = [
     "DOCUMENT_SCHEMA_VERSION",
@@ -162,20 +163,18 @@ class SideFacts:
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioFacts:
-    """One compared scenario's tool usage and plot data, per side."""
+    """One compared scenario's tool usage and plot data, per side, and how it changed.
+
+    Attributes:
+        baseline: the baseline's tool usage and plot data.
+        candidate: the candidate's.
+        explanation: what broke, the runs that show it and where the runs went (``None``: the
+            scenario is not explained — it did not change, and not every scenario was asked for).
+    """
 
     baseline: SideFacts = field(default_factory=SideFacts)
     candidate: SideFacts = field(default_factory=SideFacts)
-
-
-@dataclass(frozen=True, kw_only=True)
-class RateCount:
-    """A share of runs with its Wilson interval (at the comparison's confidence level)."""
-
-    hits: int
-    n: int
-    low: float
-    high: float
+    explanation: Explanation | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -188,8 +188,16 @@ def add_require_power_argument(parser: argparse.ArgumentParser, *, suite: bool) 
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    """The plots switch of every command that writes a report."""
+    """The plots switch and the explanations of every command that writes a report."""
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument(
+        "--explain",
+        choices=("changed", "all", "none"),
+        default="changed",
+        help="scenarios the report explains (which criteria broke, exemplar runs and their "
+        "diff, where the runs went): changed (default: regressed, improved or changed), all, "
+        "or none",
+    )
 
 
 def prepare_imports(suite_path: Path) -> None:
@@ -322,6 +330,7 @@ def report_options(args: argparse.Namespace, *, step_summary: bool = False) -> R
     return ReportOptions(
         plots=not args.no_plots,
         all_plots=getattr(args, "all_plots", False),
+        explain=args.explain,
         junit=getattr(args, "junit", None),
         command=command_line(),
         step_summary=step_summary,

@@ -139,6 +139,7 @@ def ab(
         plots=plotted if report.plots else [],
         command=report.command,
         design=design_record(design, unit="runs per variant"),
+        explain=report.explain,
     )
     write_outputs(document, target, options=report)
     return ABOutcome(

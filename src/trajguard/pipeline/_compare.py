@@ -181,6 +181,7 @@ def compare_loaded(
         design=design,
         require_power=require_power,
         history=history,
+        explain=options.explain,
     )
     write_outputs(document, report, options=options)
     return CompareOutcome(

@@ -12,7 +12,7 @@ from trajguard._files import atomic_write_text
 from trajguard._text import json_safe, printable
 from trajguard.compare import Comparison, Verdict
 from trajguard.errors import StoreError
-from trajguard.report import junit_xml, render_markdown, write_plots
+from trajguard.report import Explain, junit_xml, render_markdown, write_plots
 from trajguard.results import COMPARISON_FILE, ReportDocument, document_json
 
 __all__ = [
@@ -38,6 +38,8 @@ class ReportOptions:
     Attributes:
         plots: draw the distribution plots (PNG, beside the report).
         all_plots: plot every scenario (default: all up to 20 scenarios, else the changed ones).
+        explain: the scenarios the report explains (``changed``: those that regressed, improved
+            or changed; ``all``; ``none``).
         junit: also write JUnit XML here.
         command: the command that reproduces the report (shown in it).
         step_summary: append the report to ``$GITHUB_STEP_SUMMARY`` when that is set.
@@ -45,6 +47,7 @@ class ReportOptions:
 
     plots: bool = True
     all_plots: bool = False
+    explain: Explain = "changed"
     junit: Path | None = None
     command: str | None = None
     step_summary: bool = False

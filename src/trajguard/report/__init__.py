@@ -11,7 +11,7 @@ before it enters a table.
 
 from trajguard.report._ab import render_ab_report
 from trajguard.report._escalation import escalation_section
-from trajguard.report._facts import build_ab_document, build_document
+from trajguard.report._facts import Explain, build_ab_document, build_document
 from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
@@ -23,6 +23,7 @@ from trajguard.report._summary import ArmSummary, summarize
 __all__ = [
     "MARK",
     "ArmSummary",
+    "Explain",
     "build_ab_document",
     "build_document",
     "escalation_section",

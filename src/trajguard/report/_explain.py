@@ -1,9 +1,10 @@
 """How a changed scenario changed, from its runs: the criteria that broke, the runs that show
 it, where each side's runs went (the :class:`~trajguard.results.Explanation` of the document).
 
-The exemplar rule (docs/statistics.md §8): the outcome that grew on the candidate (failing when
-its pass rate fell, passing when it rose, any run when it held) picks the candidate's pool and
-the other outcome the baseline's; from each pool the medoid by tool-sequence edit distance —
+The exemplar rule (docs/statistics.md §8): in a scenario that changed, the outcome that grew on
+the candidate (failing when its pass rate fell, passing when it rose, any run when it held)
+picks the candidate's pool and the other outcome the baseline's (in one that did not, each
+side's pool is all its runs); from each pool the medoid by tool-sequence edit distance —
 the run whose tool sequence is nearest, summed, to every other run's of its pool — ties broken
 by the more common sequence in the pool, then the lower run index, then batch and run id.
 """
@@ -188,13 +189,21 @@ def _trajectory(row: pd.Series) -> Mapping[str, Any] | None:
 def _exemplars(
     sides: Sequence[tuple[pd.DataFrame, np.ndarray, np.ndarray]],
     paths: Sequence[Mapping[str, str]],
+    *,
+    changed: bool,
 ) -> Exemplars | None:
     (b_rows, b_judged, b_passed), (c_rows, c_judged, c_passed) = sides
     if b_rows.empty or c_rows.empty:
         return None
     b_rate = b_passed.sum() / max(b_judged.sum(), 1)
     c_rate = c_passed.sum() / max(c_judged.sum(), 1)
-    if c_rate < b_rate:
+    if not changed:
+        pools = (np.ones(len(b_rows), bool), np.ones(len(c_rows), bool))
+        rule = (
+            "the scenario did not change: the most typical run of each side (what differs "
+            "between them is within the runs' own variation)"
+        )
+    elif c_rate < b_rate:
         pools = (b_passed, c_judged & ~c_passed)
         rule = "the most typical failing candidate run beside the most typical passing baseline run"
     elif c_rate > b_rate:
@@ -232,6 +241,7 @@ def explanation(
     alpha: float,
     crash_statuses: Iterable[str],
     paths: tuple[Mapping[str, str], Mapping[str, str]],
+    changed: bool = True,
 ) -> Explanation:
     """The explanation of one scenario from its rows on each side.
 
@@ -242,6 +252,8 @@ def explanation(
         crash_statuses: statuses that count as a crash.
         paths: per side, batch id → the run set that holds the batch's runs ("" for any other
             batch), for the commands that open a run.
+        changed: the scenario's verdict says it changed; if not, the exemplars are each side's
+            most typical run, whatever their outcome (no contrast is drawn from noise).
     """
     sides = []
     for rows in (baseline, candidate):
@@ -252,7 +264,7 @@ def explanation(
     return Explanation(
         criteria=criteria,
         criteria_known=known,
-        exemplars=_exemplars(sides, paths),
+        exemplars=_exemplars(sides, paths, changed=changed),
         paths=tuple(
             share
             for side, (rows, judged, passed) in zip(_SIDES, sides, strict=True)

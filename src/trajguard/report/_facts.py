@@ -168,19 +168,20 @@ def _explained(
 ) -> dict[str, Explanation]:
     config = comparison.config
     chosen = [
-        s.scenario
+        s
         for s in comparison.scenarios
         if explain == "all" or (explain == "changed" and s.verdict in _CHANGED)
     ]
     return {
-        name: explanation(
-            baseline[baseline["scenario"] == name],
-            candidate[candidate["scenario"] == name],
+        s.scenario: explanation(
+            baseline[baseline["scenario"] == s.scenario],
+            candidate[candidate["scenario"] == s.scenario],
             alpha=config.alpha,
             crash_statuses=config.crash_statuses,
             paths=paths,
+            changed=s.verdict in _CHANGED,
         )
-        for name in chosen
+        for s in chosen
     }
 
 

@@ -16,7 +16,10 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     z = norm_ppf(0.5 + confidence / 2)
     centre = (k + z * z / 2) / (n + z * z)
     half = z / (n + z * z) * math.sqrt(k * (n - k) / n + z * z / 4)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # exact ends where the formula meets them (rounding leaves 1e-17 above 0 at k = 0)
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return low, high
 
 
 def newcombe_interval(

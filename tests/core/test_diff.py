@@ -300,7 +300,9 @@ def test_delta_str(make_trajectory) -> None:
     text = {d.field: str(d) for d in diff(golden, actual)}
     assert text["step_count"] == "step_count: 5 → 6"
     assert text["tool_counts"] == "tool_counts: read_file ×1 → ×2, search ×2 → ×3"
-    assert text["steps"].startswith("steps: [system×0, user×0, agent×1, agent×2, agent×1] → [")
+    assert text["steps"].startswith(
+        "steps: [system, user, agent, agent (2 model calls), agent] → ["
+    )
     assert text["prompt_tokens"] == "prompt_tokens: 570 → 670"
     assert text["content_hash"].startswith("content_hash: ")
 

@@ -29,6 +29,8 @@ class Delta:
     kind: DeltaKind
 
     def __str__(self) -> str:
+        if self.field == "steps":
+            return f"steps: {_steps(self.golden)} → {_steps(self.actual)}"
         if self.field == "tool_counts":
             return f"tool_counts: {_counts_change(self.golden, self.actual)}"
         if self.field == "content_hash":
@@ -37,6 +39,17 @@ class Delta:
                 "(something besides the fields above changed: see the diff)"
             )
         return f"{self.field}: {_short(self.golden)} → {_short(self.actual)}"
+
+
+def _steps(steps: tuple[tuple[str, int], ...]) -> str:
+    """Each step's source, with its model calls where they are not the usual (one per agent
+    step, none for the others): ``[system, user, agent, agent (2 model calls)]``."""
+    shown = []
+    for source, calls in steps:
+        usual = 1 if source == "agent" else 0
+        shown.append(source if calls == usual else f"{source} ({calls} model calls)")
+    text = f"[{', '.join(shown)}]"
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _short(value: Any) -> str:

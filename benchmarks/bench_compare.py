@@ -5,6 +5,7 @@ Target: compare + report <= 10 s on 2 cores, also with a 5-batch baseline histor
 against 50, with the agreement test of the batches).
 
 Run: python benchmarks/bench_compare.py [--scenarios 100] [--runs 50] [--repeat 3] [--history K]
+     [--explain changed|all|none]
 Prints wall and CPU time per step (median over repeats) for every step in ``STEPS``; a report
 step is added by appending ``("report", fn)`` where ``fn(comparison)`` renders the report.
 
@@ -62,6 +63,7 @@ def make_runs(
     """One batch: ``runs`` rows per scenario drawn from ``params`` (pass rate minus a shift)."""
     rng = np.random.default_rng(seed)
     rows = []
+    index: dict[str, int] = {}
     sd_tokens, sd_latency = np.sqrt(np.log1p(0.3**2)), np.sqrt(np.log1p(0.4**2))
     for p in params:
         for _ in range(runs):
@@ -80,8 +82,11 @@ def make_runs(
             for _ in range(calls - 1):
                 seq.append(int(rng.choice(len(TOOLS), p=p["transitions"][seq[-1]])))
             names = [TOOLS[i] for i in seq]
+            run_index = index[p["scenario"]] = index.get(p["scenario"], -1) + 1
             rows.append(
                 {
+                    "run_id": f"{p['scenario']}/main/{run_index}",
+                    "run_index": run_index,
                     "scenario": p["scenario"],
                     "batch_id": batch_id or f"b{seed}",
                     "variant": "main",
@@ -93,6 +98,7 @@ def make_runs(
                         if status != "agent_error"
                         else False
                     ),
+                    "failed_criteria": _failed(status, names),
                     "step_count": 2 * calls + 1,
                     "tool_sequence": names,
                     "tool_counts": {t: names.count(t) for t in set(names)},
@@ -102,6 +108,16 @@ def make_runs(
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _failed(status: str, names: list[str]) -> list[str]:
+    """What a failed run's criteria say, derived from its tools (no draw from the generator, so
+    the data of every other column is what it was before criteria were added)."""
+    if status == "agent_error":
+        return ["no crash: the run ended as agent_error"]
+    if TOOLS[0] not in names:
+        return [f"tool_called: {TOOLS[0]} called 0 times, expected 1..∞"]
+    return [f"max_steps: {2 * len(names) + 1} steps, expected at most {2 * len(names)}"]
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
@@ -136,6 +152,7 @@ def step_report(comparison: Comparison) -> str:
         candidate=RunSet(path="candidate", manifest=manifest, runs=_SIDES["candidate"]),
         plots=plotted_scenarios(comparison),
         command="trajguard compare baseline candidate",
+        explain=_SIDES["explain"],
     )
     _SIDES["document"] = document
     return render_report(document)
@@ -181,6 +198,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--history", type=int, default=1, metavar="K")
+    parser.add_argument(
+        "--explain",
+        choices=("changed", "all", "none"),
+        default="changed",
+        help="scenarios the report explains (default: the changed ones, as compare does)",
+    )
     args = parser.parse_args()
     params = scenario_params(args.scenarios, seed=1)
     # One batch: the seed the figures in RESULTS.md were measured with; K batches: one each.
@@ -190,7 +213,7 @@ def main() -> None:
         ignore_index=True,
     )
     candidate = make_runs(params, args.runs, seed=3)
-    _SIDES.update(baseline=baseline, candidate=candidate)
+    _SIDES.update(baseline=baseline, candidate=candidate, explain=args.explain)
     print(
         f"{args.scenarios} scenarios x {args.runs} runs per batch, {args.history}-batch baseline "
         f"({len(baseline)} + {len(candidate)} rows), {args.repeat} repeats"

@@ -182,12 +182,16 @@ def final_output(normalized: Mapping[str, Any], final_answer_tool: str | None) -
 
 def errors_by_arm(rows: Sequence[Mapping[str, Any]], *, top: int = 3) -> dict[str, Any]:
     """The most common errors of some rows per ``scenario/variant`` (arms without any left out)."""
-    grouped: dict[str, list[tuple[object, object]]] = {}
+    grouped: dict[str, list[tuple[object, object, object]]] = {}
     for row in rows:
         if row.get("error_type") is not None:
             key = f"{row['scenario']}/{row['variant']}"
-            grouped.setdefault(key, []).append((row["error_type"], row.get("error_message")))
-    return {key: common_errors(pairs, top=top) for key, pairs in sorted(grouped.items())}
+            entry = (row["error_type"], row.get("error_message"), row.get("run_id"))
+            grouped.setdefault(key, []).append(entry)
+    return {
+        key: common_errors([e[:2] for e in found], top=top, run_ids=[e[2] for e in found])
+        for key, found in sorted(grouped.items())
+    }
 
 
 def _error_type(error: BaseException | None) -> str | None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from trajguard._files import atomic_write, remove_stale_temp_files
@@ -138,12 +139,17 @@ def write_run(runset: Path, row: Mapping[str, Any]) -> Path:
     return path
 
 
-def _read_file(path: Path) -> pa.Table:
+def _read_file(
+    path: Path, columns: Sequence[str] | None = None, run_ids: Sequence[str] | None = None
+) -> pa.Table:
     try:
         check_regular_file(path)  # a FIFO would block the reader, a device never end
         schema = pq.read_schema(path)
         check_version(path, schema)
-        return pq.read_table(path, schema=RUN_SCHEMA)
+        if columns is None and run_ids is None:
+            return pq.read_table(path, schema=RUN_SCHEMA)
+        where = None if run_ids is None else pc.field("run_id").isin(list(run_ids))
+        return pq.read_table(path, schema=RUN_SCHEMA, columns=columns, filters=where)
     except StoreError:
         raise
     except (OSError, pa.ArrowException) as exc:
@@ -185,8 +191,18 @@ def _check_batch(path: Path, table: pa.Table, batch: str | None) -> pa.Table:
     return table
 
 
-def read_table(runset: Path) -> pa.Table:
+def read_table(
+    runset: Path,
+    *,
+    columns: Sequence[str] | None = None,
+    run_ids: Sequence[str] | None = None,
+) -> pa.Table:
     """Every run of a run set as one Arrow table (finished file plus in-progress parts).
+
+    Args:
+        columns: read only these columns (``run_id`` and ``batch_id`` are always read): a
+            listing need not read every trajectory.
+        run_ids: read only the rows of these runs.
 
     Raises:
         StoreError: not a run set directory, a file that is not a regular file or not a run
@@ -198,9 +214,17 @@ def read_table(runset: Path) -> pa.Table:
             "run set not found", file=runset, hint="pass a directory written by `trajguard run`"
         )
     batch = _own_batch(runset)
-    tables = [_check_batch(path, _read_file(path), batch) for path in _files(runset)]
+    if columns is not None:
+        unknown = sorted(set(columns) - set(RUN_SCHEMA.names))
+        if unknown:
+            raise StoreError(f"no such run column(s): {', '.join(unknown)}")
+        columns = ["run_id", "batch_id", *(c for c in columns if c not in ("run_id", "batch_id"))]
+    tables = [
+        _check_batch(path, _read_file(path, columns, run_ids), batch) for path in _files(runset)
+    ]
     if not tables:
-        return RUN_SCHEMA.empty_table()
+        empty = RUN_SCHEMA.empty_table()
+        return empty if columns is None else empty.select(columns)
     table = pa.concat_tables(tables)
     ids = table.column("run_id").to_pylist()
     if len(set(ids)) != len(ids):

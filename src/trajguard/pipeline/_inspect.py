@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from trajguard.atif import load_trajectory
 from trajguard.compare import CompareConfig, ScenarioPlan, plan_assumed, plan_runset
@@ -51,7 +52,8 @@ def show(target: Path, *, top: int = 3) -> RunSetView | Shape:
         return shape(load_trajectory(target))
     runset = load_runset(target)
     columns = ["run_id", "scenario", "variant", "error_type", "error_message"]
-    rows = runset.runs[columns].to_dict("records") if not runset.runs.empty else []
+    records: list[Any] = runset.runs[columns].to_dict("records")
+    rows: list[dict[str, Any]] = records
     return RunSetView(
         runset=runset,
         arms=tuple(summarize(runset.runs, top=top)),

@@ -48,7 +48,8 @@ def _is_missing(value: Any) -> bool:
 
 
 def _iterable(entries: Any) -> Iterable[Any]:
-    return entries.tolist() if hasattr(entries, "tolist") else entries
+    listed: Iterable[Any] = entries.tolist() if hasattr(entries, "tolist") else entries
+    return listed
 
 
 def _outcome(entry: Mapping[str, Any]) -> CriterionOutcome:

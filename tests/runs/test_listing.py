@@ -68,7 +68,8 @@ def test_filters_on_an_old_night_agree_with_counting_its_rows() -> None:
     lines = list_runs(OLD_NIGHT)
     assert len(lines) == len(frame) == 80
     failed_by_hand = sum(
-        1 for entries in frame["failed_criteria"] if any(e.startswith("tool_not_called") for e in entries)
+        any(e.startswith("tool_not_called") for e in entries)
+        for entries in frame["failed_criteria"]
     )
     assert len(list_runs(OLD_NIGHT, RunFilter(criterion="tool_not_called"))) == failed_by_hand
     weather = frame[frame["scenario"] == "greeting"]

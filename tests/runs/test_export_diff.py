@@ -109,7 +109,7 @@ def test_a_tool_change_shows_as_a_shape_delta_first(tmp_path: Path) -> None:
     result = diff_runs(f"{runset}:w/base/0", f"{runset}:w/base/1")
     assert not result.same
     assert result.deltas[0].field == "tool_calls" and result.deltas[0].kind == "structure"
-    assert ("lookup_country",) == result.deltas[0].golden
+    assert result.deltas[0].golden == ("lookup_country",)
     assert any(
         "~   2   2  agent: lookup_country  |  agent: get_weather" in a for a in result.aligned
     )

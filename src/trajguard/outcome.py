@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from trajguard._text import shorten
 from trajguard.errors import StoreError
+
+if TYPE_CHECKING:  # the run view (`trajguard runs`, `show --run`) starts without pandas
+    import pandas as pd
 
 __all__ = [
     "BEHAVIOURAL_STATUSES",

@@ -104,3 +104,29 @@ def test_listing_reads_only_the_columns_it_needs(tmp_path: Path) -> None:
     assert table.column_names == ["run_id", "batch_id", "scenario", "criteria"]
     with pytest.raises(StoreError, match="no such run column"):
         store.read_table(runset, columns=["nope"])
+
+
+def test_reading_some_runs_finds_them_in_any_row_group(tmp_path: Path) -> None:
+    rows = [
+        {
+            "run_id": f"s/base/{i}",
+            "batch_id": "b1",
+            "suite": "demo",
+            "scenario": "s",
+            "variant": "base",
+            "run_index": i,
+            "model": "m",
+            "status": "ok",
+            "trajectory": f'{{"n": {i}}}',
+        }
+        for i in range(700)  # three row groups of at most 256 rows
+    ]
+    store.write_runs(tmp_path / "rs" / store.RUNS_FILE, rows)
+    assert pq.ParquetFile(tmp_path / "rs" / store.RUNS_FILE).num_row_groups == 3
+    wanted = ["s/base/699", "s/base/3", "s/base/300"]
+    table = store.read_table(tmp_path / "rs", columns=["trajectory"], run_ids=wanted)
+    assert sorted(table.to_pylist(), key=lambda r: r["run_id"]) == [
+        {"run_id": f"s/base/{i}", "batch_id": "b1", "trajectory": f'{{"n": {i}}}'}
+        for i in (3, 300, 699)
+    ]
+    assert store.read_table(tmp_path / "rs", run_ids=["nope"], columns=["scenario"]).num_rows == 0

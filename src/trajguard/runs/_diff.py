@@ -7,13 +7,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajguard._text import printable
-from trajguard.atif import load_trajectory
-from trajguard.core import Delta, diff, normalize, render_diff
 from trajguard.errors import UsageError
 from trajguard.runs._reference import read_run
+
+if TYPE_CHECKING:  # the ATIF model and the core load when a diff runs, not with the listing
+    from trajguard.core import Delta
 
 __all__ = ["RunDiff", "diff_runs", "load_side"]
 
@@ -45,6 +46,9 @@ def load_side(spec: str) -> dict[str, Any]:
         InvalidTrajectory: the file is not valid ATIF.
         RunNotFound: no such run in the run set.
     """
+    from trajguard.atif import load_trajectory
+    from trajguard.core import normalize
+
     path = Path(spec)
     if path.is_file():
         return dict(normalize(load_trajectory(path)))
@@ -103,6 +107,8 @@ def diff_runs(first: str, second: str, *, max_lines: int = 120) -> RunDiff:
     Raises:
         UsageError, InvalidTrajectory, RunNotFound: as :func:`load_side`.
     """
+    from trajguard.core import diff, render_diff
+
     if max_lines < 1:
         raise UsageError(f"--max-lines must be at least 1, got {max_lines}")
     a, b = load_side(first), load_side(second)

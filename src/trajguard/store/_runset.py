@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from trajguard._files import atomic_write, remove_stale_temp_files
@@ -148,12 +147,68 @@ def _read_file(
         check_version(path, schema)
         if columns is None and run_ids is None:
             return pq.read_table(path, schema=RUN_SCHEMA)
-        where = None if run_ids is None else pc.field("run_id").isin(list(run_ids))
-        return pq.read_table(path, schema=RUN_SCHEMA, columns=columns, filters=where)
+        return _read_some(path, list(columns or RUN_SCHEMA.names), run_ids)
     except StoreError:
         raise
     except (OSError, pa.ArrowException) as exc:
         raise StoreError(f"cannot read Parquet file: {exc}", file=path) from None
+
+
+def _read_some(path: Path, columns: list[str], run_ids: Sequence[str] | None) -> pa.Table:
+    """Some columns of a run file, and only the row groups holding ``run_ids`` if given;
+    columns the file lacks (written before they existed) read as nulls.
+
+    Plain ``ParquetFile`` reads and slices, no compute kernel or dataset: those import pandas,
+    which would double the start of ``trajguard runs``.
+    """
+    file = pq.ParquetFile(path)
+    groups = list(range(file.num_row_groups))
+    rows: list[int] = []
+    if run_ids is not None:
+        wanted = set(run_ids)
+        ids = file.read(columns=["run_id"]).column("run_id").to_pylist()
+        rows = [i for i, run_id in enumerate(ids) if run_id in wanted]
+        starts = [0]
+        for index in groups:
+            starts.append(starts[-1] + file.metadata.row_group(index).num_rows)
+        groups = sorted({next(g for g in groups if starts[g + 1] > row) for row in rows})
+    target = pa.schema([RUN_SCHEMA.field(c) for c in columns], metadata=RUN_SCHEMA.metadata)
+    if not groups:
+        return target.empty_table()
+    present = [c for c in columns if c in file.schema_arrow.names]
+    table = file.read_row_groups(groups, columns=present)
+    if run_ids is not None:  # the rows of the runs asked for, in the groups read
+        table = pa.concat_tables([table.slice(r, 1) for r in _rebased(rows, file, groups)])
+    arrays = [
+        table.column(name)
+        if name in present
+        else pa.nulls(table.num_rows, RUN_SCHEMA.field(name).type)
+        for name in columns
+    ]
+    return pa.Table.from_arrays(arrays, schema=target)
+
+
+def _rebased(rows: list[int], file: pq.ParquetFile, groups: list[int]) -> list[int]:
+    """Row numbers of the file as row numbers of the table of ``groups`` read together."""
+    sizes = [file.metadata.row_group(g).num_rows for g in range(file.num_row_groups)]
+    offset: dict[int, int] = {}
+    position = 0
+    for group in groups:
+        offset[group] = position
+        position += sizes[group]
+    out = []
+    for row in rows:
+        start = 0
+        for group, size in enumerate(sizes):
+            if row < start + size:
+                out.append(offset[group] + row - start)
+                break
+            start += size
+    return out
+
+
+_ROW_GROUP = 256
+"""Rows per Parquet row group: one run's trajectory is read with at most this many others."""
 
 
 def _files(runset: Path) -> list[Path]:
@@ -274,4 +329,7 @@ def claim_runset(runset: Path) -> None:
 def write_runs_table(path: Path, table: pa.Table) -> None:
     """Write an Arrow table of runs to one Parquet file atomically."""
     with writing(path, "Parquet file"):
-        atomic_write(path, lambda temp: pq.write_table(table, temp, compression="zstd"))
+        atomic_write(
+            path,
+            lambda temp: pq.write_table(table, temp, compression="zstd", row_group_size=_ROW_GROUP),
+        )

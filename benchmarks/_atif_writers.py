@@ -219,10 +219,33 @@ def trajguard_documents(
     return written + _zero_code_runs(rng, zero_code)
 
 
-def row_documents(paths: Sequence[tuple[str, Path]]) -> list[Written]:
-    """The normalised trajectory a run row stores, for each (already validated) file."""
+def export_documents(paths: Sequence[tuple[str, Path]]) -> list[Written]:
+    """What ``trajguard export`` writes for the run rows of each (already validated) file: the
+    rows go into a run set, ``trajguard.runs.export_runs`` writes one ATIF file per run."""
+    import tempfile
+
+    from trajguard import store
+    from trajguard.runs import export_file_name, export_runs
+
+    rows = _rows(paths)
+    with tempfile.TemporaryDirectory(prefix="atif-export-") as temp:
+        runset = Path(temp) / "rs"
+        store.write_runs(runset / store.RUNS_FILE, [row for row, _, _ in rows])
+        store.write_manifest(runset, {"suite": "atif", "status": "finished"})
+        result = export_runs(runset, Path(temp) / "out")
+        assert not result.without_trajectory
+        written: list[Written] = []
+        for row, origin, path in rows:
+            name = export_file_name(row["scenario"], row["variant"], row["run_index"])
+            document = json.loads((result.out / name).read_text(encoding="utf-8"))
+            written.append((f"export-{path.stem}", document, f"trajguard export (of {origin})"))
+    return written
+
+
+def _rows(paths: Sequence[tuple[str, Path]]) -> list[tuple[dict[str, Any], str, Path]]:
+    """The run row trajguard stores for each (already validated) file."""
     batch = {"batch_id": "conformance", "suite": "atif", "trajguard_version": "harness"}
-    written: list[Written] = []
+    rows = []
     for index, (origin, path) in enumerate(paths):
         spec = RunSpec(
             run_id=f"r{index}",
@@ -243,11 +266,17 @@ def row_documents(paths: Sequence[tuple[str, Path]]) -> list[Written]:
             criteria=[],
             resolve=lambda name: lambda _: True,
         )
-        written.append(
-            (
-                f"row-{path.stem}",
-                json.loads(row["trajectory"]),
-                f"trajguard normalised row (of {origin})",
-            )
+        rows.append((row, origin, path))
+    return rows
+
+
+def row_documents(paths: Sequence[tuple[str, Path]]) -> list[Written]:
+    """The normalised trajectory a run row stores, for each (already validated) file."""
+    return [
+        (
+            f"row-{path.stem}",
+            json.loads(row["trajectory"]),
+            f"trajguard normalised row (of {origin})",
         )
-    return written
+        for row, origin, path in _rows(paths)
+    ]

@@ -8,7 +8,8 @@ is looked for as ``--harbor-python``, ``python3.12`` / ``python3.13`` on PATH, t
 Through ``_atif_harbor.py`` Harbor builds trajectories of ATIF v1.5 to v1.8 with its own models
 and three of its bundled agent converters, and ``_atif_mutations.py`` changes copies of them one
 field at a time; trajguard's writers add theirs (``_atif_writers.py``), and every document
-trajguard accepts is also written again as the normalised trajectory a run row stores.
+trajguard accepts is also written again as the normalised trajectory a run row stores, and as
+``trajguard export`` writes that row.
 
 Then Harbor's ``TrajectoryValidator`` and ``trajguard.atif.validate`` judge every file, and for
 every file trajguard accepts, normalise -> shape must be stable: the same from the dict and from
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _atif_writers import row_documents, trajguard_documents
+from _atif_writers import export_documents, row_documents, trajguard_documents
 
 from trajguard.atif import ValidationReport, load_trajectory, validate
 from trajguard.core.normalize import canonical_json, normalize
@@ -157,7 +158,7 @@ def collect(args: argparse.Namespace, python: Path, out: Path) -> Run:
     manifest += [_write(out, *written) for written in trajguard_documents(args.seed)]
     reports = {entry["file"]: validate(out / entry["file"]) for entry in manifest}
     accepted = [(e["origin"], out / e["file"]) for e in manifest if reports[e["file"]].valid]
-    for written in row_documents(accepted):
+    for written in [*row_documents(accepted), *export_documents(accepted)]:
         manifest.append(_write(out, *written))
         reports[manifest[-1]["file"]] = validate(out / manifest[-1]["file"])
     listing = out / "files.txt"
@@ -173,6 +174,8 @@ def collect(args: argparse.Namespace, python: Path, out: Path) -> Run:
 
 
 def _group(origin: str) -> str:
+    if origin.startswith("trajguard export"):
+        return "trajguard export"
     return "trajguard normalised rows" if origin.startswith("trajguard normalised row") else origin
 
 
@@ -214,7 +217,8 @@ def print_agreement(run: Run, explained: dict[str, list[dict[str, Any]]]) -> Non
     print(f"  built by Harbor's models and converters: {len(made)} files, of which")
     print(f"  {sum(run.ours(e) == run.theirs(e) for e in made)} agree")
     if run.before:
-        inputs = [e for e in run.manifest if _group(e["origin"]) != "trajguard normalised rows"]
+        made = ("trajguard normalised rows", "trajguard export")
+        inputs = [e for e in run.manifest if _group(e["origin"]) not in made]
         old = sum(run.old(e) != run.theirs(e) for e in inputs)
         new = sum(run.ours(e) != run.theirs(e) for e in inputs)
         print(f"disagreements on the {len(inputs)} files other than rows: before {old}, now {new}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROL", "has_control", "json_safe", "printable", "safe_str"]
+__all__ = ["CONTROL", "has_control", "json_safe", "printable", "safe_str", "shorten"]
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}\\ufeff\\ufff9-\\ufffb\\ud800-\\udfff]")
@@ -70,3 +70,19 @@ def safe_str(value: object) -> str:
         except Exception:
             shown = f"<{type(value).__name__} object>"
         return f"{shown} (its str() raised {type(exc).__name__})"
+
+
+def shorten(text: str, width: int = 160) -> tuple[str, bool]:
+    """The first line of ``text``, cut at a word boundary to at most ``width`` characters (and
+    ``…``), and whether anything was left out (a later line, or the end of the first).
+
+    A first line with no space in its second half is cut at ``width`` itself.
+    """
+    stripped = text.strip()
+    first = stripped.split("\n", 1)[0].rstrip()
+    rest = len(first) < len(stripped)
+    if len(first) <= width:
+        return (first + " …" if rest else first), rest
+    cut = first.rfind(" ", 0, width)
+    end = cut if cut >= width // 2 else width - 1
+    return first[:end].rstrip() + "…", True

@@ -20,13 +20,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from trajguard._text import shorten
 from trajguard.errors import StoreError
+
+if TYPE_CHECKING:  # the run view (`trajguard runs`, `show --run`) starts without pandas
+    import pandas as pd
 
 __all__ = [
     "BEHAVIOURAL_STATUSES",
@@ -290,28 +293,60 @@ class ErrorCount:
     error_type: str
     message: str
     runs: int
+    example_run: str | None = None
+    """The run id of the first run with this error (when the run ids were given)."""
+    whole: str = ""
+    """That run's whole error message."""
+
+    def summary(self, runset: object, *, width: int = 160) -> str:
+        """``<type>: <message>``, the message shortened at a word boundary, and when it was
+        shortened the command that shows it whole (``trajguard show RUNSET --run ID``)."""
+        text, cut = shorten(self.whole or self.message, width)
+        line = f"{self.error_type}: {text}"
+        if cut and self.example_run is not None:
+            line += f" (whole message: trajguard show {runset} --run {self.example_run})"
+        return line
 
 
 _MESSAGE_CHARS = 160
 
 
 def common_errors(
-    errors: Iterable[tuple[object, object]], *, top: int = 3
+    errors: Iterable[tuple[object, object]],
+    *,
+    top: int = 3,
+    run_ids: Iterable[object] | None = None,
 ) -> tuple[ErrorCount, ...]:
     """The most common ``(error_type, error_message)`` pairs of some runs, most frequent first.
 
     Runs without an error type are skipped; messages are compared on their first line, cut at
     160 characters (the rest usually holds ids and tracebacks that differ run to run).
+
+    Args:
+        run_ids: the run id of each pair, in order: each count then names its first run and
+            carries that run's whole message (:meth:`ErrorCount.summary`).
     """
     counts: Counter[tuple[str, str]] = Counter()
+    first_run: dict[tuple[str, str], tuple[str, str]] = {}
+    ids = iter(run_ids) if run_ids is not None else None
     for error_type, message in errors:
+        run_id = next(ids) if ids is not None else None
         if error_type is None or (isinstance(error_type, float) and np.isnan(error_type)):
             continue
         text = message if isinstance(message, str) else ""
         first = text.strip().splitlines()[0] if text.strip() else ""
-        counts[str(error_type), first[:_MESSAGE_CHARS]] += 1
+        key = (str(error_type), first[:_MESSAGE_CHARS])
+        counts[key] += 1
+        if run_id is not None and key not in first_run:
+            first_run[key] = (str(run_id), text)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return tuple(
-        ErrorCount(error_type=kind, message=message, runs=runs)
+        ErrorCount(
+            error_type=kind,
+            message=message,
+            runs=runs,
+            example_run=first_run.get((kind, message), (None, ""))[0],
+            whole=first_run.get((kind, message), (None, ""))[1],
+        )
         for (kind, message), runs in ranked[:top]
     )

@@ -68,10 +68,10 @@ def test_schema_is_explicit_and_versioned(tmp_path: Path) -> None:
     assert schema.field("tool_counts").type == pa.map_(pa.string(), pa.int32())
     assert schema.field("tool_sequence").type == pa.list_(pa.string())
     assert schema.field("started_at").type == pa.timestamp("us", tz="UTC")
-    assert schema.metadata[b"trajguard.store_schema_version"] == b"1"
+    assert schema.metadata[b"trajguard.store_schema_version"] == b"2"
 
 
-@pytest.mark.parametrize(("version", "fragment"), [("0", "re-create"), ("2", "upgrade trajguard")])
+@pytest.mark.parametrize(("version", "fragment"), [("0", "re-create"), ("3", "upgrade trajguard")])
 def test_other_schema_versions_are_refused_clearly(
     tmp_path: Path, version: str, fragment: str
 ) -> None:

@@ -213,7 +213,8 @@ def test_tool_called_with_argument_subset(expected: dict[str, Any], passed: bool
     )
     assert ok is passed
     if not passed:
-        assert reason == f"no call of get_weather had arguments {expected}"
+        seen = "{'city': 'Paris', 'units': {'temp': 'C', 'precision': 1}, 'days': [1, 2]}"
+        assert reason == f"no call of get_weather had arguments {expected} (its 1 call had {seen})"
 
 
 def test_tool_called_with_any_call_matches() -> None:
@@ -227,7 +228,7 @@ def test_tool_called_with_needs_the_named_tool() -> None:
     raw = {"tool_called_with": {"name": "lookup", "arguments": {"expression": "17*23"}}}
     assert judge(raw, trajectory) == (
         False,
-        "no call of lookup had arguments {'expression': '17*23'}",
+        "no call of lookup had arguments {'expression': '17*23'} (lookup was never called)",
     )
     assert not judge({"tool_called_with": {"name": "lookup", "arguments": {}}}, trajectory)[0]
 
@@ -245,7 +246,8 @@ def test_tool_called_with_finds_calls_inside_nested_subagents() -> None:
     absent = {"name": "lookup", "arguments": {"country": "Chile"}}
     assert judge({"tool_called_with": absent}, trajectory) == (
         False,
-        "no call of lookup had arguments {'country': 'Chile'}",
+        "no call of lookup had arguments {'country': 'Chile'} (its 1 call had "
+        "{'country': 'Kenya', 'opts': {'fields': {'capital': True}}})",
     )
 
 
@@ -257,7 +259,7 @@ def test_final_output_contains_is_case_insensitive_by_default() -> None:
     assert judge({"final_output_contains": "canberra"}, trajectory) == (True, "")
     assert judge({"final_output_contains": "Sydney"}, trajectory) == (
         False,
-        "final output does not contain 'Sydney'",
+        "final output does not contain 'Sydney' (it was 'The capital is CANBERRA.')",
     )
 
 
@@ -266,7 +268,10 @@ def test_final_output_contains_case_sensitive() -> None:
     exact = {"final_output_contains": {"text": "Canberra", "case_sensitive": True}}
     assert judge(exact, trajectory) == (True, "")
     lower = {"final_output_contains": {"text": "canberra", "case_sensitive": True}}
-    assert judge(lower, trajectory) == (False, "final output does not contain 'canberra'")
+    assert judge(lower, trajectory) == (
+        False,
+        "final output does not contain 'canberra' (it was 'The capital is Canberra.')",
+    )
 
 
 def test_final_output_is_the_last_agent_message() -> None:
@@ -277,7 +282,7 @@ def test_final_output_is_the_last_agent_message() -> None:
     no_answer = run(final=None)
     assert judge({"final_output_contains": "391"}, no_answer) == (
         False,
-        "final output does not contain '391'",
+        "final output does not contain '391' (there was no final output)",
     )
 
 
@@ -286,7 +291,7 @@ def test_final_output_matches() -> None:
     assert judge({"final_output_matches": pattern}, run(final="It is 391.")) == (True, "")
     assert judge({"final_output_matches": pattern}, run(final="It is 3910.")) == (
         False,
-        r"final output does not match '\\b391\\b'",
+        r"final output does not match '\\b391\\b' (it was 'It is 3910.')",
     )
     # re.search, case-sensitive unless the pattern says otherwise
     assert not judge({"final_output_matches": "canberra"}, run(final="Canberra"))[0]
@@ -391,7 +396,7 @@ def test_evaluate_keeps_order_and_judges_each_criterion() -> None:
         ("max_steps", False),
     ]
     assert [r.reason for r in results if not r.passed] == [
-        "final output does not contain '392'",
+        "final output does not contain '392' (it was 'The answer is 391.')",
         "3 steps > 2",
     ]
     assert evaluate([], normalized, shape(normalized), resolve=import_object) == []

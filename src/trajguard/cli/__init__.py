@@ -24,18 +24,35 @@ from trajguard.cli import (
     ab,
     baseline,
     compare,
+    diff,
     docs,
+    export,
     nightly,
     plan,
     report,
     run,
+    runs,
     show,
     validate,
 )
 from trajguard.cli._exit import exit_now
 from trajguard.errors import BatchInterrupted, TrajguardError
 
-_COMMANDS = (run, compare, nightly, ab, report, plan, show, baseline, validate, docs)
+_COMMANDS = (
+    run,
+    compare,
+    nightly,
+    ab,
+    report,
+    plan,
+    show,
+    runs,
+    export,
+    diff,
+    baseline,
+    validate,
+    docs,
+)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -10,11 +10,12 @@ DOCS = {
     "statistics": "how trajguard decides that behaviour changed: tests, verdicts, calibration",
     "architecture": "the packages, their layers, the data flow, where each kind of change goes",
     "comparison-json": "what comparison.json holds, its schema and versions, how to read it",
+    "runs": "the runs behind a verdict: runs, show --run, export, diff, the criteria column",
 }
 
 
 NAME = "docs"
-HELP = "print a document shipped with trajguard (statistics, architecture, comparison-json)"
+HELP = "print a document shipped with trajguard (statistics, architecture, comparison-json, runs)"
 
 
 def register(commands: Any) -> None:

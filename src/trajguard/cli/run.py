@@ -67,7 +67,7 @@ def summary(result: BatchResult, startup: StartupLog) -> str:
     if result.errors:
         lines.append("most common errors:")
     for arm, errors in result.errors.items():
-        lines += [f"  {arm}: {e.runs}× {e.error_type}: {e.message}" for e in errors]
+        lines += [f"  {arm}: {e.runs}× {e.summary(result.runset)}" for e in errors]
     if result.server_log is not None:
         lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
     return printable("\n".join(lines), keep="\n")  # error messages come from models and tools

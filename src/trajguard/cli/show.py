@@ -1,4 +1,4 @@
-"""``trajguard show RUNSET|TRAJECTORY``: what a batch (or one run) did."""
+"""``trajguard show RUNSET|TRAJECTORY [--run RUN]``: what a batch (or one run) did."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ def register(commands: Any) -> None:
         NAME,
         help=HELP,
         description="Per scenario: pass rate, crash rate, median steps, top tool sequences, "
-        "median tokens, and the most common errors. Given an ATIF file instead, print its shape.",
+        "median tokens, and the most common errors. With --run, one run as a person reads it. "
+        "Given an ATIF file instead, print its shape.",
     )
     parser.add_argument(
         "target",
@@ -31,6 +32,12 @@ def register(commands: Any) -> None:
         help="a run set directory (or its runs.parquet), or an ATIF file",
     )
     parser.add_argument("--top", type=int, default=3, help="tool sequences to list per scenario")
+    parser.add_argument(
+        "--run",
+        metavar="RUN",
+        help="show this one run of the run set (its id, or scenario/variant/index): its steps, "
+        "final output, criteria, faults and whole error",
+    )
     parser.set_defaults(handler=main)
 
 
@@ -70,7 +77,23 @@ def _shown(value: object) -> str:
     return escape(printable(value))
 
 
+def _show_run(args: argparse.Namespace) -> int:
+    from trajguard.errors import UsageError
+    from trajguard.runs import read_run, render_run
+
+    if args.target.is_file():
+        raise UsageError(
+            "--run names a run of a run set, but the target is a file",
+            file=args.target,
+            hint="pass the run set directory: trajguard show RUNSET --run ID",
+        )
+    sys.stdout.write(render_run(read_run(args.target, args.run)) + "\n")
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.run is not None:
+        return _show_run(args)
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -110,11 +133,10 @@ def main(args: argparse.Namespace) -> int:
     for arm in view.arms:
         table.add_row(*_row(arm))
     console.print(table)
-    failing = [arm for arm in view.arms if arm.errors]
-    if failing:
+    if view.errors:
         console.print("[bold]most common errors[/bold]")
-    for arm in failing:
-        for error in arm.errors:
-            line = f"  {arm.scenario} / {arm.variant}: {error.runs}× {error.error_type}: "
-            console.print(escape(printable(line + error.message)), soft_wrap=True)
+    for (scenario, variant), errors in view.errors.items():
+        for error in errors:
+            line = f"  {scenario} / {variant}: {error.runs}× {error.summary(args.target)}"
+            console.print(escape(printable(line)), soft_wrap=True)
     return 0

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from trajguard.atif import load_trajectory
 from trajguard.compare import CompareConfig, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.core.shape import Shape, shape
 from trajguard.errors import StoreError, UsageError
+from trajguard.outcome import ErrorCount
 from trajguard.report import ArmSummary, summarize
+from trajguard.runs import error_summaries
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset
 
 __all__ = ["RunSetView", "plan", "show"]
@@ -21,6 +24,8 @@ class RunSetView:
 
     runset: RunSet
     arms: tuple[ArmSummary, ...]
+    errors: dict[tuple[str, str], tuple[ErrorCount, ...]]
+    """The most common errors per (scenario, variant), each naming a run that shows it whole."""
 
 
 def _runset_of_parquet(path: Path) -> Path:
@@ -46,7 +51,14 @@ def show(target: Path, *, top: int = 3) -> RunSetView | Shape:
     elif target.is_file():
         return shape(load_trajectory(target))
     runset = load_runset(target)
-    return RunSetView(runset=runset, arms=tuple(summarize(runset.runs, top=top)))
+    columns = ["run_id", "scenario", "variant", "error_type", "error_message"]
+    records: list[Any] = runset.runs[columns].to_dict("records")
+    rows: list[dict[str, Any]] = records
+    return RunSetView(
+        runset=runset,
+        arms=tuple(summarize(runset.runs, top=top)),
+        errors=error_summaries(rows, top=top),
+    )
 
 
 def plan(

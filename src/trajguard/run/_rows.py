@@ -9,7 +9,8 @@ passed). ``crashed`` is true when the agent raised (the trajectory's ``extra.cra
 for a crash in the sense of :func:`trajguard.outcome.is_crash_row` (an ``agent_error`` or
 ``timeout`` status, or the ``crashed`` flag: a run that did not end normally has not passed,
 whatever its criteria say; ``failed_criteria`` then starts with the reason), and otherwise
-whether every criterion held.
+whether every criterion held. ``criteria`` holds each criterion's label, whether it held and why
+not, for every judged run (a crashed one included); null for a run not judged.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from trajguard.outcome import (
 from trajguard.redaction import Redactor, environment_secrets
 from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
-from trajguard.suite import evaluate_criteria
+from trajguard.suite import CriterionResult, evaluate_criteria
 
 __all__ = ["build_row", "errors_by_arm", "final_output"]
 
@@ -90,6 +91,7 @@ def build_row(
         ),
         "passed": None,
         "failed_criteria": None,
+        "criteria": None,
         "crashed": True if raised is not None else None,
     }
     if not is_behavioural(status):
@@ -127,6 +129,7 @@ def build_row(
             "atif_schema_version": run_shape.schema_version,
             "passed": (not crash and not failed) if judged else None,
             "failed_criteria": [_crash_reason(row), *failed] if crash else failed,
+            "criteria": [_criterion_entry(redactor, r) for r in results] if judged else None,
             "step_count": run_shape.step_count,
             "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
             "llm_calls": run_shape.llm_calls,
@@ -179,12 +182,16 @@ def final_output(normalized: Mapping[str, Any], final_answer_tool: str | None) -
 
 def errors_by_arm(rows: Sequence[Mapping[str, Any]], *, top: int = 3) -> dict[str, Any]:
     """The most common errors of some rows per ``scenario/variant`` (arms without any left out)."""
-    grouped: dict[str, list[tuple[object, object]]] = {}
+    grouped: dict[str, list[tuple[object, object, object]]] = {}
     for row in rows:
         if row.get("error_type") is not None:
             key = f"{row['scenario']}/{row['variant']}"
-            grouped.setdefault(key, []).append((row["error_type"], row.get("error_message")))
-    return {key: common_errors(pairs, top=top) for key, pairs in sorted(grouped.items())}
+            entry = (row["error_type"], row.get("error_message"), row.get("run_id"))
+            grouped.setdefault(key, []).append(entry)
+    return {
+        key: common_errors([e[:2] for e in found], top=top, run_ids=[e[2] for e in found])
+        for key, found in sorted(grouped.items())
+    }
 
 
 def _error_type(error: BaseException | None) -> str | None:
@@ -197,6 +204,16 @@ def _error_type(error: BaseException | None) -> str | None:
     if isinstance(error, UserCodeError):  # the user's code's own exception, not the wrapper
         return error.error_type
     return type(error).__name__
+
+
+def _criterion_entry(redactor: Redactor, result: CriterionResult) -> dict[str, Any]:
+    """One entry of the ``criteria`` column (its reason redacted like every stored string)."""
+    return {
+        "criterion": result.label or result.criterion,
+        "held": result.passed,
+        "reason": redactor.text(result.reason) if result.reason else "",
+        "error": result.error,
+    }
 
 
 def _redacted(redactor: Redactor, text: str | None) -> str | None:

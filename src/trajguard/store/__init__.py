@@ -23,6 +23,7 @@ from trajguard.store._baseline import (
 )
 from trajguard.store._loaded import RunSet, check_comparable_sides, check_finished, load_runset
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
+from trajguard.store._outcomes import CriterionOutcome, criterion_outcomes
 from trajguard.store._runset import (
     LOCK_FILE,
     arm_counts,
@@ -38,9 +39,11 @@ from trajguard.store._runset import (
     write_runs_table,
 )
 from trajguard.store._schema import (
+    CRITERION_TYPE,
     JOURNAL_FILE,
     MANIFEST_FILE,
     PARTS_DIR,
+    READABLE_VERSIONS,
     RUN_SCHEMA,
     RUNS_FILE,
     STORE_SCHEMA_VERSION,
@@ -48,15 +51,18 @@ from trajguard.store._schema import (
 )
 
 __all__ = [
+    "CRITERION_TYPE",
     "DEFAULT_KEEP",
     "HISTORY_DIR",
     "JOURNAL_FILE",
     "LOCK_FILE",
     "MANIFEST_FILE",
     "PARTS_DIR",
+    "READABLE_VERSIONS",
     "RUNS_FILE",
     "RUN_SCHEMA",
     "STORE_SCHEMA_VERSION",
+    "CriterionOutcome",
     "RunSet",
     "arm_counts",
     "baseline_lock",
@@ -67,6 +73,7 @@ __all__ = [
     "compact",
     "completed_run_ids",
     "copy_runset",
+    "criterion_outcomes",
     "history_entries",
     "journal_start",
     "load_history",

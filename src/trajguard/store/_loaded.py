@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from trajguard.errors import StoreError
 from trajguard.store._manifest import read_manifest
 from trajguard.store._runset import read_runs
+
+if TYPE_CHECKING:  # read_runs makes the frame: the run view starts without pandas
+    import pandas as pd
 
 __all__ = ["RunSet", "check_comparable_sides", "check_finished", "load_runset"]
 

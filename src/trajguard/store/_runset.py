@@ -138,16 +138,77 @@ def write_run(runset: Path, row: Mapping[str, Any]) -> Path:
     return path
 
 
-def _read_file(path: Path) -> pa.Table:
+def _read_file(
+    path: Path, columns: Sequence[str] | None = None, run_ids: Sequence[str] | None = None
+) -> pa.Table:
     try:
         check_regular_file(path)  # a FIFO would block the reader, a device never end
         schema = pq.read_schema(path)
         check_version(path, schema)
-        return pq.read_table(path, schema=RUN_SCHEMA)
+        if columns is None and run_ids is None:
+            return pq.read_table(path, schema=RUN_SCHEMA)
+        return _read_some(path, list(columns or RUN_SCHEMA.names), run_ids)
     except StoreError:
         raise
     except (OSError, pa.ArrowException) as exc:
         raise StoreError(f"cannot read Parquet file: {exc}", file=path) from None
+
+
+def _read_some(path: Path, columns: list[str], run_ids: Sequence[str] | None) -> pa.Table:
+    """Some columns of a run file, and only the row groups holding ``run_ids`` if given;
+    columns the file lacks (written before they existed) read as nulls.
+
+    Plain ``ParquetFile`` reads and slices, no compute kernel or dataset: those import pandas,
+    which would double the start of ``trajguard runs``.
+    """
+    file = pq.ParquetFile(path)
+    groups = list(range(file.num_row_groups))
+    rows: list[int] = []
+    if run_ids is not None:
+        wanted = set(run_ids)
+        ids = file.read(columns=["run_id"]).column("run_id").to_pylist()
+        rows = [i for i, run_id in enumerate(ids) if run_id in wanted]
+        starts = [0]
+        for index in groups:
+            starts.append(starts[-1] + file.metadata.row_group(index).num_rows)
+        groups = sorted({next(g for g in groups if starts[g + 1] > row) for row in rows})
+    target = pa.schema([RUN_SCHEMA.field(c) for c in columns], metadata=RUN_SCHEMA.metadata)
+    if not groups:
+        return target.empty_table()
+    present = [c for c in columns if c in file.schema_arrow.names]
+    table = file.read_row_groups(groups, columns=present)
+    if run_ids is not None:  # the rows of the runs asked for, in the groups read
+        table = pa.concat_tables([table.slice(r, 1) for r in _rebased(rows, file, groups)])
+    arrays = [
+        table.column(name)
+        if name in present
+        else pa.nulls(table.num_rows, RUN_SCHEMA.field(name).type)
+        for name in columns
+    ]
+    return pa.Table.from_arrays(arrays, schema=target)
+
+
+def _rebased(rows: list[int], file: pq.ParquetFile, groups: list[int]) -> list[int]:
+    """Row numbers of the file as row numbers of the table of ``groups`` read together."""
+    sizes = [file.metadata.row_group(g).num_rows for g in range(file.num_row_groups)]
+    offset: dict[int, int] = {}
+    position = 0
+    for group in groups:
+        offset[group] = position
+        position += sizes[group]
+    out = []
+    for row in rows:
+        start = 0
+        for group, size in enumerate(sizes):
+            if row < start + size:
+                out.append(offset[group] + row - start)
+                break
+            start += size
+    return out
+
+
+_ROW_GROUP = 256
+"""Rows per Parquet row group: one run's trajectory is read with at most this many others."""
 
 
 def _files(runset: Path) -> list[Path]:
@@ -185,8 +246,18 @@ def _check_batch(path: Path, table: pa.Table, batch: str | None) -> pa.Table:
     return table
 
 
-def read_table(runset: Path) -> pa.Table:
+def read_table(
+    runset: Path,
+    *,
+    columns: Sequence[str] | None = None,
+    run_ids: Sequence[str] | None = None,
+) -> pa.Table:
     """Every run of a run set as one Arrow table (finished file plus in-progress parts).
+
+    Args:
+        columns: read only these columns (``run_id`` and ``batch_id`` are always read): a
+            listing need not read every trajectory.
+        run_ids: read only the rows of these runs.
 
     Raises:
         StoreError: not a run set directory, a file that is not a regular file or not a run
@@ -198,9 +269,17 @@ def read_table(runset: Path) -> pa.Table:
             "run set not found", file=runset, hint="pass a directory written by `trajguard run`"
         )
     batch = _own_batch(runset)
-    tables = [_check_batch(path, _read_file(path), batch) for path in _files(runset)]
+    if columns is not None:
+        unknown = sorted(set(columns) - set(RUN_SCHEMA.names))
+        if unknown:
+            raise StoreError(f"no such run column(s): {', '.join(unknown)}")
+        columns = ["run_id", "batch_id", *(c for c in columns if c not in ("run_id", "batch_id"))]
+    tables = [
+        _check_batch(path, _read_file(path, columns, run_ids), batch) for path in _files(runset)
+    ]
     if not tables:
-        return RUN_SCHEMA.empty_table()
+        empty = RUN_SCHEMA.empty_table()
+        return empty if columns is None else empty.select(columns)
     table = pa.concat_tables(tables)
     ids = table.column("run_id").to_pylist()
     if len(set(ids)) != len(ids):
@@ -250,4 +329,7 @@ def claim_runset(runset: Path) -> None:
 def write_runs_table(path: Path, table: pa.Table) -> None:
     """Write an Arrow table of runs to one Parquet file atomically."""
     with writing(path, "Parquet file"):
-        atomic_write(path, lambda temp: pq.write_table(table, temp, compression="zstd"))
+        atomic_write(
+            path,
+            lambda temp: pq.write_table(table, temp, compression="zstd", row_group_size=_ROW_GROUP),
+        )

@@ -15,9 +15,11 @@ import pyarrow as pa
 from trajguard.errors import StoreError
 
 __all__ = [
+    "CRITERION_TYPE",
     "JOURNAL_FILE",
     "MANIFEST_FILE",
     "PARTS_DIR",
+    "READABLE_VERSIONS",
     "RUNS_FILE",
     "RUN_SCHEMA",
     "STORE_SCHEMA_VERSION",
@@ -25,11 +27,24 @@ __all__ = [
     "rows_to_table",
 ]
 
-STORE_SCHEMA_VERSION = "1"
+STORE_SCHEMA_VERSION = "2"
+READABLE_VERSIONS = ("1", "2")
+"""Versions this trajguard reads: version 1 lacks ``criteria`` (it reads as null, "unknown")."""
 _VERSION_KEY = b"trajguard.store_schema_version"
 RUNS_FILE = "runs.parquet"
 PARTS_DIR = "parts"
 MANIFEST_FILE = "manifest.json"
+
+CRITERION_TYPE = pa.struct(
+    [
+        pa.field("criterion", pa.string()),
+        pa.field("held", pa.bool_()),
+        pa.field("reason", pa.string()),
+        pa.field("error", pa.bool_()),
+    ]
+)
+"""One entry of the ``criteria`` column: the criterion's label, whether it held, why not, and
+whether it could not judge the run (a criterion error)."""
 
 RUN_SCHEMA = pa.schema(
     [
@@ -52,6 +67,9 @@ RUN_SCHEMA = pa.schema(
         pa.field("error_message", pa.string()),
         pa.field("passed", pa.bool_()),
         pa.field("failed_criteria", pa.list_(pa.string())),
+        # schema 2 (issue 22): one entry per pass criterion, in the suite's order; null for runs
+        # not judged, and in files of version 1
+        pa.field("criteria", pa.list_(CRITERION_TYPE)),
         pa.field("crashed", pa.bool_()),
         pa.field("step_count", pa.int32()),
         pa.field("agent_steps", pa.int32()),
@@ -100,8 +118,9 @@ def rows_to_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 
 
 def check_version(path: Path, schema: pa.Schema) -> None:
-    """Refuse a Parquet file of another store schema version, or lacking a required column
-    (columns added later read as nulls from older files)."""
+    """Refuse a Parquet file of a store schema version this trajguard does not read (see
+    :data:`READABLE_VERSIONS`), or lacking a required column (columns added later read as nulls
+    from older files)."""
     found = (schema.metadata or {}).get(_VERSION_KEY)
     if found is None:
         raise StoreError(
@@ -117,17 +136,17 @@ def check_version(path: Path, schema: pa.Schema) -> None:
             hint="run sets are written by `trajguard run`",
         )
     missing = [f.name for f in RUN_SCHEMA if not f.nullable and f.name not in schema.names]
-    if version == STORE_SCHEMA_VERSION and missing:
+    if version in READABLE_VERSIONS and missing:
         raise StoreError(
             f"run file lacks required column(s) {', '.join(missing)}",
             file=path,
             hint="run sets are written by `trajguard run`; this file was not, or was cut",
         )
-    if version != STORE_SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         newer = int(version) > int(STORE_SCHEMA_VERSION)
         raise StoreError(
             f"run file has store schema version {version}, this trajguard reads "
-            f"version {STORE_SCHEMA_VERSION}",
+            f"versions {' and '.join(READABLE_VERSIONS)}",
             file=path,
             hint="upgrade trajguard to read it"
             if newer

@@ -33,6 +33,7 @@ and its shape, nothing else.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
@@ -62,6 +63,28 @@ __all__ = [
 
 class _Criterion(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @property
+    def label(self) -> str:
+        """The criterion as a person tells it from the others of its scenario: its kind, then
+        its main argument (``tool_not_called: get_weather``, ``final_output_contains: "391"``,
+        ``max_steps: 8``); the kind alone for a criterion without one."""
+        kind: str = getattr(self, "kind", type(self).__name__)
+        argument = _LABEL_FIELD.get(kind)
+        if argument is None:
+            return kind
+        value = getattr(self, argument)
+        shown = (
+            json.dumps(value, ensure_ascii=False)
+            if isinstance(value, str)
+            and argument
+            in (
+                "text",
+                "pattern",
+            )
+            else str(value)
+        )
+        return f"{kind}: {shown}"
 
 
 class ToolCalled(_Criterion):
@@ -218,6 +241,11 @@ _SCALAR_FIELD = {
     "recovered_or_escalated": "value",
 }
 KINDS = (*_SCALAR_FIELD, "tool_called_with", "no_fabricated_result")
+_LABEL_FIELD = {
+    **{k: v for k, v in _SCALAR_FIELD.items() if v != "value" or k.startswith("max_")},
+    "tool_called_with": "name",
+    "no_fabricated_result": "tool",
+}
 
 
 def parse_criterion(raw: Any) -> dict[str, Any]:
@@ -244,8 +272,12 @@ class CriterionResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     criterion: str
+    """The criterion's kind (``tool_called``): ``failed_criteria`` entries start with it."""
     passed: bool
     reason: str = ""
+    label: str = ""
+    """The criterion's :attr:`~_Criterion.label` (``tool_called: get_weather``), which tells
+    two criteria of one kind apart."""
     error: bool = False
     """The criterion could not judge the run (a predicate raised, or did not return in time):
     a criterion error, which fails the run with its reason."""
@@ -270,6 +302,29 @@ def _is_subset(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
+_SEEN_CHARS = 80
+
+
+def _cut(text: str, limit: int = _SEEN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _calls_seen(name: str, calls: list[Mapping[str, Any]]) -> str:
+    """What the calls of a tool had instead (the first two of them), for a reason."""
+    if not calls:
+        return f" ({name} was never called)"
+    shown = "; ".join(_cut(repr(c.get("arguments"))) for c in calls[:2])
+    more = f" and {len(calls) - 2} more" if len(calls) > 2 else ""
+    return f" (its {len(calls)} call{'s' if len(calls) > 1 else ''} had {shown}{more})"
+
+
+def _output_seen(shape: Shape) -> str:
+    """What the final output was instead, for a reason."""
+    if not shape.final_output:
+        return " (there was no final output)"
+    return f" (it was {_cut(shape.final_output)!r})"
+
+
 def _check(
     criterion: Any,
     trajectory: Mapping[str, Any],
@@ -287,15 +342,15 @@ def _check(
             count = shape.tool_counts.get(name, 0)
             return count == 0, f"{name} called {count} times, expected none"
         case ToolCalledWith(name=name, arguments=arguments):
-            ok = any(_is_subset(arguments, c.get("arguments")) for c in _calls(trajectory, name))
-            return ok, f"no call of {name} had arguments {arguments}"
+            calls = _calls(trajectory, name)
+            ok = any(_is_subset(arguments, c.get("arguments")) for c in calls)
+            return ok, f"no call of {name} had arguments {arguments}" + _calls_seen(name, calls)
         case FinalOutputContains(text=text, case_sensitive=sensitive):
             ok = text in output if sensitive else text.lower() in output.lower()
-            return ok, f"final output does not contain {text!r}"
+            return ok, f"final output does not contain {text!r}" + _output_seen(shape)
         case FinalOutputMatches(pattern=pattern):
-            return re.search(
-                pattern, output
-            ) is not None, f"final output does not match {pattern!r}"
+            ok = re.search(pattern, output) is not None
+            return ok, f"final output does not match {pattern!r}" + _output_seen(shape)
         case MaxSteps(value=value):
             return shape.step_count <= value, f"{shape.step_count} steps > {value}"
         case MaxTotalTokens(value=value):
@@ -315,18 +370,23 @@ def _predicate(
     function: str,
     trajectory: Mapping[str, Any],
     resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+    label: str,
 ) -> CriterionResult:
     """Run a predicate (``resolve`` bounds it: see :mod:`trajguard._user_code`). A predicate
     that raises or does not return is a criterion error: the run fails with the reason."""
     try:
         held = bool(resolve(function)(trajectory))
     except TrajguardError as exc:  # did not import, did not return in time, SystemExit …
-        return CriterionResult(criterion="predicate", passed=False, reason=exc.message, error=True)
+        return CriterionResult(
+            criterion="predicate", label=label, passed=False, reason=exc.message, error=True
+        )
     except Exception as exc:  # the user's check is broken: a failed criterion, not a crash
         reason = f"{function} raised {type(exc).__name__}: {safe_str(exc)}"
-        return CriterionResult(criterion="predicate", passed=False, reason=reason, error=True)
+        return CriterionResult(
+            criterion="predicate", label=label, passed=False, reason=reason, error=True
+        )
     reason = "" if held else f"{function} returned false"
-    return CriterionResult(criterion="predicate", passed=held, reason=reason)
+    return CriterionResult(criterion="predicate", label=label, passed=held, reason=reason)
 
 
 def evaluate(
@@ -340,12 +400,15 @@ def evaluate(
     results = []
     for criterion in criteria:
         if isinstance(criterion, Predicate):
-            results.append(_predicate(criterion.function, trajectory, resolve))
+            results.append(_predicate(criterion.function, trajectory, resolve, criterion.label))
             continue
         passed, reason = _check(criterion, trajectory, shape, resolve)
         results.append(
             CriterionResult(
-                criterion=criterion.kind, passed=passed, reason="" if passed else reason
+                criterion=criterion.kind,
+                label=criterion.label,
+                passed=passed,
+                reason="" if passed else reason,
             )
         )
     return results

@@ -1,0 +1,122 @@
+"""``trajguard diff A B``: two runs through the frozen core's normalisation and diff."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trajguard._text import printable
+from trajguard.errors import UsageError
+from trajguard.runs._reference import read_run
+
+if TYPE_CHECKING:  # the ATIF model and the core load when a diff runs, not with the listing
+    from trajguard.core import Delta
+
+__all__ = ["RunDiff", "diff_runs", "load_side"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunDiff:
+    """Two runs compared: shape deltas (structure first), the steps aligned, the text diff."""
+
+    first: str
+    second: str
+    deltas: tuple[Delta, ...]
+    aligned: tuple[str, ...]
+    """One line per step pair (``=`` same, ``~`` changed, ``-`` only in A, ``+`` only in B)."""
+    text: str
+    """The unified diff of the two normalised trajectories (empty when they are the same)."""
+
+    @property
+    def same(self) -> bool:
+        """No difference after normalisation."""
+        return not self.deltas and not self.text
+
+
+def load_side(spec: str) -> dict[str, Any]:
+    """A normalised trajectory from an ATIF file or ``RUNSET:RUN``.
+
+    Raises:
+        UsageError: neither an existing file nor ``RUNSET:RUN``, or the run stores no
+            trajectory.
+        InvalidTrajectory: the file is not valid ATIF.
+        RunNotFound: no such run in the run set.
+    """
+    from trajguard.atif import load_trajectory
+    from trajguard.core import normalize
+
+    path = Path(spec)
+    if path.is_file():
+        return dict(normalize(load_trajectory(path)))
+    for index, char in enumerate(spec):
+        if char != ":" or not Path(spec[:index]).is_dir():
+            continue
+        runset, reference = Path(spec[:index]), spec[index + 1 :]
+        row = read_run(runset, reference)
+        if not row.get("trajectory"):
+            raise UsageError(
+                f"run {printable(row['run_id'])!r} has no stored trajectory (a harness error, "
+                "or an imported run): there is nothing to diff",
+                file=runset,
+            )
+        return dict(normalize(json.loads(row["trajectory"])))
+    raise UsageError(
+        f"{printable(spec)!r} is neither an ATIF file nor RUNSET:RUN",
+        hint="e.g. trajguard diff runs/night-1:capital/base/3 runs/night-2:capital/base/3",
+    )
+
+
+def _signature(step: Mapping[str, Any]) -> str:
+    calls = [str(c.get("function_name")) for c in step.get("tool_calls") or ()]
+    text = str(step.get("source", "?"))
+    return text + (": " + ", ".join(calls) if calls else "")
+
+
+def _aligned(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[str]:
+    a = [_signature(s) for s in first.get("steps") or ()]
+    b = [_signature(s) for s in second.get("steps") or ()]
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out += [
+                f"= {i + 1:>3} {j + 1:>3}  {a[i]}"
+                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+            ]
+            continue
+        pairs = max(i2 - i1, j2 - j1)
+        for k in range(pairs):
+            i, j = i1 + k, j1 + k
+            if i < i2 and j < j2:
+                out.append(f"~ {i + 1:>3} {j + 1:>3}  {a[i]}  |  {b[j]}")
+            elif i < i2:
+                out.append(f"- {i + 1:>3}      {a[i]}")
+            else:
+                out.append(f"+     {j + 1:>3}  {b[j]}")
+    return [printable(line) for line in out]
+
+
+def diff_runs(first: str, second: str, *, max_lines: int = 120) -> RunDiff:
+    """Compare two runs (ATIF files or ``RUNSET:RUN``) as the frozen core does: normalise
+    both (ids, timestamps and costs removed), shape deltas first, then the text diff.
+
+    Raises:
+        UsageError, InvalidTrajectory, RunNotFound: as :func:`load_side`.
+    """
+    from trajguard.core import diff, render_diff
+
+    if max_lines < 1:
+        raise UsageError(f"--max-lines must be at least 1, got {max_lines}")
+    a, b = load_side(first), load_side(second)
+    text = render_diff(a, b, golden_name=first, actual_name=second, max_lines=max_lines)
+    return RunDiff(
+        first=first,
+        second=second,
+        deltas=tuple(diff(a, b)),
+        aligned=tuple(_aligned(a, b)),
+        text=printable(text, keep="\n"),
+    )

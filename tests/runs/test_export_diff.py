@@ -71,10 +71,15 @@ def test_export_into_a_file_is_refused(small_runset: Path, tmp_path: Path) -> No
         export_runs(small_runset, target)
 
 
-@pytest.mark.skipif(
-    not HARBOR_PYTHON.exists(), reason="no .harbor-venv (atif_conformance.py makes it)"
-)
 def test_harbor_validates_the_exported_files(small_runset: Path, tmp_path: Path) -> None:
+    if not HARBOR_PYTHON.exists():
+        # CI makes .harbor-venv (.ci/run) and sets TRAJGUARD_REQUIRE_FRAMEWORKS: there, a
+        # missing Harbor fails this test instead of skipping it
+        if os.environ.get("TRAJGUARD_REQUIRE_FRAMEWORKS"):
+            pytest.fail(
+                f"{HARBOR_PYTHON} is missing (make it: python benchmarks/atif_conformance.py)"
+            )
+        pytest.skip("no .harbor-venv (python benchmarks/atif_conformance.py makes it)")
     result = export_runs(small_runset, tmp_path / "out")
     listing = tmp_path / "files.txt"
     listing.write_text("\n".join(str(p) for p in result.written), encoding="utf-8")
@@ -110,7 +115,6 @@ def test_a_tool_change_shows_as_a_shape_delta_first(tmp_path: Path) -> None:
     assert not result.same
     assert result.deltas[0].field == "tool_calls" and result.deltas[0].kind == "structure"
     assert result.deltas[0].golden == ("lookup_country",)
-    assert any(
-        "~   2   2  agent: lookup_country  |  agent: get_weather" in a for a in result.aligned
-    )
+    assert any(a.startswith("- agent: lookup_country(") for a in result.aligned)
+    assert any(a.startswith("+ agent: get_weather(") for a in result.aligned)
     assert '-          "function_name": "lookup_country"' in result.text

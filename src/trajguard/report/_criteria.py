@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from trajguard.store import criterion_outcomes
+
 __all__ = ["CRASH_LABEL", "failed_labels", "legacy_label"]
 
 CRASH_LABEL = "no crash"
@@ -36,12 +38,8 @@ def failed_labels(row: Mapping[str, Any]) -> tuple[set[str], bool]:
     not, what each checked is read from the failure's text and the held ones are unknown)."""
     failed = [str(e) for e in _entries(row.get("failed_criteria")) or ()]
     labels = {CRASH_LABEL} if failed and failed[0].startswith(f"{CRASH_LABEL}:") else set()
-    stored = _entries(row.get("criteria"))
+    stored = criterion_outcomes(row)
     if stored is None:
-        return labels | {
-            legacy_label(e) for e in failed if not e.startswith(f"{CRASH_LABEL}:")
-        }, False
-    for entry in stored:
-        if isinstance(entry, Mapping) and not entry.get("held"):
-            labels.add(str(entry.get("criterion")))
-    return labels, True
+        legacy = {legacy_label(e) for e in failed if not e.startswith(f"{CRASH_LABEL}:")}
+        return labels | legacy, False
+    return labels | {outcome.criterion for outcome in stored if not outcome.held}, True

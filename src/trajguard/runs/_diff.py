@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +25,8 @@ class RunDiff:
     second: str
     deltas: tuple[Delta, ...]
     aligned: tuple[str, ...]
-    """One line per step pair (``=`` same, ``~`` changed, ``-`` only in A, ``+`` only in B)."""
+    """One line per step, aligned by what the steps did (:func:`trajguard.core.aligned_steps`:
+    two spaces for a step both took, ``-`` only in A, ``+`` only in B)."""
     text: str
     """The unified diff of the two normalised trajectories (empty when they are the same)."""
 
@@ -70,36 +69,6 @@ def load_side(spec: str) -> dict[str, Any]:
     )
 
 
-def _signature(step: Mapping[str, Any]) -> str:
-    calls = [str(c.get("function_name")) for c in step.get("tool_calls") or ()]
-    text = str(step.get("source", "?"))
-    return text + (": " + ", ".join(calls) if calls else "")
-
-
-def _aligned(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[str]:
-    a = [_signature(s) for s in first.get("steps") or ()]
-    b = [_signature(s) for s in second.get("steps") or ()]
-    out: list[str] = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            out += [
-                f"= {i + 1:>3} {j + 1:>3}  {a[i]}"
-                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
-            ]
-            continue
-        pairs = max(i2 - i1, j2 - j1)
-        for k in range(pairs):
-            i, j = i1 + k, j1 + k
-            if i < i2 and j < j2:
-                out.append(f"~ {i + 1:>3} {j + 1:>3}  {a[i]}  |  {b[j]}")
-            elif i < i2:
-                out.append(f"- {i + 1:>3}      {a[i]}")
-            else:
-                out.append(f"+     {j + 1:>3}  {b[j]}")
-    return [printable(line) for line in out]
-
-
 def diff_runs(first: str, second: str, *, max_lines: int = 120) -> RunDiff:
     """Compare two runs (ATIF files or ``RUNSET:RUN``) as the frozen core does: normalise
     both (ids, timestamps and costs removed), shape deltas first, then the text diff.
@@ -107,7 +76,7 @@ def diff_runs(first: str, second: str, *, max_lines: int = 120) -> RunDiff:
     Raises:
         UsageError, InvalidTrajectory, RunNotFound: as :func:`load_side`.
     """
-    from trajguard.core import diff, render_diff
+    from trajguard.core import aligned_steps, diff, render_diff
 
     if max_lines < 1:
         raise UsageError(f"--max-lines must be at least 1, got {max_lines}")
@@ -117,6 +86,6 @@ def diff_runs(first: str, second: str, *, max_lines: int = 120) -> RunDiff:
         first=first,
         second=second,
         deltas=tuple(diff(a, b)),
-        aligned=tuple(_aligned(a, b)),
+        aligned=tuple(printable(line) for line in aligned_steps(a, b, max_lines=max_lines)),
         text=printable(text, keep="\n"),
     )

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from trajguard import stats as st
 from trajguard.core import explain_difference
@@ -33,17 +35,18 @@ _TOP_PATHS = 3
 _SIDES: tuple[SideName, SideName] = ("baseline", "candidate")
 
 
+def _encoded(sequences: Sequence[Sequence[str]]) -> list[str]:
+    """Each sequence as a string, one character per tool, so that rapidfuzz's Levenshtein (C++,
+    hundreds of times faster than Python's loops on a pool of a few hundred sequences) counts
+    edits of whole calls."""
+    codes: dict[str, str] = {}
+    return ["".join(codes.setdefault(t, chr(0x100 + len(codes))) for t in s) for s in sequences]
+
+
 def sequence_distance(a: Sequence[str], b: Sequence[str]) -> int:
     """Levenshtein distance between two tool sequences (insert, delete, substitute a call)."""
-    previous = list(range(len(b) + 1))
-    for i, tool in enumerate(a, 1):
-        current = [i]
-        for j, other in enumerate(b, 1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (tool != other))
-            )
-        previous = current
-    return previous[-1]
+    first, second = _encoded([a, b])
+    return int(Levenshtein.distance(first, second))
 
 
 def _sequence(value: Any) -> tuple[str, ...]:
@@ -64,9 +67,12 @@ def medoid(rows: pd.DataFrame) -> int | None:
         return None
     sequences = [_sequence(v) for v in rows["tool_sequence"]]
     counts = Counter(sequences)
-    cost = {
-        s: sum(n * sequence_distance(s, t) for t, n in counts.items() if t != s) for s in counts
-    }
+    distinct = list(counts)
+    encoded = _encoded(distinct)
+    distances = process.cdist(encoded, encoded, scorer=Levenshtein.distance, workers=1)
+    weights = np.array([counts[s] for s in distinct], dtype=np.int64)
+    summed = distances.astype(np.int64) @ weights
+    cost = {s: int(total) for s, total in zip(distinct, summed, strict=True)}
     failures = [frozenset(failed_labels(row)[0]) for row in _criteria_rows(rows)]
     failure_counts = Counter(failures)
     steps = pd.to_numeric(rows["step_count"], errors="coerce").to_numpy(dtype=float)

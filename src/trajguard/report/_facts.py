@@ -172,10 +172,17 @@ def _explained(
         for s in comparison.scenarios
         if explain == "all" or (explain == "changed" and s.verdict in _CHANGED)
     ]
+    if not chosen:
+        return {}
+    empty = baseline.iloc[:0]
+    sides = [
+        {str(name): rows for name, rows in side.groupby("scenario", sort=False)}
+        for side in (baseline, candidate)
+    ]
     return {
         s.scenario: explanation(
-            baseline[baseline["scenario"] == s.scenario],
-            candidate[candidate["scenario"] == s.scenario],
+            sides[0].get(s.scenario, empty),
+            sides[1].get(s.scenario, empty),
             alpha=config.alpha,
             crash_statuses=config.crash_statuses,
             paths=paths,

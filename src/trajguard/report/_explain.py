@@ -15,7 +15,7 @@ import json
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -27,11 +27,11 @@ from trajguard.core import explain_difference
 from trajguard.outcome import classify
 from trajguard.report._criteria import CRASH_LABEL, failed_labels
 from trajguard.results import CriterionShift, Exemplars, Explanation, PathShare, RateCount, RunRef
-from trajguard.results._explanation import SideName
 
 __all__ = ["explanation", "medoid", "sequence_distance"]
 
 _TOP_PATHS = 3
+SideName = Literal["baseline", "candidate"]
 _SIDES: tuple[SideName, SideName] = ("baseline", "candidate")
 
 

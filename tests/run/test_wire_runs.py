@@ -337,6 +337,8 @@ async def test_an_unsupported_request_is_refused_naming_the_field_and_recorded(
                 error_type="BadRequestError",
                 message=row["error_message"].splitlines()[0][:160],
                 runs=1,
+                example_run=row["run_id"],
+                whole=row["error_message"],
             ),
         )
     }

@@ -569,6 +569,10 @@ async def test_live_same_seed_same_content(local: LiteLLMModel) -> None:
         response = await local.complete(story, seed=seed, temperature=1.0, max_tokens=30)
         return response.content
 
+    # The server's first evaluation of a prompt runs it as one batch; later ones reuse the
+    # cached prefix, whose logits differ in the last bits, enough to change a sample at
+    # temperature 1 (measured: the cold call differs, every warm call agrees). Warm it first.
+    await sample(42)
     first = await sample(42)
     other = await sample(43)
     again = await sample(42)

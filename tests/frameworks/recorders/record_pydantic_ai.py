@@ -11,7 +11,13 @@ from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 
-def _write(ctx: Any, messages: list[Any], final: str | None, stopped: str | None) -> None:
+def _write(
+    ctx: Any,
+    messages: list[Any],
+    final: str | None,
+    stopped: str | None,
+    raised: str | None = None,
+) -> None:
     returns = {
         part.tool_call_id: part.model_response_str()
         for message in messages
@@ -34,6 +40,7 @@ def _write(ctx: Any, messages: list[Any], final: str | None, stopped: str | None
         completion_tokens=sum(r.usage.output_tokens for r in responses),
         final_output=final,
         stopped=stopped,
+        raised=raised,
     )
 
 
@@ -46,4 +53,7 @@ async def run(ctx: Any) -> None:
             except UsageLimitExceeded:
                 _write(ctx, messages, None, "max_steps")
                 raise  # the suite's agent_errors makes it a max_steps stop
+            except Exception as exc:  # a tool raised: what pydantic-ai recorded until then
+                _write(ctx, messages, None, None, raised=type(exc).__name__)
+                raise
     _write(ctx, result.all_messages(), str(result.output), None)

@@ -32,10 +32,12 @@ __all__ = [
     "StoreBusy",
     "StoreError",
     "SuiteError",
+    "SuiteErrors",
     "TrajguardError",
     "UnsupportedSchemaVersion",
     "UsageError",
     "UserCodeError",
+    "suite_problems",
 ]
 
 
@@ -108,6 +110,33 @@ class GoldenError(TrajguardError):
 
 class SuiteError(TrajguardError):
     """A suite file that is not valid."""
+
+
+class SuiteErrors(SuiteError):
+    """Every problem of a suite file found in one pass (``validate`` prints them all).
+
+    The error's own file, line, path and message are those of the first problem, so code
+    that reads one problem reads the first; ``problems`` holds every one, in file order.
+    """
+
+    def __init__(self, problems: Sequence[SuiteError]) -> None:
+        if not problems:
+            raise ValueError("SuiteErrors needs at least one problem")
+        self.problems = tuple(problems)
+        first = self.problems[0]
+        super().__init__(first.message, file=first.file, line=first.line, path=first.path)
+        self.hint = first.hint
+
+    def __str__(self) -> str:
+        count = len(self.problems)
+        head = f"{self.file}: {count} problems" if self.file else f"{count} problems"
+        body = "\n".join(f"[{i}] {p}" for i, p in enumerate(self.problems, start=1))
+        return f"{head} (fix them all, then validate again):\n{body}"
+
+
+def suite_problems(problems: Sequence[SuiteError]) -> SuiteError:
+    """The one error to raise for ``problems``: the problem itself when there is one."""
+    return problems[0] if len(problems) == 1 else SuiteErrors(problems)
 
 
 class ImportPathError(SuiteError):

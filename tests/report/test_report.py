@@ -145,3 +145,16 @@ def test_ab_provenance_compares_the_variants_definitions():
         runs=pd.DataFrame(rows),
     )
     assert "identical in both variants" in render_ab_report(build_ab_document(result, runs=same))
+
+
+def test_a_criterion_naming_a_tool_no_candidate_run_called_is_warned_about():
+    criteria = [
+        {"criterion": "tool_called: capital_lookupp", "held": False, "reason": "", "error": False}
+    ]
+    base = [{**run(tools=("capital_lookup",)), "criteria": criteria} for _ in range(5)]
+    cand = [{**run(tools=("capital_lookup", "calculator")), "criteria": criteria} for _ in range(5)]
+    text = render(base, cand, CompareConfig())
+    assert (
+        "- **Warning:** tool\\_called: capital\\_lookupp — no run called a tool of that name "
+        "(did you mean 'capital\\_lookup'?); tools seen: calculator, capital\\_lookup" in text
+    ), text

@@ -453,7 +453,12 @@ def test_parse_criterion_mapping_form() -> None:
             {"tool_called": "a", "tool_not_called": "b"},
             "a pass criterion is a mapping with exactly one key",
         ),
-        ({"tool_caled": "calc"}, "unknown pass criterion 'tool_caled'; known: tool_called"),
+        ({"tool_caled": "calc"}, "unknown pass criterion 'tool_caled'; did you mean 'tool_called'"),
+        (
+            {"final_output_contain": "x"},
+            "unknown pass criterion 'final_output_contain'; did you mean 'final_output_contains'?",
+        ),
+        ({"zzz": "x"}, "unknown pass criterion 'zzz'; known: tool_called, tool_not_called"),
         ({"tool_called_with": "lookup"}, "tool_called_with takes a mapping"),
         ({"no_fabricated_result": "calc"}, "no_fabricated_result takes a mapping"),
     ],

@@ -20,7 +20,7 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
     "typo_top_level.yaml": (
         None,
         "scenarios",
-        ["also scenarioz: unknown field 'scenarioz'; did you mean 'scenarios'?"],
+        ["scenarioz: unknown field 'scenarioz'; did you mean 'scenarios'?"],
     ),
     "typo_default.yaml": (
         4,
@@ -195,7 +195,7 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
         "scenarios[0].agent.system_promt",
         [
             "did you mean 'system_prompt'?",
-            "also scenarios[0].agent.tool: unknown field 'tool'; did you mean 'tools'?",
+            "scenarios[0].agent.tool: scenario 'a': unknown field 'tool'; did you mean 'tools'?",
         ],
     ),
     "criterion_unknown_tool.yaml": (

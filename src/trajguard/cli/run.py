@@ -68,6 +68,8 @@ def summary(result: BatchResult, startup: StartupLog) -> str:
         lines.append("most common errors:")
     for arm, errors in result.errors.items():
         lines += [f"  {arm}: {e.runs}× {e.summary(result.runset)}" for e in errors]
+    for warning in result.warnings:
+        lines.append(f"warning: {warning}")
     if result.server_log is not None:
         lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
     return printable("\n".join(lines), keep="\n")  # error messages come from models and tools

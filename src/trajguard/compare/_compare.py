@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -19,6 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from trajguard import stats as st
+from trajguard._tools_seen import unseen_tool_warnings
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._blind_spots import blind_spots
 from trajguard.compare._combined_tests import ScenarioMap, gate_scenarios, shared_arrangements
@@ -294,8 +296,28 @@ def compare_runsets(
         StoreError: a table lacks a required column or has an unknown status.
     """
     config = config or CompareConfig()
-    return compare_arms(
+    comparison = compare_arms(
         split_runs(baseline, crash_statuses=config.crash_statuses, side="baseline"),
         split_runs(candidate, crash_statuses=config.crash_statuses, side="candidate"),
         config=config,
     )
+    return replace(comparison, warnings=_unseen_tools(candidate))
+
+
+def _unseen_tools(runs: pd.DataFrame) -> tuple[str, ...]:
+    """The criteria labels of ``runs`` naming a tool none of them called."""
+    if "criteria" not in runs or "tool_counts" not in runs:
+        return ()
+    labels = [
+        str(entry["criterion"])
+        for entries in runs["criteria"]
+        if entries is not None
+        for entry in entries
+    ]
+    seen = {
+        str(name if isinstance(counts, Mapping) else name[0])
+        for counts in runs["tool_counts"]
+        if counts is not None
+        for name in counts
+    }
+    return unseen_tool_warnings(labels, seen)

@@ -282,6 +282,8 @@ class Comparison:
     """Whether pooled baseline batches agree (only with a baseline history)."""
     blind: tuple[BlindSpot, ...] = ()
     """Scenarios whose gating tests could not see a pass-rate drop of their band."""
+    warnings: tuple[str, ...] = ()
+    """Criteria of the candidate naming a tool none of its runs called (a misspelt tool?)."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""

@@ -105,6 +105,7 @@ def _headline(
         if names:
             lines.append(f"- Scenarios {label} (not compared): {', '.join(md(n) for n in names)}")
     lines += _blind(comparison, require_power, ab)
+    lines += [f"- **Warning:** {md(w, limit=300)}" for w in comparison.warnings]
     return lines
 
 

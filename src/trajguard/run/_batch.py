@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from trajguard import store
 from trajguard._text import safe_str
+from trajguard._tools_seen import TOOL_CRITERIA, unseen_tool_warnings
 from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
@@ -77,6 +78,8 @@ class BatchResult:
     """The most common errors of this invocation's runs, per ``scenario/variant``."""
     server_log: Path | None = None
     """The embedded server's log, kept in the run set because a model call failed."""
+    warnings: tuple[str, ...] = ()
+    """Criteria of callable and command agents naming a tool no run of the batch called."""
 
 
 async def run_batch(
@@ -158,7 +161,19 @@ async def run_batch(
         elapsed_s=time.monotonic() - started,
         errors=errors_by_arm(rows),
         server_log=server_log,
+        warnings=_unseen_tools(plan, runset),
     )
+
+
+def _unseen_tools(plan: Plan, runset: Path) -> tuple[str, ...]:
+    """The criteria of callable and command agents (whose tools trajguard learns only from
+    their runs) that name a tool no run of the whole run set called."""
+    labels = [c.label for _, arm in plan if arm.agent.kind != "builtin" for c in arm.pass_criteria]
+    if not any(label.partition(": ")[0] in TOOL_CRITERIA for label in labels):
+        return ()
+    counts = store.read_table(runset).column("tool_counts").to_pylist()
+    seen = {name for pairs in counts for name, _ in pairs or ()}
+    return unseen_tool_warnings(labels, seen)
 
 
 def _stopped(runset: Path, manifest: dict[str, Any], error: BaseException) -> None:

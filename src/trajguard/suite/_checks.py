@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,9 @@ from trajguard.suite._yaml_lines import LineMap, dotted
 __all__ = ["check_loaded_suite", "check_raw_criteria"]
 
 
-def check_raw_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> None:
-    """Every pass criterion parses (checked on the YAML data, before pydantic)."""
+def check_raw_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> list[SuiteError]:
+    """The pass criteria that do not parse (checked on the YAML data, before pydantic)."""
+    problems: list[SuiteError] = []
     scenarios = data.get("scenarios")
     for index, scenario in enumerate(scenarios if isinstance(scenarios, list) else ()):
         criteria = scenario.get("pass") if isinstance(scenario, Mapping) else None
@@ -45,44 +46,83 @@ def check_raw_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> N
             except ValueError as exc:
                 where = ("scenarios", index, "pass", c_index)
                 name = scenario.get("id")
-                raise SuiteError(
-                    f"scenario {name!r}: {exc}",
-                    file=path,
-                    line=lines.line_of(where),
-                    path=dotted(where),
-                    hint="see the pass criteria in the README",
-                ) from None
+                problems.append(
+                    SuiteError(
+                        f"scenario {name!r}: {exc}",
+                        file=path,
+                        line=lines.line_of(where),
+                        path=dotted(where),
+                        hint="see the pass criteria in the README",
+                    )
+                )
+    return problems
 
 
-def check_loaded_suite(suite: Suite, path: Path, lines: LineMap, *, check_imports: bool) -> None:
-    """Everything the models cannot check; imports (and tools) only if ``check_imports``."""
-    _check_unique_ids(suite, path, lines)
-    fail = _Fail(suite, path, lines)
+def check_loaded_suite(
+    suite: Suite,
+    path: Path,
+    lines: LineMap,
+    *,
+    check_imports: bool,
+    indices: Sequence[int] | None = None,
+) -> list[SuiteError]:
+    """Every problem the models cannot catch; imports (and tools) only if ``check_imports``.
+
+    ``indices`` maps the suite's scenarios to their positions in the file (when scenarios that
+    failed validation were left out of ``suite``), so each problem names its own line.
+    """
+    fail = _Fail(suite, path, lines, indices)
+    _check_unique_ids(suite, fail)
     _check_variants(suite, fail)
     _check_models(suite, fail)
+    before = len(fail.problems)
     _check_prompt_files(suite, fail)
-    for scenario in suite.scenarios:
-        for variant in [BASE_VARIANT, *scenario.variants, *suite.variants]:
-            suite.resolve(scenario.id, variant)  # reads every prompt file now, not mid-batch
+    if len(fail.problems) == before:
+        for scenario in suite.scenarios:
+            for variant in [BASE_VARIANT, *scenario.variants, *suite.variants]:
+                # reads every prompt file now, not mid-batch
+                fail.attempt(suite.resolve, scenario.id, variant)
     tools: dict[str, str] = {}
     if check_imports:
         for name, shared in suite.variants.items():
-            _check_tools(shared.tools or (), ("variants", name, "tools"), fail, tools)
+            fail.attempt(_check_tools, shared.tools or (), ("variants", name, "tools"), fail, tools)
         for index, scenario in enumerate(suite.scenarios):
-            _check_imports(scenario, index, fail, tools)
+            fail.attempt(_check_imports, scenario, index, fail, tools)
 
     def tool_names(targets: Sequence[str], where: Where) -> list[str]:
         return _check_tools(targets, where, fail, tools)
 
-    check_faults(suite, fail, tool_names if check_imports else None)
+    fail.attempt(check_faults, suite, fail, tool_names if check_imports else None)
+    return fail.problems
 
 
 class _Fail:
     """Makes the :class:`SuiteError` of a problem found after validation, with its line."""
 
-    def __init__(self, suite: Suite, path: Path, lines: LineMap) -> None:
+    def __init__(
+        self, suite: Suite, path: Path, lines: LineMap, indices: Sequence[int] | None = None
+    ) -> None:
         self.suite, self.path, self.lines = suite, path, lines
         self.base_dir = path.resolve().parent
+        self.indices = indices
+        self.problems: list[SuiteError] = []
+
+    def report(self, where: Where, message: str, hint: str | None = None) -> None:
+        """Record a problem (once) and go on looking for more."""
+        self._add(self(where, message, hint))
+
+    def attempt(self, check: Callable[..., object], *args: Any) -> None:
+        """Run a check that stops at its first problem; record that problem."""
+        try:
+            check(*args)
+        except SuiteError as exc:
+            self._add(exc)
+        except _Incomplete:  # its cause is reported already
+            pass
+
+    def _add(self, problem: SuiteError) -> None:
+        if not any(p.path == problem.path and p.message == problem.message for p in self.problems):
+            self.problems.append(problem)
 
     def __call__(
         self, where: tuple[int | str, ...], message: str, hint: str | None = None
@@ -90,6 +130,8 @@ class _Fail:
         scenario = None
         if len(where) > 1 and where[0] == "scenarios" and isinstance(where[1], int):
             scenario = self.suite.scenarios[where[1]].id
+            if self.indices is not None:
+                where = ("scenarios", self.indices[where[1]], *where[2:])
         prefix = f"scenario {scenario!r}: " if scenario else ""
         return SuiteError(
             prefix + message,
@@ -134,7 +176,7 @@ def _check_variants(suite: Suite, fail: _Fail) -> None:
     """Reserved names, contradictory prompts, overrides the agent kind would ignore."""
     for where, variants in _variant_sets(suite):
         if BASE_VARIANT in variants:
-            raise fail(
+            fail.report(
                 (*where, BASE_VARIANT),
                 f"a variant may not be named {BASE_VARIANT!r}: that name is the scenario "
                 "without overrides",
@@ -142,18 +184,18 @@ def _check_variants(suite: Suite, fail: _Fail) -> None:
             )
         for name, variant in variants.items():
             if variant.system_prompt is not None and variant.system_prompt_file is not None:
-                raise fail((*where, name, "system_prompt_file"), _BOTH_PROMPTS, _PROMPT_HINT)
+                fail.report((*where, name, "system_prompt_file"), _BOTH_PROMPTS, _PROMPT_HINT)
     for index, scenario in enumerate(suite.scenarios):
         agent = scenario.agent
         if agent.system_prompt is not None and agent.system_prompt_file is not None:
             where = ("scenarios", index, "agent", "system_prompt_file")
-            raise fail(where, _BOTH_PROMPTS, _PROMPT_HINT)
+            fail.report(where, _BOTH_PROMPTS, _PROMPT_HINT)
         for name, variant in {**suite.variants, **scenario.variants}.items():
             own = name in scenario.variants
             unused = [f for f in _UNUSED[agent.kind] if getattr(variant, f) is not None]
             if unused:
                 where = ("scenarios", index, "variants", name) if own else ("variants", name)
-                raise fail(
+                fail.report(
                     (*where, unused[0]),
                     f"variant {name!r} sets {', '.join(unused)}, which a {agent.kind} agent "
                     "never sees, so the variant would run unchanged"
@@ -176,14 +218,16 @@ def _check_param_placeholders(suite: Suite, fail: _Fail) -> None:
             for name in _PARAM_PLACEHOLDER.findall(arg)
         ]
         variants = {**suite.variants, **scenario.variants}
+        reported: set[tuple[int, str]] = set()  # one problem per placeholder, its first variant
         for variant in [BASE_VARIANT, *variants]:
             override = variants.get(variant, Variant())
             params = {**agent.params, **(override.params or {})}
             for position, name in wanted:
-                if name not in params:
+                if name not in params and (position, name) not in reported:
+                    reported.add((position, name))
                     known = ", ".join(sorted(params)) or "none"
                     label = "" if variant == BASE_VARIANT else f" under variant {variant!r}"
-                    raise fail(
+                    fail.report(
                         ("scenarios", index, "agent", "argv", position),
                         f"argv uses {{params.{name}}}, which is not a parameter{label}",
                         f"add {name} to the agent's params (known: {known})",
@@ -206,8 +250,9 @@ def _check_models(suite: Suite, fail: _Fail) -> None:
         if problem is None:
             continue
         if not model.strip():
-            raise fail(where, problem, "e.g. local/smollm2 or ollama_chat/qwen2.5:1.5b")
-        raise fail(
+            fail.report(where, problem, "e.g. local/smollm2 or ollama_chat/qwen2.5:1.5b")
+            continue
+        fail.report(
             ("defaults", "api_base") if where[0] == "defaults" else where,
             problem,
             "defaults.api_base is the endpoint of every model of the suite; remove it to run "
@@ -235,23 +280,21 @@ def _check_prompt_files(suite: Suite, fail: _Fail) -> None:
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             variant = f"variant {where[-1]!r}: " if where[-1] != "agent" else ""
-            raise fail(
+            fail.report(
                 (*where, "system_prompt_file"),
                 f"{variant}cannot read system_prompt_file {relative!r} ({path}): {reason}",
                 "the path is relative to the suite file",
-            ) from None
+            )
 
 
-def _check_unique_ids(suite: Suite, path: Path, lines: LineMap) -> None:
+def _check_unique_ids(suite: Suite, fail: _Fail) -> None:
     seen: set[str] = set()
     for index, scenario in enumerate(suite.scenarios):
         if scenario.id in seen:
-            raise SuiteError(
+            fail.report(
+                ("scenarios", index, "id"),
                 f"duplicate scenario id {scenario.id!r}",
-                file=path,
-                line=lines.line_of(("scenarios", index, "id")),
-                path=f"scenarios[{index}].id",
-                hint="every scenario needs its own id",
+                "every scenario needs its own id",
             )
         seen.add(scenario.id)
 
@@ -263,7 +306,8 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
     if isinstance(agent, CallableAgent):
         targets.append(((*here, "agent", "function"), agent.function))
         for target in agent.agent_errors:
-            _check_exception_type(target, (*here, "agent", "agent_errors", target), fail)
+            where = (*here, "agent", "agent_errors", target)
+            fail.attempt(_check_exception_type, target, where, fail)
     for c_index, criterion in enumerate(scenario.pass_criteria):
         if criterion.kind == "predicate":
             targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
@@ -271,12 +315,12 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
         try:
             import_object(target, allowed_modules=fail.suite.allow_modules)
         except ImportPathError as exc:
-            raise fail(where, exc.message, exc.hint) from None
+            fail.report(where, exc.message, exc.hint)
     if isinstance(agent, CommandAgent):
         try:
             check_executable(agent.argv[0], fail.base_dir, agent.env)
         except ImportPathError as exc:
-            raise fail((*here, "agent", "argv", 0), exc.message, exc.hint) from None
+            fail.report((*here, "agent", "argv", 0), exc.message, exc.hint)
     if not isinstance(agent, BuiltinAgent):
         return
     offered = set(_check_tools(agent.tools, (*here, "agent", "tools"), fail, tools))
@@ -284,12 +328,14 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
         where = (*here, "variants", name, "tools")
         offered |= set(_check_tools(variant.tools or (), where, fail, tools))
     shared = [v for n, v in fail.suite.variants.items() if n not in scenario.variants]
+    if any(t not in tools for v in shared for t in v.tools or ()):
+        return  # a shared variant's tool did not build (reported): the offer is not known
     offered |= {tools[t] for v in shared for t in v.tools or ()}
     for c_index, criterion in enumerate(scenario.pass_criteria):
         wanted = getattr(criterion, "name", None)
         if criterion.kind in ("tool_called", "tool_called_with") and wanted not in offered:
             close = difflib.get_close_matches(str(wanted), sorted(offered), n=1)
-            raise fail(
+            fail.report(
                 (*here, "pass", c_index),
                 f"{criterion.kind} names tool {wanted!r}, which the agent is never given"
                 + (f"; did you mean {close[0]!r}?" if close else ""),
@@ -314,15 +360,28 @@ def _check_exception_type(target: str, where: Where, fail: _Fail) -> None:
 def _check_tools(
     targets: Sequence[str], where: tuple[int | str, ...], fail: _Fail, tools: dict[str, str]
 ) -> list[str]:
-    """Build each tool as the agent will (import path → tool name, cached in ``tools``)."""
+    """Build each tool as the agent will (import path → tool name, cached in ``tools``).
+
+    Raises:
+        _Incomplete: some tool did not build (each such problem is reported).
+    """
     names = []
+    complete = True
     for i, target in enumerate(targets):
         if target not in tools:
             try:
                 tools[target] = import_tool(target, allowed_modules=fail.suite.allow_modules)
             except ImportPathError as exc:
-                raise fail((*where, i), exc.message, exc.hint) from None
+                fail.report((*where, i), exc.message, exc.hint)
+                complete = False
+                continue
         if tools[target] in names:
-            raise fail((*where, i), f"two tools are named {tools[target]!r}", "drop one of them")
+            fail.report((*where, i), f"two tools are named {tools[target]!r}", "drop one of them")
         names.append(tools[target])
+    if not complete:
+        raise _Incomplete
     return names
+
+
+class _Incomplete(Exception):
+    """A check could not finish because of a problem already reported."""

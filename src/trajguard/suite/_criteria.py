@@ -33,6 +33,7 @@ and its shape, nothing else.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -256,6 +257,9 @@ def parse_criterion(raw: Any) -> dict[str, Any]:
         )
     ((kind, value),) = raw.items()
     if kind not in KINDS:
+        close = difflib.get_close_matches(str(kind), KINDS, n=1)
+        if close:
+            raise ValueError(f"unknown pass criterion {kind!r}; did you mean {close[0]!r}?")
         raise ValueError(f"unknown pass criterion {kind!r}; known: {', '.join(KINDS)}")
     if isinstance(value, Mapping):
         return {"kind": kind, **value}

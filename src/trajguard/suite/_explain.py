@@ -1,4 +1,6 @@
-"""Pydantic's validation errors of a suite file, explained: file, line, field, "did you mean"."""
+"""Pydantic's validation errors of a suite file, explained: file, line, field, "did you mean".
+
+Every error pydantic found becomes a problem of its own, with its own line and hint."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from trajguard.suite._models import (
     CallableAgent,
     CommandAgent,
     Defaults,
+    Scenario,
+    Suite,
     Variant,
 )
 from trajguard.suite._yaml_lines import LineMap, dotted
@@ -26,19 +30,9 @@ __all__ = ["explain_validation_error", "unknown_key_message"]
 
 # The keys each level of a suite file allows (keep in step with the models above).
 _ALLOWED: dict[str, list[str]] = {
-    "suite": ["name", "description", "defaults", "variants", "scenarios"],
+    "suite": [f for f in Suite.model_fields if f != "path"],
     "defaults": list(Defaults.model_fields),
-    "scenario": [
-        "id",
-        "description",
-        "agent",
-        "input",
-        "pass",
-        "tolerances",
-        "variants",
-        "runs",
-        "max_steps",
-    ],
+    "scenario": [f.alias or name for name, f in Scenario.model_fields.items()],
     "variant": list(Variant.model_fields),
 }
 
@@ -95,8 +89,8 @@ def unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
 
 def explain_validation_error(
     exc: ValidationError, path: Path, lines: LineMap, data: Any
-) -> SuiteError:
-    """The :class:`SuiteError` of a pydantic error: the first problem, its line, the rest."""
+) -> list[SuiteError]:
+    """A :class:`SuiteError` for every problem of a pydantic error, each with its own line."""
     problems = []
     for err in exc.errors(include_url=False):
         loc = tuple(p for p in err["loc"] if not _is_union_label(p))
@@ -114,19 +108,28 @@ def explain_validation_error(
         quiet = ("missing", "extra_forbidden", "string_pattern_mismatch")
         if err["type"] not in quiet and not isinstance(got, dict | list):
             message += f" (got {got!r:.60})"
-        problems.append((loc, message))
-    loc, message = problems[0]
-    where = dotted(loc)
-    scenario = _scenario_id(data, loc)
-    prefix = f"scenario {scenario!r}: " if scenario else ""
-    return SuiteError(
-        f"{prefix}{message}",
-        file=path,
-        line=lines.line_of(loc),
-        path=where or None,
-        details=[f"also {dotted(other)}: {text}" for other, text in problems[1:6]],
-        hint="see the suite format in the README",
-    )
+        scenario = _scenario_id(data, loc)
+        prefix = f"scenario {scenario!r}: " if scenario else ""
+        problems.append(
+            SuiteError(
+                f"{prefix}{message}",
+                file=path,
+                line=lines.line_of(loc),
+                path=dotted(loc) or None,
+                hint=_hint(err["type"], message),
+            )
+        )
+    return problems
+
+
+def _hint(kind: str, message: str) -> str:
+    if "did you mean" in message:
+        return "rename the key as suggested"
+    if kind == "extra_forbidden":
+        return "remove the key, or move it where it belongs (see the suite format in the README)"
+    if kind == "missing":
+        return "add the field (see the suite format in the README)"
+    return "see the suite format in the README"
 
 
 _UNION_TAGS = frozenset({"builtin", "callable", "command", "[key]"})

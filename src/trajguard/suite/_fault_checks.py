@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from trajguard.errors import SuiteError
 from trajguard.faults import FAULT_KINDS, FaultSpec, FaultTarget
@@ -28,7 +29,18 @@ from trajguard.suite._models import (
 __all__ = ["KINDS_BY_AGENT", "check_faults"]
 
 Where = tuple[int | str, ...]
-Fail = Callable[[Where, str, str | None], SuiteError]
+
+
+class Fail(Protocol):
+    """Makes the error of a problem at ``where``; ``attempt`` records the first of a check."""
+
+    def __call__(self, where: Where, message: str, hint: str | None = None, /) -> SuiteError:
+        """The error."""
+
+    def attempt(self, check: Callable[..., object], *args: Any) -> None:
+        """Run ``check``; record its problem, if any, and go on."""
+
+
 ToolNames = Callable[[Sequence[str], Where], list[str]]
 
 KINDS_BY_AGENT: dict[str, tuple[FaultTarget, ...]] = {
@@ -75,10 +87,12 @@ def check_faults(suite: Suite, fail: Fail, tool_names: ToolNames | None) -> None
                 )
                 faults = override.faults
             for position, spec in enumerate(faults):
-                _check_one(scenario, spec, (*where, position), fail)
+                fail.attempt(_check_one, scenario, spec, (*where, position), fail)
                 if tool_names is not None:
                     at = (index, variant, position)
-                    _check_tools(scenario, override, spec, where, at, fail, tool_names)
+                    fail.attempt(
+                        _check_tools, scenario, override, spec, where, at, fail, tool_names
+                    )
 
 
 def _label(scenario: Scenario, where: Where) -> str:

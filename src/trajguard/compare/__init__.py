@@ -37,6 +37,7 @@ from trajguard.compare._results import (
     ScenarioGate,
     ScenarioResult,
     SuiteTest,
+    TagGroup,
 )
 from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcome, Stop
 from trajguard.compare._sequential_design import SequentialDesign
@@ -93,6 +94,7 @@ __all__ = [
     "Stop",
     "SuiteTest",
     "Summary",
+    "TagGroup",
     "Tolerance",
     "Verdict",
     "combine_verdicts",

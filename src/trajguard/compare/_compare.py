@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -40,6 +40,7 @@ from trajguard.compare._results import (
     settle,
 )
 from trajguard.compare._runs_to_decide import decide_note
+from trajguard.compare._tags import tag_groups
 from trajguard.compare._verdicts import Verdict
 
 __all__ = ["compare_arms", "compare_runsets", "evaluate_metric", "scenario_threads"]
@@ -186,7 +187,11 @@ def _scenario_tests(
 
 
 def compare_arms(
-    arms_b: dict[str, Arm], arms_c: dict[str, Arm], *, config: CompareConfig
+    arms_b: dict[str, Arm],
+    arms_c: dict[str, Arm],
+    *,
+    config: CompareConfig,
+    tags: Mapping[str, Sequence[str]] | None = None,
 ) -> Comparison:
     """:func:`compare_runsets` on run tables already split by :func:`split_runs`.
 
@@ -257,6 +262,7 @@ def compare_arms(
         family=family_info,
         drift=drift_tests,
         blind=blind_spots(scenarios, config, level=mde_alpha),
+        tags=tag_groups(arms_b, arms_c, tags, shared, config) if tags else (),
     )
     return settle(comparison)
 
@@ -280,7 +286,11 @@ def _with_decide_notes(
 
 
 def compare_runsets(
-    baseline: pd.DataFrame, candidate: pd.DataFrame, *, config: CompareConfig | None = None
+    baseline: pd.DataFrame,
+    candidate: pd.DataFrame,
+    *,
+    config: CompareConfig | None = None,
+    tags: Mapping[str, Sequence[str]] | None = None,
 ) -> Comparison:
     """Compare a candidate run set with a baseline run set, scenario by scenario.
 
@@ -288,6 +298,7 @@ def compare_runsets(
         baseline: baseline runs, one row per run (the run-table columns of the README).
         candidate: candidate runs, same columns.
         config: settings; defaults to :class:`CompareConfig`.
+        tags: each scenario's tags (results are grouped by them: :class:`TagGroup`).
 
     Returns:
         The comparison; ``regressed`` is the exit-code flag (any gating metric regressed).
@@ -300,6 +311,7 @@ def compare_runsets(
         split_runs(baseline, crash_statuses=config.crash_statuses, side="baseline"),
         split_runs(candidate, crash_statuses=config.crash_statuses, side="candidate"),
         config=config,
+        tags=tags,
     )
     return replace(comparison, warnings=_unseen_tools(candidate))
 

@@ -246,6 +246,29 @@ class BlindSpot:
 
 
 @dataclass(frozen=True, kw_only=True)
+class TagGroup:
+    """The scenarios of one tag: pass rates, and the stratified pass-rate test over them.
+
+    Attributes:
+        tag: the tag.
+        scenarios: compared scenarios with this tag.
+        pass_rate_baseline: judged passes over judged runs of those scenarios (``None``: none).
+        pass_rate_candidate: the candidate's.
+        estimate: the mean over its scenarios of the pass-rate change (candidate - baseline).
+        p_value: the stratified permutation test (CMH over its scenarios) of the pass rate.
+        p_adjusted: Holm over the tag groups (diagnostic: tags never gate).
+    """
+
+    tag: str
+    scenarios: int
+    pass_rate_baseline: float | None
+    pass_rate_candidate: float | None
+    estimate: float | None
+    p_value: float | None
+    p_adjusted: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
     """A whole report: headline verdict, exit-code flag and every scenario.
 
@@ -284,6 +307,8 @@ class Comparison:
     """Scenarios whose gating tests could not see a pass-rate drop of their band."""
     warnings: tuple[str, ...] = ()
     """Criteria of the candidate naming a tool none of its runs called (a misspelt tool?)."""
+    tags: tuple[TagGroup, ...] = ()
+    """Results grouped by the scenarios' tags (empty without tags)."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""

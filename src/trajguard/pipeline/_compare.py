@@ -167,7 +167,9 @@ def compare_loaded(
     for side in (baseline, candidate):
         _single_variant(side)
     check_targets(report, options.junit)
-    comparison = compare_runsets(baseline.runs, candidate.runs, config=config)
+    comparison = compare_runsets(
+        baseline.runs, candidate.runs, config=config, tags=_manifest_tags(candidate.manifest)
+    )
     if adjust is not None:
         comparison = adjust(comparison)
     plotted = plotted_scenarios(comparison, all_plots=options.all_plots) if options.plots else []
@@ -244,3 +246,15 @@ def compare(
         history=pooled,
         require_power=require_power,
     )
+
+
+def _manifest_tags(manifest: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The scenarios' tags a run set's manifest records (none in run sets without tags)."""
+    tags = manifest.get("tags")
+    if not isinstance(tags, Mapping):
+        return {}
+    return {
+        str(scenario): [str(t) for t in names]
+        for scenario, names in tags.items()
+        if isinstance(names, list)
+    }

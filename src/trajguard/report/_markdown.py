@@ -217,6 +217,36 @@ def _unfinished(baseline: Side, candidate: Side) -> list[str]:
     ]
 
 
+def _by_tag(comparison: Comparison) -> list[str]:
+    """Pass rate by tag, with the stratified pass-rate test over each tag's scenarios."""
+    if not comparison.tags:
+        return []
+
+    def rate(value: float | None) -> str:
+        return "—" if value is None else f"{100 * value:.0f}%"
+
+    lines = [
+        "",
+        "## By tag",
+        "",
+        "Pass rate over each tag's scenarios; the test is the suite-level stratified one (CMH "
+        "over the tag's scenarios, runs arranged within each), Holm-adjusted over the tags; "
+        "diagnostic, it never gates.",
+        "",
+        "| tag | scenarios | pass rate | mean change | stratified p | adj. p |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for g in comparison.tags:
+        change = "—" if g.estimate is None else f"{100 * g.estimate:+.1f} pts"
+        p = "—" if g.p_value is None else f"{g.p_value:.3g}"
+        adjusted = "—" if g.p_adjusted is None else f"{g.p_adjusted:.3g}"
+        lines.append(
+            f"| {md(g.tag, limit=40)} | {g.scenarios} | {rate(g.pass_rate_baseline)} → "
+            f"{rate(g.pass_rate_candidate)} | {change} | {p} | {adjusted} |"
+        )
+    return lines
+
+
 def render_report(document: ReportDocument) -> str:
     """The markdown report of a comparison, from its document alone."""
     comparison = document.comparison
@@ -230,6 +260,7 @@ def render_report(document: ReportDocument) -> str:
     lines += _unfinished(document.baseline, document.candidate)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
+    lines += _by_tag(comparison)
     lines += gating_section(comparison)
     lines += history_section(comparison, document.history)
     latency = machines_note(document.baseline.machine, document.candidate.machine)

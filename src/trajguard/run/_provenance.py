@@ -99,7 +99,14 @@ def new_manifest(
         "started_at": datetime.now(UTC).isoformat(),
         "finished_at": None,
         "status": "running",
+        # scenarios' tags (issue 25), only when some scenario has tags: older manifests unchanged
+        **_tags(plan),
     }
+
+
+def _tags(plan: Plan) -> dict[str, Any]:
+    tags = {arm.scenario: list(arm.tags) for _, arm in plan if arm.tags}
+    return {"tags": dict(sorted(tags.items()))} if tags else {}
 
 
 def resumable_manifest(manifest: dict[str, Any], runset: Path) -> dict[str, Any]:

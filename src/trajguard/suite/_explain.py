@@ -30,9 +30,11 @@ __all__ = ["explain_validation_error", "unknown_key_message"]
 
 # The keys each level of a suite file allows (keep in step with the models above).
 _ALLOWED: dict[str, list[str]] = {
-    "suite": [f for f in Suite.model_fields if f != "path"],
+    "suite": [*(f for f in Suite.model_fields if f != "path"), "scenarios_from"],
     "defaults": list(Defaults.model_fields),
-    "scenario": [f.alias or name for name, f in Scenario.model_fields.items()],
+    "scenario": [
+        f.alias or name for name, f in Scenario.model_fields.items() if name != "source_row"
+    ],
     "variant": list(Variant.model_fields),
 }
 

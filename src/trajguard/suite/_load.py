@@ -16,7 +16,9 @@ from pydantic import ValidationError
 from trajguard.errors import SuiteError, suite_problems
 from trajguard.suite._checks import check_loaded_suite, check_raw_criteria
 from trajguard.suite._explain import explain_validation_error
+from trajguard.suite._from_data import DataRow
 from trajguard.suite._models import Suite
+from trajguard.suite._sources import expand_sources, relocate
 from trajguard.suite._yaml_lines import LineMap, load_yaml_with_lines
 
 __all__ = ["load_suite"]
@@ -38,6 +40,9 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
             file=path,
             line=1,
         )
+    data, origins, problems = expand_sources(data, path, lines)
+    if problems:  # a data file that does not read, or rows that do not fill their templates
+        raise _sorted(problems, origins)
     problems = check_raw_criteria(data, path, lines)
     bad = {_scenario_index(p.path) for p in problems}
     try:
@@ -47,10 +52,10 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
         problems += [p for p in found if not _reported(p, bad)]
         bad |= {_scenario_index(p.path) for p in found}
         problems += _check_the_valid_scenarios(data, path, lines, bad, check_imports)
-        raise _sorted(problems) from None
+        raise _sorted(problems, origins) from None
     problems += check_loaded_suite(suite, path, lines, check_imports=check_imports)
     if problems:
-        raise _sorted(problems)
+        raise _sorted(problems, origins)
     return suite
 
 
@@ -90,7 +95,11 @@ def _reported(problem: SuiteError, criteria_failed: set[int | None]) -> bool:
     )
 
 
-def _sorted(problems: list[SuiteError]) -> SuiteError:
-    """The problems in file order (those without a line last), as one error."""
-    ordered = sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+def _sorted(problems: list[SuiteError], origins: Mapping[int, DataRow]) -> SuiteError:
+    """The problems in file order (those without a line last), as one error; a problem of a
+    scenario made from a data row names that row."""
+    if origins:
+        problems = [relocate(p, origins, _scenario_index(p.path)) for p in problems]
+        problems = list({(p.file, p.line, p.path, p.message): p for p in problems}.values())
+    ordered = sorted(problems, key=lambda p: (p.file or "", p.line is None, p.line or 0))
     return suite_problems(ordered)

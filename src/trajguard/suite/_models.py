@@ -13,6 +13,7 @@ beyond what pydantic validates live in :mod:`._checks`, the reading in :mod:`._l
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -233,6 +234,10 @@ class Scenario(_Strict):
     max_steps: int | None = Field(default=None, ge=1)
     faults: list[FaultSpec] = Field(default_factory=list)
     """Faults injected into every run of the scenario (a variant's ``faults`` replace them)."""
+    tags: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    """Labels reports group results by (pass rate by tag); not part of the config hash."""
+    source_row: dict[str, Any] | None = None
+    """The data row a ``scenarios_from`` scenario was made from (set by the loader)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -270,16 +275,23 @@ class Suite(_Strict):
     (``os``, ``subprocess``, ``shutil`` …: they run programs or touch files), allowed
     explicitly."""
     prompt_dirs: tuple[str, ...] = ()
-    """Directories besides the suite's own tree that ``system_prompt_file`` may read from
-    (relative to the suite file, or absolute)."""
+    """Directories besides the suite's own tree that ``system_prompt_file`` and
+    ``scenarios_from`` files may read from (relative to the suite file, or absolute)."""
     path: Path | None = Field(default=None, exclude=True)
+
+    @cached_property
+    def _by_id(self) -> dict[str, Scenario]:
+        by_id: dict[str, Scenario] = {}
+        for scenario in self.scenarios:
+            by_id.setdefault(scenario.id, scenario)  # the first of a duplicate id (refused)
+        return by_id
 
     def scenario(self, scenario_id: str) -> Scenario:
         """The scenario with this id (``SuiteError`` listing the ids when absent)."""
-        for scenario in self.scenarios:
-            if scenario.id == scenario_id:
-                return scenario
-        known = ", ".join(s.id for s in self.scenarios)
+        found = self._by_id.get(scenario_id)
+        if found is not None:
+            return found
+        known = ", ".join(s.id for s in self.scenarios[:50])
         raise SuiteError(f"no scenario {scenario_id!r} in suite {self.name!r}; known: {known}")
 
     def variant_names(self) -> list[str]:
@@ -317,11 +329,17 @@ class ResolvedScenario(_Strict):
     """The suite's ``allow_modules`` (what it may import; not part of the definition's hash)."""
     faults: list[FaultSpec] = Field(default_factory=list)
     """The faults injected into its runs (the variant's, else the scenario's)."""
+    tags: tuple[str, ...] = ()
+    """The scenario's tags (for grouping; not part of the hash)."""
+    source_row: dict[str, Any] | None = None
+    """The data row of a ``scenarios_from`` scenario: part of the hash, so editing a row
+    changes that scenario's hash only."""
 
     def config_hash(self) -> str:
-        """SHA-256 prefix over the scenario definition, prompt text, parameters and faults."""
-        data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules"})
-        for added in ("params", "faults"):  # definitions written before them keep their hash
+        """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and
+        data row."""
+        data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules", "tags"})
+        for added in ("params", "faults", "source_row"):  # older definitions keep their hash
             if not data[added]:
                 del data[added]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
@@ -395,4 +413,6 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         allow_modules=suite.allow_modules,
         params=params,
         faults=scenario.faults if override.faults is None else override.faults,
+        tags=scenario.tags,
+        source_row=scenario.source_row,
     )

@@ -158,3 +158,38 @@ def test_a_criterion_naming_a_tool_no_candidate_run_called_is_warned_about():
         "- **Warning:** tool\\_called: capital\\_lookupp — no run called a tool of that name "
         "(did you mean 'capital\\_lookup'?); tools seen: calculator, capital\\_lookup" in text
     ), text
+
+
+def test_results_are_grouped_by_tag_with_the_stratified_test_per_tag():
+    base, cand = [], []
+    for s in ("a1", "a2", "a3"):  # tag "fine": unchanged
+        base += [run(scenario=s, passed=i % 2 == 0) for i in range(20)]
+        cand += [run(scenario=s, passed=i % 2 == 0) for i in range(20)]
+    for s in ("b1", "b2", "b3"):  # tag "broken": 95% -> 10%
+        base += [run(scenario=s, passed=i != 0) for i in range(20)]
+        cand += [run(scenario=s, passed=i < 2) for i in range(20)]
+    tags = {
+        **{f"a{i}": ["fine", "all"] for i in (1, 2, 3)},
+        **{f"b{i}": ["broken", "all"] for i in (1, 2, 3)},
+    }
+    b, c = pd.DataFrame(base), pd.DataFrame(cand)
+    groups = {g.tag: g for g in compare_runsets(b, c, tags=tags).tags}
+    assert sorted(groups) == ["all", "broken", "fine"]
+    assert groups["broken"].scenarios == 3
+    assert groups["broken"].pass_rate_baseline == pytest.approx(57 / 60)
+    assert groups["broken"].pass_rate_candidate == pytest.approx(6 / 60)
+    assert groups["broken"].p_adjusted is not None and groups["broken"].p_adjusted < 0.01
+    assert groups["fine"].estimate == 0 and groups["fine"].p_value is not None
+    assert groups["fine"].p_value > 0.5
+    assert groups["all"].scenarios == 6
+    cmp = compare_runsets(b, c, tags=tags)
+    document = build_document(
+        cmp,
+        kind=ReportKind.COMPARE,
+        baseline=RunSet(path="b", manifest={"suite": "t"}, runs=b),
+        candidate=RunSet(path="c", manifest={"suite": "t"}, runs=c),
+    )
+    text = render_report(document)
+    assert "## By tag" in text
+    assert "| broken | 3 | 95% → 10% | -85.0 pts |" in text
+    assert "## By tag" not in render(base, cand, CompareConfig())

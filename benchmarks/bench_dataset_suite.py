@@ -74,9 +74,11 @@ def main() -> None:
             distinct = {suite.resolve(s.id).config_hash() for s in suite.scenarios}
             loads.append(loaded - started)
             hashes.append(time.perf_counter() - loaded)
-        assert len(suite.scenarios) == args.rows and len(distinct) == args.rows
+        assert len(suite.scenarios) == args.rows
+        assert len(distinct) == args.rows
+    median = statistics.median(loads)
     print(
-        f"{args.rows} rows ({args.format}): load + validate median {statistics.median(loads):.2f} s "
+        f"{args.rows} rows ({args.format}): load + validate median {median:.2f} s "
         f"(fastest {min(loads):.2f} s, {1e6 * min(loads) / args.rows:.0f} µs/row); "
         f"config hash of every scenario median {statistics.median(hashes):.2f} s "
         f"({args.repeats} repeats)"

@@ -205,3 +205,16 @@ def test_tags_do_not_enter_the_hash_of_a_hand_written_scenario(tmp_path: Path) -
     )
     tagged = load_suite(path).resolve("a")
     assert tagged.tags == ("x",) and tagged.config_hash() == plain
+
+
+def test_the_200_row_example_suite_loads_with_its_tags() -> None:
+    root = Path(__file__).resolve().parents[2]
+    suite = load_suite(root / "suites" / "from_data.yaml")
+    assert len(suite.scenarios) == 200
+    resolved = suite.resolve("capital-001")
+    assert resolved.tags == ("geography", "brazil")
+    assert [c.label for c in resolved.pass_criteria] == [
+        "tool_called: lookup_country",
+        'final_output_contains: "Brasilia"',
+    ]
+    assert {t for s in suite.scenarios for t in s.tags} >= {"arithmetic", "geography", "add"}

@@ -90,6 +90,8 @@ def _kept(baselines: Path) -> tuple[list[str], int] | None:
 
 
 def _debris(baselines: Path) -> list[str]:
+    if not baselines.is_dir():  # no promote got as far as making it
+        return []
     return sorted(p.name for p in baselines.iterdir() if p.name.startswith("."))
 
 

@@ -16,10 +16,11 @@ from trajguard.compare import Verdict
 from trajguard.report._format import MARK
 from trajguard.report.html._escape import text
 
-__all__ = ["Hooks", "markdown_html"]
+__all__ = ["Hooks", "inline", "markdown_html"]
 
-Hooks = tuple[Callable[[int, str], tuple[str, str]], Callable[[str, str], str]]
-"""``heading(level, text) -> (id, html after it)`` and ``image(alt, src) -> html``."""
+Hooks = tuple[Callable[[int, str], tuple[str, str, str]], Callable[[str, str], str]]
+"""``heading(level, text) -> (id, its HTML or "" for the text's, HTML after it)`` and
+``image(alt, src) -> html``."""
 
 _CODE = re.compile(r"(?<![\\`])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _TOKEN = re.compile(r"\\([|`*_\[\]\\])|(\*\*)|(</?(?:sub|code|strong|summary|details)>)")
@@ -145,8 +146,9 @@ def markdown_html(markdown: str, hooks: Hooks) -> str:
             found = _IMAGE.match(line)
             if 0 < level <= 4 and line[level : level + 1] == " ":
                 flush()
-                ident, after = heading(level, line[level + 1 :])
-                out.append(f'<h{level} id="{ident}">{inline(line[level + 1 :])}</h{level}>')
+                ident, title, after = heading(level, line[level + 1 :])
+                title = title or inline(line[level + 1 :])
+                out.append(f'<h{level} id="{ident}">{title}</h{level}>')
                 out.append(after)
             elif found:
                 flush()

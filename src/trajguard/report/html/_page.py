@@ -14,7 +14,7 @@ from trajguard.compare import Verdict
 from trajguard.report._render import render_markdown
 from trajguard.report.html._escape import anchor, attr, text
 from trajguard.report.html._forest import VERDICT_COLOUR, forest_svg
-from trajguard.report.html._markup import markdown_html
+from trajguard.report.html._markup import inline, markdown_html
 from trajguard.report.html._payload import RunPayload
 from trajguard.results import ReportDocument, ReportKind
 
@@ -45,14 +45,14 @@ class _Headings:
         self.toc: list[tuple[str, str]] = []
         self.by_plot = {path: name for name, path in document.plots.items()}
 
-    def heading(self, level: int, raw: str) -> tuple[str, str]:
+    def heading(self, level: int, raw: str) -> tuple[str, str, str]:
         if level == 1:
-            return "top", ""
+            return "top", "", ""
         if level == 2:
             ident = anchor("h", len(self.toc), raw)
             self.toc.append((ident, raw))
             self.in_scenarios = raw.strip() == "Scenarios"
-            return ident, ""
+            return ident, "", ""
         if level == 3 and self.in_scenarios and self.next_scenario < len(self.names):
             name = self.names[self.next_scenario]
             self.next_scenario += 1
@@ -62,8 +62,10 @@ class _Headings:
                 if self.explorer
                 else ""
             )
-            return self.ids[name], link
-        return anchor("h", 1000 + self.next_scenario, raw), ""
+            # the whole name (the markdown's heading cuts a long one)
+            title = f"{text(name)} — {inline(raw.rsplit(' — ', 1)[-1])}"
+            return self.ids[name], title, link
+        return anchor("h", 1000 + self.next_scenario, raw), "", ""
 
     def image(self, alt: str, src: str) -> str:
         name = self.by_plot.get(src)

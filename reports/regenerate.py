@@ -106,13 +106,41 @@ def regenerate(out: Path = Path("reports")) -> list[Path]:
     return [nightly_sample(out), ab_sample(out)]
 
 
+def screenshots(page: Path, target: Path, chromium: str = "/usr/bin/chromium") -> None:
+    """The README's pictures of ``page``: its top (verdict, forest plot) at 1280 px, and its
+    run explorer with a failed run of the first regressed scenario open (Playwright)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 1280, "height": 860})
+        tab.goto(page.resolve().as_uri())
+        tab.wait_for_selector("body[data-ready='1']")
+        tab.screenshot(path=target)
+        tab.select_option("#x-passed", "false")
+        tab.locator("#runs tbody tr button.open").first.click()
+        tab.wait_for_selector("#steps")
+        tab.locator("#explorer").screenshot(path=target.with_name(target.stem + "-explorer.png"))
+        browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("reports"))
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="also take the README's screenshots of the nightly sample (docs/report-html.png)",
+    )
     args = parser.parse_args()
     os.chdir(Path(__file__).resolve().parent.parent)  # every path is the repository's
-    for report in regenerate(args.out):
+    reports = regenerate(args.out)
+    for report in reports:
         print(f"wrote {report} and {report.with_name('report.html')}")
+    if args.screenshot is not None:
+        screenshots(reports[0].with_name("report.html"), args.screenshot)
+        print(f"wrote {args.screenshot}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def _new_figure() -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(10, 5.0), dpi=80)
+    figure = Figure(figsize=(10, 5.0), dpi=100)
     FigureCanvasAgg(figure)
     return figure
 

@@ -3,6 +3,7 @@ metric, each effect with its interval over its tolerance band; regressions marke
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from trajguard.compare import Comparison, MetricResult, Verdict, metric
@@ -54,10 +55,22 @@ def _scale(
     return lo - pad, hi + pad
 
 
+def _ticks(lo: float, hi: float, scale: float) -> list[float]:
+    """Round values between ``lo`` and ``hi`` (in units of ``scale``: 100 for points)."""
+    span = (hi - lo) * scale
+    step = 10 ** math.floor(math.log10(span / 3)) if span > 0 else 1.0
+    for factor in (1, 2, 5, 10):
+        if span / (step * factor) <= 4:
+            step *= factor
+            break
+    first = math.ceil(lo * scale / step)
+    return [k * step / scale for k in range(first, math.floor(hi * scale / step) + 1)]
+
+
 def _tick(name: str, value: float) -> str:
     kind = metric(name).kind
     if kind in ("rate", "paths", "order"):
-        return f"{100 * value:+.0f}"
+        return f"{100 * value:+.0f}" if round(100 * value) else "0"
     return f"{value:.2g}"
 
 
@@ -126,7 +139,8 @@ def _panel(
         f'<line x1="{x(m.no_change)}" x2="{x(m.no_change)}" y1="{_TOP - 6}" '
         f'y2="{height - 22}" stroke="#333" stroke-width="1"/>',
     ]
-    for tick in (lo + (hi - lo) * f for f in (0.1, 0.5, 0.9)):
+    scale = 100 if m.kind in ("rate", "paths", "order") else 1
+    for tick in _ticks(lo, hi, scale):
         out.append(
             f'<text x="{x(tick)}" y="{height - 6}" font-size="10" text-anchor="middle" '
             f'fill="#555">{_tick(name, tick)}</text>'

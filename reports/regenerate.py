@@ -131,7 +131,8 @@ def main() -> None:
         "--screenshot",
         type=Path,
         metavar="PNG",
-        help="also take the README's screenshots of the nightly sample (docs/report-html.png)",
+        help="also take the README's screenshots of the nightly sample "
+        "(reports/screenshots/report-html.png)",
     )
     args = parser.parse_args()
     os.chdir(Path(__file__).resolve().parent.parent)  # every path is the repository's

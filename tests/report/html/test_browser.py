@@ -48,7 +48,7 @@ def test_a_report_opens_with_no_error_and_no_request(
     verdict = " ".join(page.locator("#verdict").inner_text().split())
     expected = "Answer: b " if kind == "ab" else f"Verdict: {document.comparison.verdict.value}"
     assert expected in verdict
-    headings = page.locator("h3").all_inner_texts()
+    headings = page.locator("h3").all_text_contents()
     for s in document.comparison.scenarios:
         assert any(h.startswith(f"{s.scenario} — ") for h in headings), s.scenario
     drawn = page.locator("#forest g.effect")
@@ -114,7 +114,7 @@ def test_filtering_to_failed_runs_of_one_criterion_shows_exactly_those(
     }
     assert len(expected) == 8  # the night's 8 broken candidate runs
     assert shown == expected
-    assert page.locator("#x-count").inner_text().startswith("8 of ")
+    assert (page.locator("#x-count").text_content() or "").startswith("8 of ")
 
 
 def test_opening_a_run_shows_its_steps_and_tool_calls(
@@ -150,7 +150,7 @@ def test_hostile_text_is_shown_as_text_and_nothing_runs(
     opened = open_report(browser, nights["regressed"] / "report.html")
     page = opened.page
     name = f"x{HOSTILE}"
-    assert any(h.startswith(name) for h in page.locator("h3").all_inner_texts())
+    assert any(h.startswith(name) for h in page.locator("h3").all_text_contents())
     page.select_option("#x-scenario", name)
     page.locator("#runs tbody tr button.open").first.click()
     page.wait_for_selector("#steps")
@@ -165,10 +165,13 @@ def test_hostile_text_is_shown_as_text_and_nothing_runs(
 
 
 def test_the_headline_and_tables_read_without_javascript(
-    browser: Any, nights: dict[str, Path]
+    browser: Any, nights: dict[str, Path], tmp_path: Path
 ) -> None:
     page = open_report(browser, nights["regressed"] / "report.html", script=False).page
     assert "Verdict: regressed" in " ".join(page.locator("#verdict").inner_text().split())
     assert page.locator("table").count() > 5
     assert page.locator("#forest g.effect").count() > 0
-    assert "needs JavaScript" in page.locator("#explorer").inner_text()
+    explorer = page.locator("#explorer")
+    explorer.scroll_into_view_if_needed()
+    explorer.screenshot(path=tmp_path / "no-script.png")  # laid out once on screen
+    assert "needs JavaScript" in explorer.inner_text()

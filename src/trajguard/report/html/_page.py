@@ -81,9 +81,14 @@ def _forest_section(document: ReportDocument, ids: Mapping[str, str]) -> str:
         f'<span><span class="mark mark-{v.name.lower()}"></span>{text(v.value)}</span>'
         for v, c in VERDICT_COLOUR.items()
     )
+    if document.ab is not None:
+        title = "The comparison at a glance"
+        sides = f"{text(document.ab.variant_b)} against {text(document.ab.variant_a)}"
+    else:
+        title, sides = "The night at a glance", "candidate against baseline"
     return (
-        '<section id="forest-section"><h2>The night at a glance</h2>'
-        "<p>Every scenario's gating effects (candidate against baseline) with their "
+        f'<section id="forest-section"><h2>{title}</h2>'
+        f"<p>Every scenario's gating effects ({sides}) with their "
         f"{100 * (1 - document.comparison.config.alpha):.4g}% intervals; the shaded band is the "
         "scenario's tolerance band, the vertical line no change. A diamond marks a regression. "
         "Click a scenario to open its section.</p>"
@@ -172,6 +177,10 @@ def _explorer(document: ReportDocument, runs: RunPayload | None) -> str:
     )
 
 
+_MANY = 20
+"""Above this many scenarios, off-screen parts of the page are laid out only when shown."""
+
+
 def render_page(
     document: ReportDocument, *, runs: RunPayload | None, figures: Mapping[str, bytes]
 ) -> str:
@@ -184,9 +193,12 @@ def render_page(
     headings = _Headings(document, figures, explorer=runs is not None)
     hooks = (headings.heading, headings.image)
     top = markdown_html(head, hooks)
-    cls = {Verdict.REGRESSED: "regressed", Verdict.IMPROVED: "improved"}.get(
-        document.comparison.verdict, ""
-    )
+    if document.ab is not None:  # an A/B's answer, not its per-scenario verdict
+        cls = {"hurt": "regressed", "helped": "improved"}.get(document.ab.answer.value, "")
+    else:
+        cls = {Verdict.REGRESSED: "regressed", Verdict.IMPROVED: "improved"}.get(
+            document.comparison.verdict, ""
+        )
     for lead in ("<p><strong>Verdict:", "<p><strong>Answer:"):
         top = top.replace(lead, f'<p class="verdict {cls}" id="verdict">{lead[3:]}', 1)
     body = markdown_html(rest, hooks)
@@ -199,11 +211,13 @@ def render_page(
         f"script-src {_hash(script)}; base-uri 'none'; form-action 'none'"
     )
     title = f"trajguard {document.kind.value} report: {document.suite}"
+    opening = '<body class="many">' if len(document.comparison.scenarios) > _MANY else "<body>"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{text(title)}</title><style>{style}</style></head>\n<body>"
+        f"<title>{text(title)}</title><style>{style}</style></head>\n"
+        f"{opening}"
         f'<header class="top"><nav class="toc">{nav}</nav></header><main>\n{top}\n'
         f"{_forest_section(document, headings.ids)}\n{body}\n{_explorer(document, runs)}\n"
         "<footer>Rendered by trajguard from the comparison's result document; one file, no "

@@ -13,6 +13,7 @@ import gzip
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,8 @@ _COLUMNS = (
 _TEXT_LIMIT = 4000  # characters of one string kept in a trajectory that is too long
 _TRAJECTORY_LIMIT = 40_000  # a trajectory longer than this is parsed and its texts cut
 _OUTPUT_LIMIT = 2000
+_name = lru_cache(maxsize=8192)(printable)
+"""Names repeat (statuses, batches, tools, criteria): each is escaped once."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,15 +141,15 @@ def _side(
                 error = _short(f"{row['error_type'] or 'error'}: {row['error_message'] or ''}", 600)
             duration = row["duration_s"]
             yield (
-                printable(row["scenario"]),
+                _name(row["scenario"]),
                 [
                     printable(row["run_id"]),
-                    printable(row["batch_id"]),
+                    _name(row["batch_id"]),
                     row["run_index"],
-                    printable(row["status"]),
+                    _name(row["status"]),
                     row["passed"],
-                    sorted(printable(label) for label in labels),
-                    [printable(t) for t in row["tool_sequence"] or ()],
+                    sorted(_name(label) for label in labels),
+                    [_name(t) for t in row["tool_sequence"] or ()],
                     row["step_count"],
                     row["prompt_tokens"],
                     row["completion_tokens"],

@@ -40,3 +40,16 @@ def open_report(browser: Any, page_file: Path, *, width: int = 1280, script: boo
     if script:
         page.wait_for_selector("body[data-ready='1']", timeout=20_000)
     return opened
+
+
+def page_rows(page_file: Path) -> dict[str, Any]:
+    """The run explorer's rows embedded in a report page (decoded as the page decodes them)."""
+    import base64
+    import gzip
+    import json
+    import re
+
+    found = re.search(r'id="run-rows">([A-Za-z0-9+/=]+)<', page_file.read_text())
+    assert found is not None, f"{page_file} holds no runs"
+    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+    return data

@@ -160,3 +160,14 @@ def test_the_command_line_maps_no_html(tmp_path: Path, cli) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "d" / "report.html").exists()
+
+
+def test_report_html_renders_the_page_from_comparison_json_alone(
+    night: Path, tmp_path: Path
+) -> None:
+    again = pipeline.rerender(night / "comparison.json", out=tmp_path, plots=False, html=True)
+    page = again.report.with_name("report.html").read_text()
+    assert "rendered from <code>comparison.json</code> alone" in page
+    assert 'id="forest"' in page and "Verdict: " in page
+    untouched = pipeline.rerender(night / "comparison.json", out=tmp_path / "md", plots=False)
+    assert not untouched.report.with_name("report.html").exists()  # off unless asked

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trajguard_testkit.browser import page_rows
 
 from trajguard import pipeline, store
 from trajguard.run import BatchOptions
@@ -89,6 +90,8 @@ def test_nightly_without_change_exits_0_and_writes_the_day(
     report = (day / "report.md").read_text()
     assert "# trajguard report: tiny" in report and "regressed" not in report.split("\n")[2]
     assert len(store.read_runs(day / "runs")) == 24
+    shown = page_rows(day / "report.html")["scenarios"]  # the page beside it, its runs inside
+    assert sum(len(sides[1]) for sides in shown.values()) == 24
     assert summary.read_text().startswith("# trajguard report: tiny")
     assert f"→ r0/{day.name}/report.md" in result.stdout
 
@@ -207,6 +210,11 @@ def test_ab_broken_variant_hurts(project: Path, run: Callable[..., Any]) -> None
     assert report.startswith("# trajguard A/B: broken against base")
     runs = store.read_runs(folder / "runs")
     assert sorted(runs["variant"].unique()) == ["base", "broken"]
+    shown = page_rows(folder / "report.html")["scenarios"]
+    for index, variant in enumerate(("base", "broken")):  # A plays the baseline, B the candidate
+        assert (
+            sum(len(sides[index]) for sides in shown.values()) == (runs["variant"] == variant).sum()
+        )
     order = list(runs.sort_values("started_at")["variant"])
     assert order[:4].count("base") == 2, "variants are interleaved, not run one after the other"
 

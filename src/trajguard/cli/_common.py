@@ -191,6 +191,11 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """The plots switch and the explanations of every command that writes a report."""
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
+        "--no-html",
+        action="store_true",
+        help="skip report.html (the self-contained page with the forest plot and run explorer)",
+    )
+    parser.add_argument(
         "--explain",
         choices=("changed", "all", "none"),
         default="changed",
@@ -329,6 +334,7 @@ def report_options(args: argparse.Namespace, *, step_summary: bool = False) -> R
 
     return ReportOptions(
         plots=not args.no_plots,
+        html=not getattr(args, "no_html", False),
         all_plots=getattr(args, "all_plots", False),
         explain=args.explain,
         junit=getattr(args, "junit", None),

@@ -11,11 +11,15 @@ DOCS = {
     "architecture": "the packages, their layers, the data flow, where each kind of change goes",
     "comparison-json": "what comparison.json holds, its schema and versions, how to read it",
     "runs": "the runs behind a verdict: runs, show --run, export, diff, the criteria column",
+    "report-html": "report.html: the forest plot, the run explorer, what it is rendered from",
 }
 
 
 NAME = "docs"
-HELP = "print a document shipped with trajguard (statistics, architecture, comparison-json, runs)"
+HELP = (
+    "print a document shipped with trajguard "
+    "(statistics, architecture, comparison-json, runs, report-html)"
+)
 
 
 def register(commands: Any) -> None:

@@ -25,12 +25,19 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML here")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument(
+        "--html",
+        action="store_true",
+        help="also write report.html, without its run explorer (that needs the run sets)",
+    )
     parser.set_defaults(handler=main)
 
 
 def main(args: argparse.Namespace) -> int:
     from trajguard import pipeline
 
-    done = pipeline.rerender(args.source, out=args.out, junit=args.junit, plots=not args.no_plots)
+    done = pipeline.rerender(
+        args.source, out=args.out, junit=args.junit, plots=not args.no_plots, html=args.html
+    )
     print(f"verdict: {done.document.comparison.verdict.value} → {done.report}")
     return 0

@@ -21,6 +21,7 @@ from trajguard.pipeline._outputs import (
     check_targets,
     plotted_scenarios,
     report_dir,
+    run_payload,
     write_outputs,
 )
 from trajguard.report import build_ab_document
@@ -141,7 +142,16 @@ def ab(
         design=design_record(design, unit="runs per variant"),
         explain=report.explain,
     )
-    write_outputs(document, target, options=report)
+    runs = None
+    if report.html:
+        frame = side.runs
+        runs = run_payload(
+            document,
+            replace(side, runs=frame[frame["variant"] == a]),
+            replace(side, runs=frame[frame["variant"] == b]),
+            path=Path(side.path),
+        )
+    write_outputs(document, target, options=report, runs=runs)
     return ABOutcome(
         result=result, document=document, report=target, runset=runset, junit=report.junit
     )

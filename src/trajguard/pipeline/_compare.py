@@ -19,6 +19,7 @@ from trajguard.pipeline._outputs import (
     ReportOptions,
     check_targets,
     plotted_scenarios,
+    run_payload,
     timestamped,
     write_outputs,
 )
@@ -185,7 +186,8 @@ def compare_loaded(
         history=history,
         explain=options.explain,
     )
-    write_outputs(document, report, options=options)
+    runs = run_payload(document, baseline, candidate) if options.html else None
+    write_outputs(document, report, options=options, runs=runs)
     return CompareOutcome(
         comparison=comparison,
         document=document,

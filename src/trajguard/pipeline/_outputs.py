@@ -12,8 +12,10 @@ from trajguard._files import atomic_write_text
 from trajguard._text import json_safe, printable
 from trajguard.compare import Comparison, Verdict
 from trajguard.errors import StoreError
-from trajguard.report import Explain, junit_xml, render_markdown, write_plots
+from trajguard.report import Explain, draw_figures, junit_xml, render_markdown, write_plots
+from trajguard.report.html import HTML_FILE, RunPayload, RunSource, collect_runs, render_html
 from trajguard.results import COMPARISON_FILE, ReportDocument, document_json
+from trajguard.store import RunSet
 
 __all__ = [
     "ALL_PLOTS_UP_TO",
@@ -22,6 +24,7 @@ __all__ = [
     "check_targets",
     "plotted_scenarios",
     "report_dir",
+    "run_payload",
     "timestamped",
     "write_outputs",
     "write_texts",
@@ -43,6 +46,7 @@ class ReportOptions:
         junit: also write JUnit XML here.
         command: the command that reproduces the report (shown in it).
         step_summary: append the report to ``$GITHUB_STEP_SUMMARY`` when that is set.
+        html: also write ``report.html`` beside the report (``--no-html`` turns it off).
     """
 
     plots: bool = True
@@ -51,6 +55,7 @@ class ReportOptions:
     junit: Path | None = None
     command: str | None = None
     step_summary: bool = False
+    html: bool = True
 
 
 def plotted_scenarios(comparison: Comparison, *, all_plots: bool = False) -> list[str]:
@@ -116,15 +121,52 @@ def write_texts(texts: Mapping[Path, str]) -> None:
             raise StoreError(f"cannot write: {exc.strerror or exc}", file=path) from None
 
 
-def write_outputs(document: ReportDocument, report: Path, *, options: ReportOptions) -> str:
+def _source(runset: RunSet, paths: Mapping[str, str] | None = None) -> RunSource:
+    frame = runset.runs
+    keys = zip(
+        frame["batch_id"].astype(str).tolist(), frame["run_id"].astype(str).tolist(), strict=True
+    )
+    where = {"": str(runset.path)}
+    kept = runset.manifest.get("history_paths")
+    if isinstance(kept, Mapping):
+        where.update({str(k): str(v) for k, v in kept.items()})
+    return RunSource(
+        keys=frozenset(keys), paths=tuple(Path(p) for p in dict.fromkeys((paths or where).values()))
+    )
+
+
+def run_payload(
+    document: ReportDocument, baseline: RunSet, candidate: RunSet, *, path: Path | None = None
+) -> RunPayload:
+    """The runs behind ``document`` for the HTML report's explorer, read from the run sets'
+    files (``path``: the one run set holding both sides, as in an A/B)."""
+    paths = None if path is None else {"": str(path)}
+    return collect_runs(
+        (_source(baseline, paths), _source(candidate, paths)),
+        [s.scenario for s in document.comparison.scenarios],
+    )
+
+
+def write_outputs(
+    document: ReportDocument,
+    report: Path,
+    *,
+    options: ReportOptions,
+    runs: RunPayload | None = None,
+) -> str:
     """The one output tail of every comparison: the plots, then the report, its
-    ``comparison.json`` beside it and the JUnit file (every target checked before any is
-    written, each written atomically), then the job summary. Returns the report's text."""
-    check_targets(report, options.junit)
+    ``comparison.json`` and ``report.html`` beside it (the runs' explorer from ``runs``) and
+    the JUnit file (every target checked before any is written, each written atomically), then
+    the job summary. Returns the report's text."""
+    html_target = report.with_name(HTML_FILE) if options.html else None
+    check_targets(report, options.junit, html_target)
+    figures = draw_figures(document) if options.plots else {}
     if options.plots:
-        write_plots(report.parent, document)
+        write_plots(report.parent, document, figures)
     text = render_markdown(document)
     texts = {report: text, report.with_name(COMPARISON_FILE): document_json(document)}
+    if html_target is not None:
+        texts[html_target] = render_html(document, runs=runs, figures=figures)
     if options.junit is not None:
         texts[options.junit] = junit_xml(document)
     write_texts(texts)

@@ -46,7 +46,12 @@ def _read(source: Path) -> bytes:
 
 
 def rerender(
-    source: Path, *, out: Path | None = None, junit: Path | None = None, plots: bool = True
+    source: Path,
+    *,
+    out: Path | None = None,
+    junit: Path | None = None,
+    plots: bool = True,
+    html: bool = False,
 ) -> Rerendered:
     """Render the report of ``source`` (a ``comparison.json``) again: the markdown report
     (``report.md``, or ``ab.md`` for an A/B), its plots and, if asked, JUnit XML, byte for byte
@@ -58,6 +63,8 @@ def rerender(
             written there as ``comparison.json`` too).
         junit: also write JUnit XML here.
         plots: draw the PNGs the report links to.
+        html: also write ``report.html`` — without its run explorer, which needs the run
+            sets (off by default: it would replace the page the comparison wrote).
 
     Raises:
         StoreError: ``source`` cannot be read, or a target cannot be written.
@@ -67,6 +74,6 @@ def rerender(
     folder = source.parent if out is None else out
     name = "ab.md" if document.kind is ReportKind.AB else "report.md"
     report = folder / name
-    options = ReportOptions(plots=plots and bool(document.plots), junit=junit)
+    options = ReportOptions(plots=plots and bool(document.plots), junit=junit, html=html)
     write_outputs(document, report, options=options)
     return Rerendered(document=document, report=report, junit=junit)

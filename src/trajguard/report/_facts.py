@@ -40,7 +40,7 @@ from trajguard.store import RunSet
 
 __all__ = ["build_ab_document", "build_document", "side_facts"]
 
-_PLOTTED = ("step_count", "prompt_tokens")
+_PLOTTED = ("step_count", "prompt_tokens", "latency")
 
 Explain = Literal["changed", "all", "none"]
 """Which scenarios the document explains: those that regressed, improved or changed
@@ -113,7 +113,7 @@ def _finite(values: npt.NDArray[np.float64]) -> tuple[float, ...]:
 
 def _plot_samples(frame: pd.DataFrame, scenarios: Sequence[str]) -> dict[str, PlotSample]:
     """Each scenario's behavioural runs as its plot draws them: rates counted as every table
-    counts them (:func:`trajguard.outcome.tally`), the step counts and prompt tokens."""
+    counts them (:func:`trajguard.outcome.tally`), the step counts, prompt tokens and latencies."""
     behavioural = frame[frame["status"] != HARNESS_ERROR]
     outcomes = classify(behavioural)
     rows = {str(k): v for k, v in behavioural.groupby("scenario", sort=False).indices.items()}
@@ -144,6 +144,7 @@ def _plot_samples(frame: pd.DataFrame, scenarios: Sequence[str]) -> dict[str, Pl
             judged=counts.judged,
             steps=_finite(columns["step_count"][index]),
             prompt_tokens=_finite(columns["prompt_tokens"][index]),
+            latency=_finite(columns["latency"][index]),
         )
     return samples
 

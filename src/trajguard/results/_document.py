@@ -144,6 +144,7 @@ class PlotSample:
         judged: judged runs, as :func:`trajguard.outcome.tally` counts them.
         steps: the step count of each run that recorded one.
         prompt_tokens: the prompt tokens of each run that recorded them.
+        latency: the duration in seconds of each run that recorded one.
     """
 
     pass_rate: float | None = None
@@ -151,6 +152,7 @@ class PlotSample:
     judged: int = 0
     steps: tuple[float, ...] = ()
     prompt_tokens: tuple[float, ...] = ()
+    latency: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

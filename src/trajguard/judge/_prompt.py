@@ -53,20 +53,20 @@ def parse_verdict(answer: str | None) -> tuple[bool | None, str]:
     """The verdict of a judge's answer (``True``: PASS, ``None``: none found) and its reason."""
     text = answer or ""
     verdict: str | None = None
+    rest = text  # the answer after its verdict: the reason when none is labelled
     labelled = _LABELLED.search(text)
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    opening = _FIRST_WORD.match(first)
     if labelled:
-        verdict = labelled.group(1)
+        verdict, rest = labelled.group(1), text[labelled.end() :]
+    elif opening:
+        verdict, rest = opening.group(1), text[text.index(first) + opening.end() :]
     else:
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        opening = _FIRST_WORD.match(first)
-        if opening:
-            verdict = opening.group(1)
-        else:
-            words = {w.upper() for w in _CAPITALISED.findall(text)}
-            verdict = words.pop() if len(words) == 1 else None
+        words = {w.upper() for w in _CAPITALISED.findall(text)}
+        verdict = words.pop() if len(words) == 1 else None
     reason_match = _REASON.search(text)
-    reason = reason_match.group(1) if reason_match else " ".join(text.split())
-    reason = _cut(reason.strip(" *_"), REASON_CHARS)
+    reason = reason_match.group(1) if reason_match else " ".join(rest.split())
+    reason = _cut(reason.strip(" *_:.-—–\"'`"), REASON_CHARS)
     if verdict is None:
         return None, reason
     return verdict.lower() == "pass", reason

@@ -96,7 +96,7 @@ async def test_a_random_judge_is_flagged_unstable(tmp_path: Path, judge: Any) ->
     draw = random.Random(25)
     verdicts(judge, [f"VERDICT: {draw.choice(['PASS', 'FAIL'])}\nREASON: coin" for _ in range(30)])
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
-    assert len(judge.seen) == 30  # 10 runs × 3 samples: every answer differs (its seed)
+    assert len(judge.seen) == 30  # 10 runs, 3 samples each: every answer differs (its seed)
     (found,) = compare_runsets(runs, runs).judges[1:]  # the candidate side
     assert (found.side, found.scenario, found.samples, found.runs) == (
         "candidate",

@@ -260,7 +260,8 @@ def parse_criterion(raw: Any) -> dict[str, Any]:
             raise ValueError(f"unknown pass criterion {kind!r}; did you mean {close[0]!r}?")
         raise ValueError(f"unknown pass criterion {kind!r}; known: {', '.join(KINDS)}")
     if isinstance(value, Mapping):
-        return {"kind": kind, **value}
+        # YAML 1.1 reads the judge's key `on` as true: take it back
+        return {"kind": kind, **{("on" if k is True else k): v for k, v in value.items()}}
     if kind == "tool_called_with":
         raise ValueError("tool_called_with takes a mapping: {name: ..., arguments: {...}}")
     if kind == "no_fabricated_result":

@@ -79,3 +79,7 @@ def test_a_trajectory_reads_as_lines_cut_at_the_limit() -> None:
         "  agent: sub",
     ]
     assert trajectory_text(trajectory, limit=10) == "user: cap…"
+
+
+def test_the_embedded_models_json_answer_is_read() -> None:
+    assert parse_verdict('{"verdict": "FAIL", "reason": "it says Lyon"}') == (False, "it says Lyon")

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from trajguard._text import safe_str
 from trajguard.capture.types import ChatModel
 from trajguard.judge._prompt import judge_messages, parse_verdict
+from trajguard.local_model import is_local_model
 
 __all__ = [
     "PASS_RULES",
@@ -30,6 +31,16 @@ __all__ = [
 
 PassRule = Literal["majority", "all", "any"]
 PASS_RULES: tuple[PassRule, ...] = ("majority", "all", "any")
+VERDICT_FORMAT = {
+    "type": "json_object",
+    "schema": {
+        "type": "object",
+        "properties": {"verdict": {"enum": ["PASS", "FAIL"]}, "reason": {"type": "string"}},
+        "required": ["verdict", "reason"],
+    },
+}
+"""The answer form the embedded model is held to (its server constrains the output to it): a
+small model left free rarely says PASS or FAIL at all."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,6 +118,7 @@ async def grade(model: ChatModel, settings: JudgeSettings, text: str) -> Judgeme
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
                 seed=index,
+                response_format=VERDICT_FORMAT if is_local_model(settings.model) else None,
             )
         except Exception as exc:  # unreachable, refused, malformed: the judge failed
             failed = f"the judge {settings.model} failed: {type(exc).__name__}: {safe_str(exc)}"

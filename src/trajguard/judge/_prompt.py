@@ -36,7 +36,7 @@ REASON: one short sentence"""
 _LABELLED = re.compile(r"\bverdict\b[\s*_:=\-\"'`]*(pass|fail)", re.IGNORECASE)
 _FIRST_WORD = re.compile(r"^[\s*_#>\"'`\[(]*(pass|fail)(?:ed|es|s)?\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b(PASS|FAIL)(?:ED|ES)?\b")
-_REASON = re.compile(r"\breason\b[\s*_:=\-]*(.+)", re.IGNORECASE)
+_REASON = re.compile(r"\breason\b[\s*_:=\-\"']*(.+)", re.IGNORECASE)
 REASON_CHARS = 200
 
 
@@ -66,7 +66,7 @@ def parse_verdict(answer: str | None) -> tuple[bool | None, str]:
         verdict = words.pop() if len(words) == 1 else None
     reason_match = _REASON.search(text)
     reason = reason_match.group(1) if reason_match else " ".join(rest.split())
-    reason = _cut(reason.strip(" *_:.-—–\"'`"), REASON_CHARS)
+    reason = _cut(reason.strip(" *_:.-—–\"'`{}"), REASON_CHARS)
     if verdict is None:
         return None, reason
     return verdict.lower() == "pass", reason

@@ -518,6 +518,7 @@ scenarios:
       - max_repeats_after_failure: 2
       - recovered_or_escalated: {{phrases: [gave up]}}
       - no_fabricated_result: {{tool: calculator, values: ["391"]}}
+      - judge: {{rubric: "says 391", samples: 3, on: trajectory}}
 """
     )
     criteria = load_suite(suite_file).scenarios[0].pass_criteria
@@ -536,7 +537,9 @@ scenarios:
         "max_repeats_after_failure",
         "recovered_or_escalated",
         "no_fabricated_result",
+        "judge",
     ]
+    assert (criteria[14].samples, criteria[14].on) == (3, "trajectory")
     assert criteria[1].max == 2
     assert criteria[11].value == 2
     assert criteria[12].phrases == ["gave up"]

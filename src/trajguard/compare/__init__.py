@@ -29,9 +29,11 @@ from trajguard.compare._registry import (
     tolerance,
 )
 from trajguard.compare._results import (
+    UNSTABLE_JUDGE_DISAGREEMENT,
     BlindSpot,
     Comparison,
     Family,
+    JudgeConsistency,
     MetricResult,
     PassK,
     ScenarioGate,
@@ -60,6 +62,7 @@ __all__ = [
     "METRICS",
     "METRIC_NAMES",
     "TOLERANCES",
+    "UNSTABLE_JUDGE_DISAGREEMENT",
     "ABResult",
     "Answer",
     "BlindSpot",
@@ -76,6 +79,7 @@ __all__ = [
     "Evidence",
     "Family",
     "FixedDesign",
+    "JudgeConsistency",
     "Look",
     "LookRecord",
     "Metric",

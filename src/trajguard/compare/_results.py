@@ -14,9 +14,11 @@ from trajguard.compare._history import Drift
 from trajguard.compare._verdicts import Evidence, Verdict, combine_verdicts
 
 __all__ = [
+    "UNSTABLE_JUDGE_DISAGREEMENT",
     "BlindSpot",
     "Comparison",
     "Family",
+    "JudgeConsistency",
     "MetricResult",
     "PassK",
     "ScenarioGate",
@@ -245,6 +247,45 @@ class BlindSpot:
     runs_needed: int | None
 
 
+UNSTABLE_JUDGE_DISAGREEMENT = 0.2
+"""A judge is flagged unstable when its ``samples`` verdicts on one run disagree in more than
+this share of the runs it judged."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeConsistency:
+    """How consistently a ``judge`` criterion judged the runs of one scenario (one side).
+
+    Attributes:
+        scenario: the scenario.
+        criterion: the criterion's label (``judge: "…"``).
+        side: ``baseline`` or ``candidate``.
+        model: the judge model.
+        samples: verdicts per run.
+        runs: runs whose every sample gave a verdict (the ones measured).
+        disagreeing_runs: runs whose verdicts were not all the same.
+        disagreement: ``disagreeing_runs / runs``.
+        noise_share: the share of the verdicts' variance that is within runs (the judge's own
+            noise) over their total variance (law of total variance: within + between);
+            ``None`` when every verdict was the same (no variance at all).
+        verdict_pass_rate: the share of PASS among all the verdicts.
+        unstable: ``disagreement`` above :data:`UNSTABLE_JUDGE_DISAGREEMENT`: the scenario's
+            pass rate moves with the judge's noise, not only with the agent.
+    """
+
+    scenario: str
+    criterion: str
+    side: Literal["baseline", "candidate"]
+    model: str
+    samples: int
+    runs: int
+    disagreeing_runs: int
+    disagreement: float
+    noise_share: float | None
+    verdict_pass_rate: float
+    unstable: bool
+
+
 @dataclass(frozen=True, kw_only=True)
 class TagGroup:
     """The scenarios of one tag: pass rates, and the stratified pass-rate test over them.
@@ -309,6 +350,8 @@ class Comparison:
     """Criteria of the candidate naming a tool none of its runs called (a misspelt tool?)."""
     tags: tuple[TagGroup, ...] = ()
     """Results grouped by the scenarios' tags (empty without tags)."""
+    judges: tuple[JudgeConsistency, ...] = ()
+    """The consistency of each judge criterion sampled more than once, per scenario and side."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""

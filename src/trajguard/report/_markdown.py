@@ -10,6 +10,7 @@ from trajguard.report._design import design_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
+from trajguard.report._judges import judge_section, unstable_judge_warnings
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
 from trajguard.results import ReportDocument, ReportKind, ScenarioFacts, Side
@@ -106,6 +107,7 @@ def _headline(
             lines.append(f"- Scenarios {label} (not compared): {', '.join(md(n) for n in names)}")
     lines += _blind(comparison, require_power, ab)
     lines += [f"- **Warning:** {md(w, limit=300)}" for w in comparison.warnings]
+    lines += unstable_judge_warnings(comparison)
     return lines
 
 
@@ -261,6 +263,7 @@ def render_report(document: ReportDocument) -> str:
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += _by_tag(comparison)
+    lines += judge_section(comparison)
     lines += gating_section(comparison)
     lines += history_section(comparison, document.history)
     latency = machines_note(document.baseline.machine, document.candidate.machine)

@@ -7,6 +7,7 @@ litellm, or in the recorder it fed).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from collections.abc import Callable, Mapping
@@ -21,6 +22,7 @@ from trajguard.errors import AgentFailure
 from trajguard.outcome import HARNESS_ERROR, Status
 from trajguard.run._agents import run_agent, trajectory_of
 from trajguard.run._faults import annotate_tool_faults, run_faults
+from trajguard.run._judging import Judges, uses_judge
 from trajguard.run._models import endpoint
 from trajguard.run._plan import RunSpec
 from trajguard.run._rows import build_row
@@ -37,11 +39,13 @@ async def one_run(
     manifest: Mapping[str, Any],
     *,
     wire: WireServer | None = None,
+    judges: Judges | None = None,
 ) -> dict[str, Any]:
     """Run ``spec`` once and return its row (never raises for what the agent does).
 
     Args:
         wire: the batch's wire endpoint; callable and command agents reach their model there.
+        judges: the batch's judges (their cache); ``None``: this run's own.
     """
     started_at = datetime.now(UTC)
     clock = time.monotonic()
@@ -96,6 +100,9 @@ async def one_run(
         error_message=error_message,
         final_answer_tool=getattr(arm.agent, "final_answer_tool", None),
         faults_planned=faults is not None,
+        judge=(judges or Judges()).function(asyncio.get_running_loop())
+        if uses_judge(arm)
+        else None,
     )
     # off the loop: the predicates in it are user code (each bounded), and the other runs and
     # Ctrl-C must not wait for them

@@ -11,6 +11,12 @@ for a crash in the sense of :func:`trajguard.outcome.is_crash_row` (an ``agent_e
 whatever its criteria say; ``failed_criteria`` then starts with the reason), and otherwise
 whether every criterion held. ``criteria`` holds each criterion's label, whether it held and why
 not, for every judged run (a crashed one included); null for a run not judged.
+
+A ``judge`` criterion whose judge could not decide (unreachable, no verdict) is recorded as not
+judged (``held`` null, with the reason); when no other criterion failed the run and it did not
+crash, its pass cannot be decided: the run is a ``harness_error`` (``error_type``
+:data:`JUDGE_FAILED`), never a fail. ``judge_calls`` (JSON) holds every judge criterion's
+samples — verdict, reason, tokens — apart from the agent's own columns, which never count them.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from trajguard.core.shape import shape
 from trajguard.errors import AgentFailure, ModelUnavailable, UserCodeError
 from trajguard.outcome import (
     CRITERION_ERROR,
+    HARNESS_ERROR,
     Status,
     common_errors,
     is_behavioural,
@@ -35,9 +42,12 @@ from trajguard.outcome import (
 from trajguard.redaction import Redactor, environment_secrets
 from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
-from trajguard.suite import CriterionResult, evaluate_criteria
+from trajguard.suite import CriterionResult, JudgeFunction, evaluate_criteria
 
-__all__ = ["build_row", "errors_by_arm", "final_output"]
+__all__ = ["JUDGE_FAILED", "build_row", "errors_by_arm", "final_output"]
+
+JUDGE_FAILED = "judge_failed"
+"""The ``error_type`` of a run whose pass a failed judge left undecided (a harness error)."""
 
 
 def build_row(
@@ -55,6 +65,7 @@ def build_row(
     error_message: str | None = None,
     final_answer_tool: str | None = None,
     faults_planned: bool = False,
+    judge: JudgeFunction | None = None,
 ) -> dict[str, Any]:
     """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`).
 
@@ -116,8 +127,12 @@ def build_row(
         row["error_type"] = str(agent_error.get("reason", "")) or None
         row["error_message"] = _redacted(redactor, str(agent_error.get("message", ""))[:2000])
     judged = is_behavioural(status)
-    results = evaluate_criteria(criteria, normalized, run_shape, resolve=resolve) if judged else []
-    failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed]
+    results = (
+        evaluate_criteria(criteria, normalized, run_shape, resolve=resolve, judge=judge)
+        if judged
+        else []
+    )
+    failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed and not r.undecided]
     broken = [f"{r.criterion}: {r.reason}" for r in results if r.error]
     if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
         row["error_type"] = CRITERION_ERROR
@@ -151,6 +166,18 @@ def build_row(
     if judged:
         output = run_shape.final_output or ""
         row.update(fault_columns(normalized, output, planned=faults_planned, criteria=criteria))
+    records = [r.judge_record for r in results if r.judge_record is not None]
+    row["judge_calls"] = canonical_json(redactor.value(records)) if records else None
+    undecided = [r for r in results if r.undecided]
+    if undecided and not failed and not crash:  # the pass cannot be decided: not the agent's
+        row.update(
+            status=HARNESS_ERROR,
+            passed=None,
+            crashed=None,
+            failed_criteria=None,
+            error_type=JUDGE_FAILED,
+            error_message=_redacted(redactor, undecided[0].reason[:2000]),
+        )
     return row
 
 
@@ -210,7 +237,7 @@ def _criterion_entry(redactor: Redactor, result: CriterionResult) -> dict[str, A
     """One entry of the ``criteria`` column (its reason redacted like every stored string)."""
     return {
         "criterion": result.label or result.criterion,
-        "held": result.passed,
+        "held": None if result.undecided else result.passed,
         "reason": redactor.text(result.reason) if result.reason else "",
         "error": result.error,
     }

@@ -91,6 +91,9 @@ RUN_SCHEMA = pa.schema(
         pa.field("retried_after_fault", pa.bool_()),
         pa.field("recovered_or_escalated", pa.bool_()),
         pa.field("no_fabricated_result", pa.bool_()),
+        # judged criteria (issue 25): JSON, one entry per judge criterion (its samples'
+        # verdicts, reasons and tokens); null without judges, and in files written before
+        pa.field("judge_calls", pa.string()),
     ],
     metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
 )

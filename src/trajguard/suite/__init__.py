@@ -13,6 +13,7 @@ from trajguard.suite._criteria import (
     parse_criterion,
 )
 from trajguard.suite._criteria import evaluate as evaluate_criteria
+from trajguard.suite._judge import JudgeCriterion, JudgeFunction
 from trajguard.suite._load import load_suite
 from trajguard.suite._models import (
     BASE_VARIANT,
@@ -46,6 +47,8 @@ __all__ = [
     "CriterionResult",
     "Defaults",
     "ExecutorSettings",
+    "JudgeCriterion",
+    "JudgeFunction",
     "LocalExecutorSettings",
     "RayExecutorSettings",
     "ResolvedScenario",

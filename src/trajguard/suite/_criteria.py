@@ -12,6 +12,7 @@ In a suite file a scenario's ``pass`` is a list of one-key mappings::
       - max_steps: 8
       - max_total_tokens: 4000
       - predicate: my_checks:answer_is_prime    # module:function(trajectory_dict) -> bool
+      - judge: {rubric: "names Paris", samples: 3}  # a model's verdicts (see ._judge)
 
 A predicate is user code: it runs in a thread of its own and must return within 60 s, or the
 run's ``timeout_s`` if shorter (``trajguard._user_code.PREDICATE_TIMEOUT_S``). One that raises
@@ -51,6 +52,8 @@ from trajguard.faults import (
     repeats_after_failure,
     retried_after_fault,
 )
+from trajguard.suite._judge import JudgeCriterion, JudgeFunction, judge_outcome
+from trajguard.suite._reasons import calls, calls_seen, is_subset, output_seen
 
 __all__ = [
     "CRITERION_TYPES",
@@ -75,16 +78,8 @@ class _Criterion(BaseModel):
         if argument is None:
             return kind
         value = getattr(self, argument)
-        shown = (
-            json.dumps(value, ensure_ascii=False)
-            if isinstance(value, str)
-            and argument
-            in (
-                "text",
-                "pattern",
-            )
-            else str(value)
-        )
+        quoted = isinstance(value, str) and argument in ("text", "pattern")
+        shown = json.dumps(value, ensure_ascii=False) if quoted else str(value)
         return f"{kind}: {shown}"
 
 
@@ -212,6 +207,7 @@ CRITERION_TYPES = (
     MaxRepeatsAfterFailure,
     RecoveredOrEscalated,
     NoFabricatedResult,
+    JudgeCriterion,
 )
 Criterion = Annotated[
     ToolCalled
@@ -225,7 +221,8 @@ Criterion = Annotated[
     | RetriedAfterFault
     | MaxRepeatsAfterFailure
     | RecoveredOrEscalated
-    | NoFabricatedResult,
+    | NoFabricatedResult
+    | JudgeCriterion,
     Field(discriminator="kind"),
 ]
 
@@ -240,6 +237,7 @@ _SCALAR_FIELD = {
     "retried_after_fault": "value",
     "max_repeats_after_failure": "value",
     "recovered_or_escalated": "value",
+    "judge": "rubric",
 }
 KINDS = (*_SCALAR_FIELD, "tool_called_with", "no_fabricated_result")
 _LABEL_FIELD = {
@@ -262,7 +260,8 @@ def parse_criterion(raw: Any) -> dict[str, Any]:
             raise ValueError(f"unknown pass criterion {kind!r}; did you mean {close[0]!r}?")
         raise ValueError(f"unknown pass criterion {kind!r}; known: {', '.join(KINDS)}")
     if isinstance(value, Mapping):
-        return {"kind": kind, **value}
+        # YAML 1.1 reads the judge's key `on` as true: take it back
+        return {"kind": kind, **{("on" if k is True else k): v for k, v in value.items()}}
     if kind == "tool_called_with":
         raise ValueError("tool_called_with takes a mapping: {name: ..., arguments: {...}}")
     if kind == "no_fabricated_result":
@@ -285,48 +284,11 @@ class CriterionResult(BaseModel):
     error: bool = False
     """The criterion could not judge the run (a predicate raised, or did not return in time):
     a criterion error, which fails the run with its reason."""
-
-
-def _calls(trajectory: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
-    found: list[Mapping[str, Any]] = []
-    stack = [trajectory]
-    while stack:
-        node = stack.pop()
-        for step in node.get("steps", ()):
-            found += [c for c in step.get("tool_calls") or () if c.get("function_name") == name]
-        stack += node.get("subagent_trajectories") or []
-    return found
-
-
-def _is_subset(expected: Any, actual: Any) -> bool:
-    if isinstance(expected, Mapping):
-        return isinstance(actual, Mapping) and all(
-            key in actual and _is_subset(value, actual[key]) for key, value in expected.items()
-        )
-    return bool(expected == actual)
-
-
-_SEEN_CHARS = 80
-
-
-def _cut(text: str, limit: int = _SEEN_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _calls_seen(name: str, calls: list[Mapping[str, Any]]) -> str:
-    """What the calls of a tool had instead (the first two of them), for a reason."""
-    if not calls:
-        return f" ({name} was never called)"
-    shown = "; ".join(_cut(repr(c.get("arguments"))) for c in calls[:2])
-    more = f" and {len(calls) - 2} more" if len(calls) > 2 else ""
-    return f" (its {len(calls)} call{'s' if len(calls) > 1 else ''} had {shown}{more})"
-
-
-def _output_seen(shape: Shape) -> str:
-    """What the final output was instead, for a reason."""
-    if not shape.final_output:
-        return " (there was no final output)"
-    return f" (it was {_cut(shape.final_output)!r})"
+    undecided: bool = False
+    """The criterion could not be decided (its judge failed): not judged, the reason says why;
+    the run is a harness error unless another criterion failed it."""
+    judge_record: dict[str, Any] | None = None
+    """A judge criterion's calls (each sample's verdict, reason and tokens)."""
 
 
 def _check(
@@ -346,15 +308,15 @@ def _check(
             count = shape.tool_counts.get(name, 0)
             return count == 0, f"{name} called {count} times, expected none"
         case ToolCalledWith(name=name, arguments=arguments):
-            calls = _calls(trajectory, name)
-            ok = any(_is_subset(arguments, c.get("arguments")) for c in calls)
-            return ok, f"no call of {name} had arguments {arguments}" + _calls_seen(name, calls)
+            found = calls(trajectory, name)
+            ok = any(is_subset(arguments, c.get("arguments")) for c in found)
+            return ok, f"no call of {name} had arguments {arguments}" + calls_seen(name, found)
         case FinalOutputContains(text=text, case_sensitive=sensitive):
             ok = text in output if sensitive else text.lower() in output.lower()
-            return ok, f"final output does not contain {text!r}" + _output_seen(shape)
+            return ok, f"final output does not contain {text!r}" + output_seen(shape)
         case FinalOutputMatches(pattern=pattern):
             ok = re.search(pattern, output) is not None
-            return ok, f"final output does not match {pattern!r}" + _output_seen(shape)
+            return ok, f"final output does not match {pattern!r}" + output_seen(shape)
         case MaxSteps(value=value):
             return shape.step_count <= value, f"{shape.step_count} steps > {value}"
         case MaxTotalTokens(value=value):
@@ -399,10 +361,24 @@ def evaluate(
     shape: Shape,
     *,
     resolve: Callable[[str], Callable[[Mapping[str, Any]], object]],
+    judge: JudgeFunction | None = None,
 ) -> list[CriterionResult]:
-    """Evaluate every criterion on one run (a normalised trajectory and its shape)."""
+    """Evaluate every criterion on one run (a normalised trajectory and its shape); ``judge``
+    grades the ``judge`` criteria (without it they are not judged)."""
     results = []
     for criterion in criteria:
+        if isinstance(criterion, JudgeCriterion):
+            held, why, record = judge_outcome(criterion, trajectory, shape, judge)
+            result = CriterionResult(
+                criterion="judge",
+                label=criterion.label,
+                passed=bool(held),
+                reason=why,
+                undecided=held is None,
+                judge_record=None if record is None else dict(record),
+            )
+            results.append(result)
+            continue
         if isinstance(criterion, Predicate):
             results.append(_predicate(criterion.function, trajectory, resolve, criterion.label))
             continue

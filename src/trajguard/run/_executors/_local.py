@@ -10,6 +10,7 @@ from typing import Any
 from trajguard.capture.types import ChatModel
 from trajguard.capture.wire import WireServer
 from trajguard.local_model import local_slots, model_slot
+from trajguard.run._judging import Judges
 from trajguard.run._models import make_models, preflight
 from trajguard.run._one import one_run
 from trajguard.run._plan import Plan, RunSpec
@@ -42,6 +43,8 @@ class LocalExecutor:
         self._batch = batch
         self._wire = wire
         self._runs_on = [0] * model_slots
+        self.judges = Judges()
+        """The batch's judge models and judgement cache."""
 
     async def run(self, spec: RunSpec, arm: ResolvedScenario) -> dict[str, Any]:
         slot = self._runs_on.index(min(self._runs_on))  # the least busy server
@@ -49,7 +52,9 @@ class LocalExecutor:
         try:
             with model_slot(slot):
                 model = self._models[arm.model]
-                return await one_run(spec, arm, model, self._batch, wire=self._wire)
+                return await one_run(
+                    spec, arm, model, self._batch, wire=self._wire, judges=self.judges
+                )
         finally:
             self._runs_on[slot] -= 1
 

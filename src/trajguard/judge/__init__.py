@@ -1,0 +1,41 @@
+"""Model-judged criteria: a rubric, a judge model, k verdicts per judged text.
+
+:func:`grade` asks a :class:`~trajguard.capture.types.ChatModel` (the embedded model, any
+litellm model, or a frozen test's cassette model) whether a text meets a rubric, ``samples``
+times; :class:`JudgeCache` makes a batch judge an identical text once. The judge's calls are
+its own: they never enter the judged agent's trajectory, shape, tokens or steps.
+
+In a frozen test, hand ``grade`` a model of the test's cassette and the verdicts replay::
+
+    async def test_answer_is_polite(llm_cassette):
+        judge = llm_cassette.model("local/smollm2", name="judge")
+        settings = JudgeSettings(rubric="The answer is polite.", model="local/smollm2")
+        judgement = await grade(judge, settings, answer)
+        assert decide(judgement.verdicts, "majority")
+"""
+
+from trajguard.judge._grade import (
+    PASS_RULES,
+    JudgeCache,
+    Judgement,
+    JudgeSample,
+    JudgeSettings,
+    decide,
+    grade,
+    judgement_record,
+)
+from trajguard.judge._prompt import judge_messages, parse_verdict, trajectory_text
+
+__all__ = [
+    "PASS_RULES",
+    "JudgeCache",
+    "JudgeSample",
+    "JudgeSettings",
+    "Judgement",
+    "decide",
+    "grade",
+    "judge_messages",
+    "judgement_record",
+    "parse_verdict",
+    "trajectory_text",
+]

@@ -1,0 +1,125 @@
+"""The ``judge`` pass criterion: a model grades the run's final output (or its trajectory)
+against a rubric::
+
+    pass:
+      - judge:
+          rubric: "The answer names Paris as the capital of France."
+          model: local/smollm2        # any litellm model string; the embedded model by default
+          samples: 3                  # verdicts per run (the report measures their agreement)
+          pass_if: majority           # majority (default) | all | any
+          on: final_output            # or trajectory
+          temperature: 0.7            # the judge's settings (provider defaults when unset)
+          max_tokens: 64
+
+Every field is part of the scenario's config hash (a changed judge is a changed scenario).
+A judge that cannot decide (unreachable, no verdict in its answer) leaves the criterion not
+judged, with the reason: the run is then a ``harness_error`` unless another criterion failed it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from trajguard.core.shape import Shape
+from trajguard.judge import (
+    Judgement,
+    JudgeSettings,
+    decide,
+    judgement_record,
+    trajectory_text,
+)
+from trajguard.local_model import MODEL_STRING, is_local_model
+
+__all__ = ["JudgeCriterion", "JudgeFunction", "judge_outcome", "judged_text"]
+
+JudgeFunction = Callable[[JudgeSettings, str], Judgement]
+"""How a batch has a text judged (blocking; cached by the batch)."""
+
+
+class JudgeCriterion(BaseModel):
+    """A model's verdict on the run: ``samples`` verdicts combined by ``pass_if``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["judge"] = "judge"
+    rubric: str = Field(min_length=1)
+    model: str = MODEL_STRING
+    api_base: str | None = None
+    """The judge's OpenAI-compatible endpoint (not for the embedded model)."""
+    samples: int = Field(default=1, ge=1, le=20)
+    pass_if: Literal["majority", "all", "any"] = "majority"  # noqa: S105 (not a password)
+    on: Literal["final_output", "trajectory"] = "final_output"
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _reachable(self) -> JudgeCriterion:
+        if not self.rubric.strip():
+            raise ValueError("the judge's rubric is empty: say what a passing answer does")
+        if not self.model.strip():
+            raise ValueError("the judge's model must be a litellm model string")
+        if is_local_model(self.model) and self.api_base is not None:
+            raise ValueError(f"{MODEL_STRING} runs its own server; remove the judge's api_base")
+        return self
+
+    @property
+    def label(self) -> str:
+        """``judge: "<rubric>"`` (cut to 60 characters)."""
+        rubric = " ".join(self.rubric.split())
+        shown = rubric if len(rubric) <= 60 else rubric[:59] + "…"
+        return f"judge: {json.dumps(shown, ensure_ascii=False)}"
+
+    @property
+    def settings(self) -> JudgeSettings:
+        return JudgeSettings(
+            rubric=self.rubric,
+            model=self.model,
+            api_base=self.api_base,
+            samples=self.samples,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+        )
+
+
+def judged_text(criterion: JudgeCriterion, trajectory: Mapping[str, Any], shape: Shape) -> str:
+    """What the judge reads: the final output, or the trajectory as text."""
+    if criterion.on == "trajectory":
+        return trajectory_text(trajectory)
+    return shape.final_output or ""
+
+
+def judge_outcome(
+    criterion: JudgeCriterion,
+    trajectory: Mapping[str, Any],
+    shape: Shape,
+    judge: JudgeFunction | None,
+) -> tuple[bool | None, str, Mapping[str, Any] | None]:
+    """Whether the judge passed the run (``None``: it could not decide), why not, and the
+    record of its calls."""
+    if judge is None:
+        return None, "not judged: no judge model outside a batch", None
+    judgement = judge(criterion.settings, judged_text(criterion, trajectory, shape))
+    if judgement.error is not None:
+        record = judgement_record(
+            criterion.label, criterion.settings, criterion.pass_if, judgement, None
+        )
+        return None, f"not judged: {judgement.error}", record
+    verdicts = judgement.verdicts
+    held = decide(verdicts, criterion.pass_if)
+    record = judgement_record(
+        criterion.label, criterion.settings, criterion.pass_if, judgement, held
+    )
+    if held:
+        return True, "", record
+    passes = sum(verdicts)
+    reasons = [s.reason for s in judgement.samples if s.verdict is False and s.reason]
+    why = f" ({reasons[0]})" if reasons else ""
+    return (
+        False,
+        f"the judge passed {passes} of {len(verdicts)} verdicts, {criterion.pass_if} needed{why}",
+        record,
+    )

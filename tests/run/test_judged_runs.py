@@ -1,0 +1,184 @@
+"""Judged criteria in a batch, against a scripted judge (an OpenAI-compatible stub on
+127.0.0.1, reached through litellm): a random judge is flagged unstable and a consistent one is
+not; an identical answer is judged once; a judge that fails leaves the run a harness_error;
+the judge's calls never enter the agent's columns (issue 25)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trajguard_testkit.scripted import Scripted
+
+from trajguard import store
+from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, compare_runsets
+from trajguard.run import BatchOptions, run_batch
+from trajguard.suite import load_suite
+
+_STUB = Path(__file__).resolve().parents[1] / "reliability" / "provider_stub.py"
+_spec = importlib.util.spec_from_file_location("trajguard_provider_stub", _STUB)
+assert _spec is not None and _spec.loader is not None
+stub: Any = sys.modules.get(_spec.name) or importlib.util.module_from_spec(_spec)
+if _spec.name not in sys.modules:
+    sys.modules[_spec.name] = stub  # its dataclasses look their module up there
+    _spec.loader.exec_module(stub)
+
+AGENT = """
+def answer(ctx):
+    text = ctx.params.get("answer") or f"Paris (run seed {ctx.seed})"
+    metrics = {"prompt_tokens": 40, "completion_tokens": 8}
+    steps = [
+        {"step_id": 1, "source": "user", "message": ctx.input},
+        {"step_id": 2, "source": "agent", "message": text, "metrics": metrics},
+    ]
+    return {"schema_version": "ATIF-v1.7", "session_id": "s",
+            "agent": {"name": "judged", "version": "1"}, "steps": steps}
+"""
+
+
+@pytest.fixture(autouse=True)
+def importable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's module, importable as ``judged_agent`` (for the suite and the runs)."""
+    (tmp_path / "judged_agent.py").write_text(AGENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "judged_agent", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-judge")  # the stub checks none; litellm wants one
+
+
+@pytest.fixture
+def judge() -> Iterator[Any]:
+    with stub.faulty_provider() as provider:
+        yield provider
+
+
+def verdicts(provider: Any, replies: list[str]) -> None:
+    provider.then(*[stub.Fault(kind="ok", reply=r) for r in replies])
+
+
+def make_suite(
+    tmp_path: Path,
+    judge_api: str,
+    *,
+    samples: int,
+    answer: str = "",
+    extra: str = "",
+    runs: int = 10,
+) -> Any:
+    params = f", params: {{answer: {json.dumps(answer)}}}" if answer else ""
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"name: judged\ndefaults: {{runs: {runs}, concurrency: 1}}\nscenarios:\n"
+        f"  - id: capital\n    agent: {{kind: callable, function: judged_agent:answer{params}}}\n"
+        "    input: What is the capital of France?\n    pass:\n"
+        f"      - judge: {{rubric: 'The answer names Paris.', model: openai/judge, "
+        f"api_base: {json.dumps(judge_api)}, samples: {samples}, temperature: 0.7}}\n{extra}"
+    )
+    return load_suite(path)
+
+
+async def batch(tmp_path: Path, suite: Any, name: str = "rs") -> Any:
+    await run_batch(
+        suite,
+        tmp_path / name,
+        BatchOptions(seed=7),
+        make_model=lambda _: Scripted(lambda m, o: "ok"),
+    )
+    return store.read_runs(tmp_path / name).sort_values("run_index", ignore_index=True)
+
+
+async def test_a_random_judge_is_flagged_unstable(tmp_path: Path, judge: Any) -> None:
+    draw = random.Random(25)
+    verdicts(judge, [f"VERDICT: {draw.choice(['PASS', 'FAIL'])}\nREASON: coin" for _ in range(30)])
+    runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
+    assert len(judge.seen) == 30  # 10 runs, 3 samples each: every answer differs (its seed)
+    (found,) = compare_runsets(runs, runs).judges[1:]  # the candidate side
+    assert (found.side, found.scenario, found.samples, found.runs) == (
+        "candidate",
+        "capital",
+        3,
+        10,
+    )
+    assert found.disagreement > UNSTABLE_JUDGE_DISAGREEMENT and found.unstable
+    assert found.noise_share is not None and found.noise_share > 0.5
+
+
+async def test_a_consistent_judge_is_not_flagged(tmp_path: Path, judge: Any) -> None:
+    replies = ["VERDICT: PASS\nREASON: names Paris"] * 15 + ["**FAIL** — no city"] * 15
+    verdicts(judge, replies)  # runs 0-4 pass three times, runs 5-9 fail three times
+    runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
+    assert runs["passed"].tolist() == [True] * 5 + [False] * 5
+    (found,) = compare_runsets(runs, runs).judges[1:]
+    assert (found.disagreement, found.disagreeing_runs, found.unstable) == (0.0, 0, False)
+    assert found.noise_share == 0.0 and found.verdict_pass_rate == 0.5
+    assert (
+        "judge: the judge passed 0 of 3 verdicts, majority needed (no city)"
+        in runs["failed_criteria"][9][0]
+    )
+
+
+async def test_the_judges_calls_are_kept_apart_from_the_agents(tmp_path: Path, judge: Any) -> None:
+    runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=2, runs=1))
+    row = runs.iloc[0]
+    # the agent's step used 40 + 8 tokens; the judge's call (10 + 2 tokens, the stub's) is in
+    # judge_calls only
+    assert (row["llm_calls"], row["prompt_tokens"], row["completion_tokens"]) == (1, 40, 8)
+    assert row["step_count"] == 2 == len(json.loads(row["trajectory"])["steps"])
+    (record,) = json.loads(row["judge_calls"])
+    assert record["criterion"] == 'judge: "The answer names Paris."'
+    assert record["held"] is None  # the stub's default answer "ok" is no verdict
+    assert [s["prompt_tokens"] for s in record["samples"]] == [10]  # stopped at the first
+
+
+async def test_an_identical_answer_is_judged_once(tmp_path: Path, judge: Any) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 2)
+    suite = make_suite(tmp_path, judge.api_base, samples=2, answer="Paris.", runs=4)
+    runs = await batch(tmp_path, suite)
+    assert len(judge.seen) == 2  # four runs, one answer: judged once (two samples)
+    records = [json.loads(r)[0] for r in runs["judge_calls"]]
+    assert [r["cached"] for r in records] == [False, True, True, True]
+    assert all(r["held"] is True for r in records) and runs["passed"].all()
+    first = judge.seen[0].body
+    assert "Paris." in first["messages"][-1]["content"]
+    assert first["temperature"] == 0.7 and [s.body["seed"] for s in judge.seen] == [0, 1]
+
+
+async def test_an_unparseable_verdict_is_a_harness_error(tmp_path: Path, judge: Any) -> None:
+    verdicts(judge, ["I would rather not say."] * 3)
+    runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=1, runs=3))
+    assert runs["status"].tolist() == ["harness_error"] * 3
+    assert runs["passed"].isna().all() and runs["error_type"].tolist() == ["judge_failed"] * 3
+    assert "answered no PASS/FAIL verdict: 'I would rather not say.'" in runs["error_message"][0]
+    (entry,) = runs["criteria"][0]
+    assert entry["held"] is None and entry["reason"].startswith("not judged: ")
+
+
+async def test_an_unreachable_judge_is_a_harness_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_wait(seconds: float) -> None:
+        pass
+
+    monkeypatch.setattr("trajguard.capture.llm._sleep", no_wait)
+    with stub.faulty_provider() as gone:
+        api_base = gone.api_base  # stopped: nothing listens there any more
+    runs = await batch(tmp_path, make_suite(tmp_path, api_base, samples=3, runs=2))
+    assert runs["status"].tolist() == ["harness_error"] * 2
+    assert "the judge openai/judge failed" in runs["error_message"][0]
+
+
+async def test_a_failed_criterion_decides_despite_a_failed_judge(
+    tmp_path: Path, judge: Any
+) -> None:
+    extra = "      - final_output_contains: Berlin\n"
+    runs = await batch(
+        tmp_path, make_suite(tmp_path, judge.api_base, samples=1, extra=extra, runs=2)
+    )
+    assert runs["status"].tolist() == ["ok", "ok"]  # fails on Berlin whatever the judge says
+    assert runs["passed"].tolist() == [False, False]
+    assert [e["held"] for e in runs["criteria"][0]] == [None, False]

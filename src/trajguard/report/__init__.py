@@ -19,6 +19,7 @@ from trajguard.report._plots import plot_path, write_plots
 from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
 from trajguard.report._summary import ArmSummary, summarize
+from trajguard.report._trend import render_trend
 
 __all__ = [
     "MARK",
@@ -34,6 +35,7 @@ __all__ = [
     "render_ab_report",
     "render_markdown",
     "render_report",
+    "render_trend",
     "sequential_section",
     "summarize",
     "write_plots",

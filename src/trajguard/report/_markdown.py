@@ -12,6 +12,7 @@ from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
+from trajguard.report._trend import trend_section
 from trajguard.results import ReportDocument, ReportKind, ScenarioFacts, Side
 
 __all__ = ["render_report"]
@@ -231,6 +232,7 @@ def render_report(document: ReportDocument) -> str:
     lines += _suite_pass_k(comparison)
     lines += gating_section(comparison)
     lines += history_section(comparison, document.history)
+    lines += trend_section(document.trend)
     latency = machines_note(document.baseline.machine, document.candidate.machine)
     lines += ["", "## Scenarios"]
     for result in comparison.scenarios:

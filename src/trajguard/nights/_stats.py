@@ -1,0 +1,176 @@
+"""The statistics of a series of nights: Wilson intervals, the "since when" change-point scan and
+the between-night overdispersion test, each calibrated by simulation under binomial noise.
+
+Pure numpy and scipy: values in, values out (``docs/nights.md`` states the method).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.stats import norm
+
+__all__ = [
+    "MIN_SEGMENT",
+    "ChangeScan",
+    "Dispersion",
+    "change_scan",
+    "newcombe",
+    "overdispersion",
+    "wilson",
+]
+
+MIN_SEGMENT = 2
+"""Nights on each side of a change: a change must last at least this many nights (sustained),
+and stand on at least this many before it."""
+
+Floats = NDArray[np.float64]
+
+
+def wilson(k: float, n: float, *, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials ((0, 1) when ``n`` is 0)."""
+    if n <= 0:
+        return 0.0, 1.0
+    z = float(norm.ppf(0.5 + level / 2))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+
+
+def newcombe(k1: float, n1: float, k2: float, n2: float) -> tuple[float, float, float]:
+    """``p1 - p2`` and its 95 % interval (Newcombe's hybrid score method, from Wilson's)."""
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson(k1, n1)
+    l2, u2 = wilson(k2, n2)
+    d = p1 - p2
+    return d, d - float(np.hypot(p1 - l1, u2 - p2)), d + float(np.hypot(u1 - p1, p2 - l2))
+
+
+def _loglik(k: Floats, n: Floats) -> Floats:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(n > 0, k / np.maximum(n, 1), 0.0)
+        a = np.where(k > 0, k * np.log(np.where(p > 0, p, 1.0)), 0.0)
+        b = np.where(n - k > 0, (n - k) * np.log(np.where(p < 1, 1 - p, 1.0)), 0.0)
+    return np.asarray(a + b, dtype=np.float64)
+
+
+def _pearson(x: Floats, n: Floats, p: Floats) -> Floats:
+    """Pearson's chi-square of the nights against fitted rates ``p`` (0 where p is 0 or 1)."""
+    var = n * p * (1 - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(var > 0, (x - n * p) ** 2 / np.where(var > 0, var, 1.0), 0.0)
+    return np.asarray(terms.sum(axis=-1), dtype=np.float64)
+
+
+def _scan(x: Floats, n: Floats) -> tuple[Floats, NDArray[np.int64]]:
+    """Per series (rows), the largest self-normalised likelihood ratio of one change of rate and
+    where it starts: ``max_tau LR(tau) / max(1, X2_within(tau) / (T - 2))``."""
+    t = x.shape[-1]
+    cx, cn = np.cumsum(x, axis=-1), np.cumsum(n, axis=-1)
+    total = _loglik(cx[..., -1], cn[..., -1])
+    taus = np.arange(MIN_SEGMENT, t - MIN_SEGMENT + 1)
+    left_x, left_n = cx[..., taus - 1], cn[..., taus - 1]
+    right_x, right_n = cx[..., -1:] - left_x, cn[..., -1:] - left_n
+    lr = 2 * (_loglik(left_x, left_n) + _loglik(right_x, right_n) - total[..., None])
+    pl = left_x / np.maximum(left_n, 1)
+    pr = right_x / np.maximum(right_n, 1)
+    night = np.arange(t)
+    fitted = np.where(night[None, :] < taus[:, None], pl[..., :, None], pr[..., :, None])
+    within = _pearson(x[..., None, :], n[..., None, :], fitted)
+    phi = np.maximum(1.0, within / max(t - 2, 1))
+    stat = lr / phi
+    best = np.argmax(stat, axis=-1)
+    return np.take_along_axis(stat, best[..., None], axis=-1)[..., 0], taus[best]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeScan:
+    """The change-point scan of one series.
+
+    Attributes:
+        start: index of the first night of the most likely change (``None``: too few nights).
+        p_value: its Monte Carlo p-value under "one rate, binomial noise" (1.0: not tested).
+        before: the pass rate before it.
+        after: the pass rate from it on.
+    """
+
+    start: int | None
+    p_value: float
+    before: float | None = None
+    after: float | None = None
+
+
+def _simulate(p: Floats, n: Floats, sims: int, rng: np.random.Generator) -> Floats:
+    return rng.binomial(n.astype(np.int64)[None, :], p[None, :], size=(sims, len(n))).astype(
+        np.float64
+    )
+
+
+def change_scan(
+    passes: Floats, runs: Floats, *, sims: int = 999, rng: np.random.Generator
+) -> ChangeScan:
+    """The most likely single change of pass rate in the series, and how surprising it is if
+    nothing changed (the same scan over ``sims`` binomial series at the pooled rate)."""
+    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
+    if len(x) < 2 * MIN_SEGMENT or n.sum() == 0:
+        return ChangeScan(start=None, p_value=1.0)
+    stat, tau = _scan(x[None, :], n[None, :])
+    start = int(tau[0])
+    before = float(x[:start].sum() / max(n[:start].sum(), 1))
+    after = float(x[start:].sum() / max(n[start:].sum(), 1))
+    pooled = x.sum() / n.sum()
+    if pooled in (0.0, 1.0):
+        return ChangeScan(start=start, p_value=1.0, before=before, after=after)
+    null, _ = _scan(_simulate(np.full(len(n), pooled), n, sims, rng), n[None, :])
+    p_value = float((1 + np.sum(null >= stat[0] - 1e-9)) / (sims + 1))
+    return ChangeScan(start=start, p_value=p_value, before=before, after=after)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dispersion:
+    """Between-night variation beyond binomial noise (Tarone's statistic).
+
+    Attributes:
+        statistic: Tarone's Z (0 expected under binomial noise; large when nights differ more).
+        p_value: its one-sided Monte Carlo p-value under binomial noise at the fitted rates.
+        ratio: Pearson's chi-square over its degrees of freedom (1 expected).
+    """
+
+    statistic: float
+    p_value: float
+    ratio: float
+
+
+def _tarone(x: Floats, n: Floats, p: Floats) -> Floats:
+    s = _pearson(x, n, p) - np.where((p > 0) & (p < 1), n, 0.0).sum(axis=-1)
+    scale = np.sqrt(2 * np.sum(n * (n - 1)))
+    return np.asarray(s / max(float(scale), 1e-12), dtype=np.float64)
+
+
+def overdispersion(
+    passes: Floats,
+    runs: Floats,
+    *,
+    change: int | None = None,
+    sims: int = 999,
+    rng: np.random.Generator,
+) -> Dispersion:
+    """Tarone's test of the nights' pass counts against one rate (or, given the first night of a
+    change, one rate before it and one from it on), calibrated by simulation."""
+    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
+    starts = [0] if change is None else [0, change]
+    p = np.empty(len(x))
+    for i, s in enumerate(starts):
+        e = starts[i + 1] if i + 1 < len(starts) else len(x)
+        p[s:e] = x[s:e].sum() / max(n[s:e].sum(), 1)
+    df = max(len(x) - len(starts), 1)
+    ratio = float(_pearson(x, n, p)) / df
+    if len(x) < 3 or not np.any((p > 0) & (p < 1)):
+        return Dispersion(statistic=0.0, p_value=1.0, ratio=ratio)
+    stat = float(_tarone(x, n, p))
+    null = _tarone(_simulate(p, n, sims, rng), n[None, :], p[None, :])
+    p_value = float((1 + np.sum(null >= stat - 1e-9)) / (sims + 1))
+    return Dispersion(statistic=stat, p_value=p_value, ratio=ratio)

@@ -45,9 +45,12 @@ def night(
     suite: str = "demo",
     baseline_batch: str | None = "base1",
     pinned: bool = True,
+    baseline_rates: Mapping[str, float] | None = None,
 ) -> NightInput:
     rates = rates or {"capital": 0.3, "multiply": 0.6}
-    base = run_rows(rates, runs=runs, seed=10_000 + seed) if baseline_batch else None
+    base = (
+        run_rows(baseline_rates or rates, runs=runs, seed=10_000 + seed) if baseline_batch else None
+    )
     return NightInput(
         suite=suite,
         date=date,

@@ -103,17 +103,37 @@ class ChangeScan:
     after: float | None = None
 
 
-def _simulate(p: Floats, n: Floats, sims: int, rng: np.random.Generator) -> Floats:
-    return rng.binomial(n.astype(np.int64)[None, :], p[None, :], size=(sims, len(n))).astype(
-        np.float64
-    )
+def _simulate(
+    p: Floats, n: Floats, sims: int, rng: np.random.Generator, *, rho: float = 0.0
+) -> Floats:
+    """``sims`` series of pass counts at rates ``p``: binomial, or beta-binomial with
+    intra-night correlation ``rho`` (each night's rate drawn from a beta of mean ``p``)."""
+    rates = np.broadcast_to(p[None, :], (sims, len(n)))
+    if rho > 0:
+        k = 1 / rho - 1
+        inner = np.clip(rates, 1e-9, 1 - 1e-9)
+        rates = rng.beta(inner * k, (1 - inner) * k)
+    return rng.binomial(n.astype(np.int64)[None, :], rates).astype(np.float64)
+
+
+def _within_dispersion(x: Floats, n: Floats, start: int) -> float:
+    """Intra-night correlation implied by the nights' spread around the two rates split at
+    ``start`` (0 when they spread no more than binomial noise)."""
+    p = np.r_[
+        np.full(start, x[:start].sum() / n[:start].sum()),
+        np.full(len(x) - start, x[start:].sum() / n[start:].sum()),
+    ]
+    phi = float(_pearson(x, n, p)) / max(len(x) - 2, 1)
+    return float(np.clip((phi - 1) / max(float(n.mean()) - 1, 1.0), 0.0, 0.5))
 
 
 def change_scan(
     passes: Floats, runs: Floats, *, sims: int = 999, rng: np.random.Generator
 ) -> ChangeScan:
     """The most likely single change of pass rate in the series, and how surprising it is if
-    nothing changed (the same scan over ``sims`` binomial series at the pooled rate)."""
+    nothing changed: the same scan over ``sims`` series at the pooled rate, binomial, or
+    beta-binomial when the nights spread more than binomial noise around the fitted change
+    (a flaky scenario's spread is then not mistaken for a change)."""
     x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
     if len(x) < 2 * MIN_SEGMENT or n.sum() == 0:
         return ChangeScan(start=None, p_value=1.0)
@@ -124,7 +144,8 @@ def change_scan(
     pooled = x.sum() / n.sum()
     if pooled in (0.0, 1.0):
         return ChangeScan(start=start, p_value=1.0, before=before, after=after)
-    null, _ = _scan(_simulate(np.full(len(n), pooled), n, sims, rng), n[None, :])
+    rho = _within_dispersion(x, n, start)
+    null, _ = _scan(_simulate(np.full(len(n), pooled), n, sims, rng, rho=rho), n[None, :])
     p_value = float((1 + np.sum(null >= stat[0] - 1e-9)) / (sims + 1))
     return ChangeScan(start=start, p_value=p_value, before=before, after=after)
 

@@ -82,40 +82,80 @@ def _numbers(runs: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series(pd.to_numeric(runs[name], errors="coerce"), index=runs.index, dtype=float)
 
 
-def _mean(values: pd.Series) -> float | None:
-    clean = values.dropna()
-    return float(clean.mean()) if len(clean) else None
-
-
-def _arm(runs: pd.DataFrame) -> dict[str, Any]:
-    judged = runs[runs["status"] != "harness_error"] if "status" in runs else runs
-    passed = judged["passed"].fillna(False).astype(bool)
-    durations = _numbers(runs, "duration_s").dropna()
+def _arms(runs: pd.DataFrame, keys: list[str]) -> dict[tuple[str, ...], dict[str, Any]]:
+    """Per group of ``keys``, the aggregates of its runs (harness errors counted in ``runs``,
+    left out of ``judged``, passes and crashes)."""
+    judged = (
+        runs["status"] != "harness_error" if "status" in runs else pd.Series(True, index=runs.index)
+    )
     tokens = _numbers(runs, "total_tokens")
     if not tokens.fillna(0).any():  # older rows left the total at 0
         tokens = _numbers(runs, "prompt_tokens") + _numbers(runs, "completion_tokens")
-    return {
-        "runs": len(runs),
-        "passes": int(passed.sum()),
-        "crashes": int(judged["crashed"].fillna(False).astype(bool).sum()),
-        "judged": len(judged),
-        "mean_steps": _mean(_numbers(runs, "step_count")),
-        "mean_tokens": _mean(tokens),
-        "total_tokens": int(tokens.fillna(0).sum()) if tokens.notna().any() else None,
-        "tool_mix": json.dumps(tool_mix(runs), sort_keys=True),
-        "mean_latency_s": float(durations.mean()) if len(durations) else None,
-        "p95_latency_s": float(durations.quantile(0.95)) if len(durations) else None,
-    }
+    frame = (
+        runs[keys]
+        .astype(str)
+        .assign(
+            judged=judged,
+            passed=runs["passed"].fillna(False).astype(bool) & judged,
+            crashed=runs["crashed"].fillna(False).astype(bool) & judged,
+            steps=_numbers(runs, "step_count"),
+            tokens=tokens,
+            latency=_numbers(runs, "duration_s"),
+        )
+    )
+    groups = frame.groupby(keys, sort=True)
+    agg = groups.agg(
+        runs=("judged", "size"),
+        judged=("judged", "sum"),
+        passes=("passed", "sum"),
+        crashes=("crashed", "sum"),
+        mean_steps=("steps", "mean"),
+        mean_tokens=("tokens", "mean"),
+        total_tokens=("tokens", "sum"),
+        seen_tokens=("tokens", "count"),
+        mean_latency_s=("latency", "mean"),
+    )
+    agg["p95_latency_s"] = groups["latency"].quantile(0.95)
+    mixes: dict[tuple[str, ...], Counter[str]] = {}
+    counts = runs["tool_counts"] if "tool_counts" in runs else pd.Series(None, index=runs.index)
+    groups_of_runs = frame[keys].itertuples(index=False, name=None)
+    for group, row_counts in zip(groups_of_runs, counts, strict=True):
+        mix = mixes.setdefault(group, Counter())
+        if row_counts is None:
+            continue
+        items = row_counts.items() if isinstance(row_counts, Mapping) else row_counts
+        for tool, n in items:
+            mix[str(tool)] += int(n)
+    out: dict[tuple[str, ...], dict[str, Any]] = {}
+    for index, row in agg.iterrows():
+        key: tuple[str, ...] = index if isinstance(index, tuple) else (str(index),)
+        out[key] = {
+            "runs": int(row["runs"]),
+            "passes": int(row["passes"]),
+            "crashes": int(row["crashes"]),
+            "judged": int(row["judged"]),
+            "mean_steps": _float(row["mean_steps"]),
+            "mean_tokens": _float(row["mean_tokens"]),
+            "total_tokens": int(row["total_tokens"]) if row["seen_tokens"] else None,
+            "tool_mix": json.dumps(dict(sorted(mixes.get(key, Counter()).items()))),
+            "mean_latency_s": _float(row["mean_latency_s"]),
+            "p95_latency_s": _float(row["p95_latency_s"]),
+        }
+    return out
+
+
+def _float(value: Any) -> float | None:
+    return None if pd.isna(value) else float(value)
 
 
 def night_table(night: NightInput) -> pa.Table:
     """The night's rows (:data:`NIGHT_SCHEMA`), one per scenario and variant of its runs."""
     recorded = night.recorded_at or datetime.now(UTC)
     base = night.baseline_runs
+    baseline_arms = _arms(base, ["scenario"]) if base is not None and len(base) else {}
     rows = []
-    for (scenario, variant), arm in night.runs.groupby(["scenario", "variant"], sort=True):
-        own = base[base["scenario"] == scenario] if base is not None else None
-        base_arm = _arm(own) if own is not None and len(own) else None
+    for (scenario, variant), arm in _arms(night.runs, ["scenario", "variant"]).items():
+        base_arm = baseline_arms.get((scenario,))
         rows.append(
             {
                 "schema_version": NIGHT_SCHEMA_VERSION,
@@ -123,7 +163,7 @@ def night_table(night: NightInput) -> pa.Table:
                 "recorded_at": recorded,
                 "scenario": str(scenario),
                 "variant": str(variant),
-                **_arm(arm),
+                **arm,
                 "config_hash": night.config_hashes.get(f"{scenario}/{variant}"),
                 "verdict": night.verdicts.get(str(scenario)),
                 "git_sha": night.git_sha,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from datetime import date as Date
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,8 +54,9 @@ def _distance(night: object, baseline: object) -> float | None:
     return 0.5 * sum(abs(a.get(k, 0.0) - b.get(k, 0.0)) for k in set(a) | set(b))
 
 
-def _point(row: pd.Series) -> TrendPoint:
-    judged = int(row["judged"]) if _number(row.get("judged")) is not None else int(row["runs"])
+def _point(row: Mapping[Any, Any]) -> TrendPoint:
+    counted = _number(row.get("judged"))
+    judged = int(counted) if counted is not None else int(row["runs"])
     passes, crashes = int(row["passes"]), int(row["crashes"])
     low, high = wilson(passes, judged)
     c_low, c_high = wilson(crashes, judged)
@@ -70,7 +73,7 @@ def _point(row: pd.Series) -> TrendPoint:
         crash_high=c_high,
         tool_distance=_distance(row.get("tool_mix"), row.get("baseline_tool_mix")),
         mean_tokens=_number(row.get("mean_tokens")),
-        verdict=row.get("verdict") if isinstance(row.get("verdict"), str) else None,
+        verdict=verdict if isinstance(verdict := row.get("verdict"), str) else None,
     )
 
 
@@ -125,7 +128,7 @@ def _scenario(
     rows: pd.DataFrame, *, alpha: float, sims: int, band: float, rng: np.random.Generator
 ) -> ScenarioTrend:
     rows = rows.reset_index(drop=True)
-    points = tuple(_point(row) for _, row in rows.iterrows())
+    points = tuple(_point(row) for row in rows.to_dict("records"))
     x = np.array([p.passes for p in points], dtype=np.float64)
     n = np.array([p.runs for p in points], dtype=np.float64)
     scan = change_scan(x, n, sims=sims, rng=rng)

@@ -17,6 +17,9 @@ from trajguard.store import DEFAULT_KEEP, RunSet, promote
 
 __all__ = ["ROLLING", "StoreRequest", "night_of", "promote_from_store", "with_trend"]
 
+REPORT_WINDOW = 30
+"""Nights a report's trend section covers (the newest; ``trajguard trend`` reads them all)."""
+
 ROLLING = "promote-if-clean"
 """``promoted_by`` in the manifest of a baseline ``--promote-if-clean`` promoted (not pinned)."""
 
@@ -113,9 +116,9 @@ def _promotion(document: ReportDocument, facts: TrendFacts) -> Promotion:
 def with_trend(
     document: ReportDocument, night: NightInput, request: StoreRequest
 ) -> ReportDocument:
-    """The document with the suite's trend (this night the newest) and, if asked, the
-    promotion decision."""
-    facts = trend(request.location, suite=night.suite, extra=night)
+    """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
+    night the newest) and, if asked, the promotion decision."""
+    facts = trend(request.location, suite=night.suite, extra=night, last=REPORT_WINDOW)
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))
     return replace(document, trend=facts)

@@ -7,8 +7,10 @@ scenario's night-by-night pass counts:
 * the store: ``read_nights`` (pyarrow dataset, one file per night) and DuckDB over the same
   files (``read_parquet('STORE/**/*.parquet', hive_partitioning = true)``);
 * the alternative without a store: every night's ``comparison.json`` read back from
-  ``reports/<date>/`` (each night's document written as the comparison writes it, with its
-  per-scenario counts), parsed and tallied;
+  ``reports/<date>/``, parsed, and each scenario's pass rate and runs taken from it. Each night's
+  document is a real one (``compare`` of two recorded real-model nights,
+  benchmarks/data/real-nights-2026-12-01) with its 4 scenarios' entries repeated to 100
+  scenarios, so it has the size and shape a real 100-scenario ``comparison.json`` has;
 * the whole ``trajguard trend`` (the query plus every scenario's tests) over all nights and
   over the newest 30.
 
@@ -50,6 +52,41 @@ def _runs(scenarios: int, runs: int, rates: np.ndarray, rng: np.random.Generator
     )
 
 
+DATA = Path(__file__).parent / "data" / "real-nights-2026-12-01"
+
+
+def _template(out: Path) -> dict:
+    """A real ``comparison.json`` (two recorded nights compared, no model involved)."""
+    from trajguard import pipeline
+
+    done = pipeline.compare(
+        DATA / "baseline",
+        DATA / "unedited-seed1",
+        report=out / "template" / "report.md",
+        options=pipeline.ReportOptions(plots=False),
+    )
+    return json.loads((done.report.parent / "comparison.json").read_text())
+
+
+def _document(template: dict, scenarios: int, counts: pd.DataFrame) -> str:
+    doc = dict(template)
+    comparison = dict(doc["comparison"])
+    own = comparison["scenarios"]
+    entries, facts = [], {}
+    for i, (name, row) in enumerate(counts.iterrows()):
+        entry = json.loads(json.dumps(own[i % len(own)]))
+        entry["scenario"] = name
+        for metric in entry["metrics"]:
+            if metric["metric"] == "pass_rate":
+                metric["candidate"]["n"] = int(row["size"])
+                metric["candidate"]["mean"] = float(row["sum"]) / int(row["size"])
+        entries.append(entry)
+        facts[name] = doc["scenarios"][own[i % len(own)]["scenario"]]
+    comparison["scenarios"] = entries
+    doc.update(comparison=comparison, scenarios=facts, plots={})
+    return json.dumps(doc)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="scratch directory (replaced)")
@@ -63,21 +100,16 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     rates = rng.uniform(0.2, 0.9, args.scenarios)
     base = _runs(args.scenarios, args.runs, rates, rng)
+    template = _template(args.out)
     first = date(2026, 1, 1)
     append_s: list[float] = []
     for k in range(args.nights):
         day = (first + timedelta(days=k)).isoformat()
         runs = _runs(args.scenarios, args.runs, rates, rng)
         counts = runs.groupby("scenario")["passed"].agg(["sum", "size"])
-        summary = {
-            "verdict": "unchanged",
-            "scenarios": {
-                s: {"passes": int(r["sum"]), "runs": int(r["size"])} for s, r in counts.iterrows()
-            },
-        }
         folder = reports / day
         folder.mkdir(parents=True)
-        (folder / "comparison.json").write_text(json.dumps(summary))
+        (folder / "comparison.json").write_text(_document(template, args.scenarios, counts))
         night = NightInput(
             suite="bench",
             date=day,
@@ -106,7 +138,7 @@ def main() -> None:
     )
     print(
         f"store size: {size / 1e6:.1f} MB ({size / args.nights / 1e3:.1f} kB per night); "
-        f"the slim comparison.json files alone: {json_size / 1e6:.1f} MB"
+        f"the nights' comparison.json files: {json_size / 1e6:.1f} MB"
     )
 
     def timed(label: str, fn) -> object:
@@ -135,8 +167,12 @@ def main() -> None:
         out = []
         for path in sorted(reports.glob("*/comparison.json")):
             doc = json.loads(path.read_text())
-            for s, c in doc["scenarios"].items():
-                out.append((path.parent.name, s, c["passes"], c["runs"]))
+            for entry in doc["comparison"]["scenarios"]:
+                rate = next(m for m in entry["metrics"] if m["metric"] == "pass_rate")
+                n = rate["candidate"]["n"]
+                out.append(
+                    (path.parent.name, entry["scenario"], round(rate["candidate"]["mean"] * n), n)
+                )
         return pd.DataFrame(out, columns=["date", "scenario", "passes", "runs"])
 
     tallied = timed("the same counts from every night's comparison.json", from_json)

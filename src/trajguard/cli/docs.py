@@ -15,7 +15,7 @@ DOCS = {
 
 
 NAME = "docs"
-HELP = "print a document shipped with trajguard (statistics, architecture, comparison-json, runs)"
+HELP = "print a document shipped with trajguard: its method, design, formats and stores"
 
 
 def register(commands: Any) -> None:

@@ -94,26 +94,38 @@ def _moved(k: float, n: float, base_k: float, base_n: float, band: float) -> boo
     return (low > 0 or high < 0) and abs(d) > band
 
 
-def _drift(rows: pd.DataFrame, batch: str, *, pinned: bool, band: float) -> BaselineDrift | None:
-    """The nights of ``rows`` (oldest first) against baseline ``batch`` (its counts recorded)."""
-    own = rows[rows["baseline_batch"] == batch]
-    first = own.dropna(subset=["baseline_runs", "baseline_passes"])
-    if first.empty or int(first["baseline_runs"].iloc[0]) == 0:
+def _drift(
+    records: list[dict[str, Any]],
+    points: tuple[TrendPoint, ...],
+    batch: str,
+    *,
+    pinned: bool,
+    band: float,
+) -> BaselineDrift | None:
+    """The nights (oldest first) since baseline ``batch`` first appeared, against its counts."""
+    first = next(
+        (
+            i
+            for i, r in enumerate(records)
+            if r.get("baseline_batch") == batch
+            and _number(r.get("baseline_runs"))
+            and _number(r.get("baseline_passes")) is not None
+        ),
+        None,
+    )
+    if first is None:
         return None
-    base_n, base_k = float(first["baseline_runs"].iloc[0]), float(first["baseline_passes"].iloc[0])
-    since = rows.iloc[list(rows.index).index(first.index[0]) :]
-    judged = since["judged"].fillna(since["runs"]).astype(float)
-    n, k = float(judged.sum()), float(since["passes"].sum())
-    recent = since.tail(RECENT_NIGHTS)
-    rn = float(recent["judged"].fillna(recent["runs"]).sum())
-    rk = float(recent["passes"].sum())
+    base_n = float(records[first]["baseline_runs"])
+    base_k = float(records[first]["baseline_passes"])
+    since, recent = points[first:], points[first:][-RECENT_NIGHTS:]
+    n, k = float(sum(p.runs for p in since)), float(sum(p.passes for p in since))
+    rn, rk = float(sum(p.runs for p in recent)), float(sum(p.passes for p in recent))
     d, low, high = newcombe(k, n, base_k, base_n) if n else (0.0, 0.0, 0.0)
+    started = records[first].get("baseline_started_at")
     return BaselineDrift(
         batch=batch,
-        started_at=first["baseline_started_at"].iloc[0]
-        if isinstance(first["baseline_started_at"].iloc[0], str)
-        else None,
-        age_days=_age(first["baseline_started_at"].iloc[0], str(rows["date"].iloc[-1])),
+        started_at=started if isinstance(started, str) else None,
+        age_days=_age(started, points[-1].date),
         pinned=pinned,
         nights=len(since),
         difference=d,
@@ -124,11 +136,29 @@ def _drift(rows: pd.DataFrame, batch: str, *, pinned: bool, band: float) -> Base
     )
 
 
+def _baselines(records: list[dict[str, Any]]) -> tuple[str | None, str | None]:
+    """The newest night's baseline and the newest pinned one (``None``: none recorded)."""
+    batches = [r.get("baseline_batch") for r in records]
+    current = next((b for b in reversed(batches) if isinstance(b, str)), None)
+    pinned = next(
+        (
+            b
+            for b, r in zip(reversed(batches), reversed(records), strict=True)
+            if isinstance(b, str) and r.get("baseline_pinned") is not False
+        ),
+        None,
+    )
+    return current, pinned
+
+
 def _scenario(
     rows: pd.DataFrame, *, alpha: float, sims: int, band: float, rng: np.random.Generator
 ) -> ScenarioTrend:
-    rows = rows.reset_index(drop=True)
-    points = tuple(_point(row) for row in rows.to_dict("records"))
+    records: list[dict[str, Any]] = [
+        {str(k): (None if _missing(v) else v) for k, v in r.items()}
+        for r in rows.to_dict("records")
+    ]
+    points = tuple(_point(row) for row in records)
     x = np.array([p.passes for p in points], dtype=np.float64)
     n = np.array([p.runs for p in points], dtype=np.float64)
     scan = change_scan(x, n, sims=sims, rng=rng)
@@ -144,32 +174,29 @@ def _scenario(
             p_value=scan.p_value,
         )
     spread = overdispersion(x, n, change=change.index if change else None, sims=sims, rng=rng)
-    flaky = len(points) >= 3 and spread.p_value <= alpha
+    current, pinned = _baselines(records)
     drift = anchor = None
-    if "baseline_batch" in rows and rows["baseline_batch"].notna().any():
-        current = str(rows["baseline_batch"].dropna().iloc[-1])
-        pinned_rows = rows[rows["baseline_pinned"].fillna(True).astype(bool)]
-        pinned_batch = (
-            str(pinned_rows["baseline_batch"].dropna().iloc[-1])
-            if pinned_rows["baseline_batch"].notna().any()
-            else None
-        )
-        drift = _drift(rows, current, pinned=pinned_batch == current, band=band)
-        if pinned_batch is not None and pinned_batch != current:
-            anchor = _drift(rows, pinned_batch, pinned=True, band=band)
+    if current is not None:
+        drift = _drift(records, points, current, pinned=pinned == current, band=band)
+        if pinned is not None and pinned != current:
+            anchor = _drift(records, points, pinned, pinned=True, band=band)
     return ScenarioTrend(
-        scenario=str(rows["scenario"].iloc[0]),
-        variant=str(rows["variant"].iloc[0]),
+        scenario=str(records[0]["scenario"]),
+        variant=str(records[0]["variant"]),
         points=points,
         change=change,
         change_p=scan.p_value if scan.start is not None else None,
-        flaky=flaky,
+        flaky=len(points) >= 3 and spread.p_value <= alpha,
         dispersion=FlakyFacts(p_value=spread.p_value, ratio=spread.ratio)
         if len(points) >= 3
         else None,
         drift=drift,
         anchor_drift=anchor,
     )
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
 
 
 def trend_of(

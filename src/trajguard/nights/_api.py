@@ -7,7 +7,7 @@ from pathlib import Path
 from trajguard.errors import StoreError
 from trajguard.nights._append import append_night
 from trajguard.nights._location import open_location
-from trajguard.nights._read import read_nights
+from trajguard.nights._read import newest_dates, read_nights
 from trajguard.nights._record import NightInput, night_table
 from trajguard.nights._trend import trend_of
 from trajguard.results import TrendFacts
@@ -59,7 +59,9 @@ def trend(
     if not 0 < alpha < 1:
         raise StoreError(f"alpha must be between 0 and 1, got {alpha}")
     location = open_location(store)
-    rows = read_nights(location, suite=suite or (extra.suite if extra else None), scenario=scenario)
+    named = suite or (extra.suite if extra else None)
+    since = newest_dates(location, suite=named, nights=last) if last and named else None
+    rows = read_nights(location, suite=named, scenario=scenario, since=since)
     if extra is not None:
         import pandas as pd
 

@@ -13,7 +13,7 @@ from trajguard.errors import StoreError
 from trajguard.nights._location import StoreLocation
 from trajguard.nights._schema import PARTITION_SCHEMA, READ_SCHEMA, READABLE_NIGHT_VERSIONS
 
-__all__ = ["read_nights"]
+__all__ = ["newest_dates", "read_nights"]
 
 _KEYS = ("suite", "date", "recorded_at", "night_id", "schema_version")
 _TREND_COLUMNS = tuple(name for name in READ_SCHEMA.names if name != "comparison")
@@ -41,12 +41,28 @@ def _dataset(location: StoreLocation) -> ds.Dataset | None:
         ) from None
 
 
+def newest_dates(location: StoreLocation, *, suite: str | None, nights: int) -> str | None:
+    """The oldest date among the newest ``nights`` nights' files (from the file names alone:
+    one file per night), so a read for the newest nights opens only their partitions."""
+    dataset = _dataset(location)
+    if dataset is None:
+        return None
+    keys = []
+    for path in dataset.files:
+        parts = dict(p.split("=", 1) for p in path.split("/") if "=" in p)
+        if suite is None or parts.get("suite") == suite:
+            keys.append(parts.get("date", ""))
+    keys.sort()
+    return keys[-nights] if len(keys) >= nights else None
+
+
 def read_nights(
     location: StoreLocation,
     *,
     suite: str | None = None,
     scenario: str | None = None,
     last: int | None = None,
+    since: str | None = None,
     columns: Sequence[str] | None = _TREND_COLUMNS,
 ) -> pd.DataFrame:
     """The store's rows, oldest night first (by date, then time recorded).
@@ -56,6 +72,8 @@ def read_nights(
         suite: only this suite's nights (a partition: other suites' files are not opened).
         scenario: only this scenario's rows.
         last: only the newest ``last`` nights (of each suite).
+        since: only nights dated on or after this date (``YYYY-MM-DD``; other dates'
+            partitions are not opened).
         columns: the columns to read (default: all but the ``comparison`` JSON).
 
     Raises:
@@ -70,6 +88,9 @@ def read_nights(
     where = None
     if suite is not None:
         where = pc.field("suite") == suite
+    if since is not None:
+        after = pc.field("date") >= since
+        where = after if where is None else where & after
     if scenario is not None:
         same = pc.field("scenario") == scenario
         where = same if where is None else where & same

@@ -80,7 +80,8 @@ def trend_section(trend: TrendFacts | None) -> list[str]:
         f"## Trend ({trend.nights} nights of suite {md(trend.suite)} in {md(trend.store)})",
         "",
         f'"Since when" is a single change-point scan of each scenario\'s pass counts, its '
-        f"p-value from {trend.simulations} simulated series of binomial noise, named at alpha "
+        f"p-value from up to {trend.simulations} simulated series without a change (binomial "
+        "noise, or beta-binomial when the nights spread beyond it), named at alpha "
         f"{trend.alpha:g}{alarm}. A scenario whose nights vary more than their runs' binomial "
         "noise explains (Tarone's overdispersion test at the same level) is named flaky, not "
         "regressed. Drift: the nights since the baseline, pooled, and the newest 3, against it; "

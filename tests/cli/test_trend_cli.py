@@ -60,6 +60,9 @@ def test_trend_last_n_keeps_the_newest_nights(tmp_path: Path, cli) -> None:
     data = json.loads(result.stdout)
     assert data["nights"] == 4
     assert [p["night_id"] for p in data["scenarios"][0]["points"]] == ["n08", "n09", "n10", "n11"]
+    # with --suite, only the newest nights' date partitions are read: the same nights
+    pruned = cli("trend", str(store), "--json", "--suite", "demo", "--last", "4", cwd=tmp_path)
+    assert json.loads(pruned.stdout)["scenarios"] == data["scenarios"]
 
 
 def test_trend_of_an_empty_store_or_several_suites_exits_2(tmp_path: Path, cli) -> None:

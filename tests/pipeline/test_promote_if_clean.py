@@ -49,3 +49,38 @@ def test_a_clean_night_rolls_the_baseline_and_a_failed_one_does_not(tmp_path: Pa
     multiply = next(s for s in trend.scenarios if s.scenario == "multiply")
     assert multiply.drift is not None and not multiply.drift.pinned
     assert multiply.anchor_drift is not None and multiply.anchor_drift.batch == pinned
+
+
+def test_the_boiling_frog_guard_refuses_a_clean_night_after_a_slide(tmp_path: Path) -> None:
+    from trajguard_testkit.nights import night
+
+    from trajguard.nights import record_night
+
+    baselines, store = tmp_path / "baselines", tmp_path / "store"
+    pipeline.promote(NIGHTS / "unedited-seed1", baselines=baselines)
+    anchor = json.loads((baselines / "demo" / "manifest.json").read_text())["batch_id"]
+    # five earlier nights against the same pinned anchor, multiply sliding far below it
+    for i in range(5):
+        record_night(
+            store,
+            night(
+                f"old{i}",
+                date=f"2026-11-{20 + i}",
+                rates={"multiply": 0.1},
+                baseline_rates={"multiply": 0.9},
+                baseline_batch=anchor,
+                seed=i,
+            ),
+        )
+    clean = _night("unedited-seed2", tmp_path, baselines, store)
+    assert clean.exit_code == 0
+    assert clean.document.trend is not None and clean.document.trend.promotion is not None
+    promotion = clean.document.trend.promotion
+    assert not promotion.promoted
+    assert "boiling-frog guard" in promotion.reason and "multiply" in promotion.reason
+    after = json.loads((baselines / "demo" / "manifest.json").read_text())
+    assert after["batch_id"] == anchor and "promoted_by" not in after
+    assert (
+        "**Baseline: not promoted.** boiling-frog guard"
+        in (tmp_path / "unedited-seed2" / "report.md").read_text()
+    )

@@ -172,3 +172,18 @@ def test_store_options_without_a_store_are_refused(tmp_path: Path, cli) -> None:
     assert result.returncode == 2 and "pass --store STORE too" in result.stderr
     promote = cli("baseline", "promote", cwd=tmp_path)
     assert promote.returncode == 2 and "either RUNSET or --from-store" in promote.stderr
+
+
+def test_nightly_promote_if_clean_needs_a_store(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.delenv("TRAJGUARD_STORE", raising=False)
+    result = cli("nightly", str(REPO / "suites" / "demo.yaml"), "--promote-if-clean", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--promote-if-clean needs the series of nights: pass --store STORE" in result.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_trajguard_docs_nights_prints_the_method(tmp_path: Path, cli) -> None:
+    result = cli("docs", "nights", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.startswith("# The store of nights")
+    assert "boiling frog" in result.stdout

@@ -11,6 +11,7 @@ DOCS = {
     "architecture": "the packages, their layers, the data flow, where each kind of change goes",
     "comparison-json": "what comparison.json holds, its schema and versions, how to read it",
     "runs": "the runs behind a verdict: runs, show --run, export, diff, the criteria column",
+    "nights": "the store of nights: its schema, trend's tests, pinned or rolling baselines, CI",
 }
 
 

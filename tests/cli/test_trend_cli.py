@@ -187,3 +187,23 @@ def test_trajguard_docs_nights_prints_the_method(tmp_path: Path, cli) -> None:
     assert result.returncode == 0
     assert result.stdout.startswith("# The store of nights")
     assert "boiling frog" in result.stdout
+
+
+def test_a_night_date_that_is_no_date_exits_2_and_writes_nothing(tmp_path: Path, cli) -> None:
+    result = cli(
+        "compare",
+        str(NIGHTS / "baseline"),
+        str(NIGHTS / "unedited-seed1"),
+        "--store",
+        str(tmp_path / "store"),
+        "--night-date",
+        "2026-02-30",
+        "--report",
+        str(tmp_path / "r" / "report.md"),
+        "--no-plots",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "date '2026-02-30' cannot name a store partition" in result.stderr
+    assert "YYYY-MM-DD" in result.stderr
+    assert not (tmp_path / "r").exists() and not (tmp_path / "store").exists()

@@ -13,6 +13,7 @@ reader opens (pyarrow skips names starting with ``.``; the glob of ``docs/nights
 from __future__ import annotations
 
 import contextlib
+import datetime
 import re
 import uuid
 
@@ -30,10 +31,11 @@ _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _checked(what: str, value: str, pattern: re.Pattern[str]) -> str:
+def _checked(what: str, value: str, pattern: re.Pattern[str], shown: str | None = None) -> str:
     if not pattern.fullmatch(value):
         raise StoreError(
-            f"the night's {what} {value!r} cannot name a store partition",
+            f"the night's {what} {shown if shown is not None else repr(value)} cannot name a "
+            "store partition",
             hint="suite names and night ids are letters, digits, '_', '.', '-'; "
             "dates are YYYY-MM-DD",
         )
@@ -41,7 +43,15 @@ def _checked(what: str, value: str, pattern: re.Pattern[str]) -> str:
 
 
 def night_path(location: StoreLocation, *, suite: str, date: str, night_id: str) -> str:
-    """The file a night lives in: ``<root>/suite=<suite>/date=<date>/<night_id>.parquet``."""
+    """The file a night lives in: ``<root>/suite=<suite>/date=<date>/<night_id>.parquet``.
+
+    Raises:
+        StoreError: the suite, date or id cannot name a partition or file.
+    """
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        _checked("date", "", _DATE, shown=repr(date))
     folder = (
         f"{location.root}/suite={_checked('suite', suite, _SAFE)}"
         f"/date={_checked('date', date, _DATE)}"

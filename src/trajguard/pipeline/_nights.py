@@ -11,7 +11,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trajguard.errors import StoreError
-from trajguard.nights import NightInput, open_location, read_nights, record_night, trend
+from trajguard.nights import (
+    NightInput,
+    night_path,
+    open_location,
+    read_nights,
+    record_night,
+    trend,
+)
 from trajguard.results import Promotion, ReportDocument, TrendFacts
 from trajguard.store import DEFAULT_KEEP, RunSet, promote
 
@@ -118,6 +125,10 @@ def with_trend(
 ) -> ReportDocument:
     """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
     night the newest) and, if asked, the promotion decision."""
+    # refuse a night that cannot be filed before anything is written
+    night_path(
+        open_location(request.location), suite=night.suite, date=night.date, night_id=night.night_id
+    )
     facts = trend(request.location, suite=night.suite, extra=night, last=REPORT_WINDOW)
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))

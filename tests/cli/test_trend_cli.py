@@ -101,6 +101,24 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     report = (tmp_path / "edited-seed3" / "report.md").read_text()
     assert "## Trend (6 nights of suite demo" in report
     assert f"### multiply (base): **changed since 2026-12-01 ({edited_id})**" in report
+    # comparison.json carries the trend, and the report renders again from it byte for byte
+    from trajguard.results import read_document
+
+    document = read_document((tmp_path / "edited-seed3" / "comparison.json").read_text())
+    assert document.trend is not None and document.trend.nights == 6
+    multiply = next(s for s in document.trend.scenarios if s.scenario == "multiply")
+    assert multiply.change is not None and multiply.change.night_id == edited_id
+    again_dir = tmp_path / "rerendered"
+    rendered = cli(
+        "report",
+        str(tmp_path / "edited-seed3" / "comparison.json"),
+        "--out",
+        str(again_dir),
+        "--no-plots",
+        cwd=tmp_path,
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    assert (again_dir / "report.md").read_text() == report
     rows = read_nights(open_location(store))
     assert rows.drop_duplicates("night_id")["night_id"].tolist()[3] == edited_id
     assert set(rows["runset"]) == {str((NIGHTS / n).absolute()) for n in order}

@@ -33,6 +33,7 @@ from trajguard.cli import (
     run,
     runs,
     show,
+    trend,
     validate,
 )
 from trajguard.cli._exit import exit_now
@@ -47,6 +48,7 @@ _COMMANDS = (
     plan,
     show,
     runs,
+    trend,
     export,
     diff,
     baseline,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -172,6 +173,18 @@ def add_history_argument(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="pool at most the K newest batches of the baseline's history (default: every "
         "kept batch; 1: the latest only)",
+    )
+
+
+def add_store_argument(parser: argparse.ArgumentParser) -> None:
+    """``--store``: keep the night in a store of nights (compare, nightly)."""
+    parser.add_argument(
+        "--store",
+        default=os.environ.get("TRAJGUARD_STORE") or None,
+        metavar="STORE",
+        help="append the night to this store of nights (a directory, or s3://BUCKET/PREFIX) "
+        "and add the suite's trend to the report (default: $TRAJGUARD_STORE; "
+        "`trajguard docs nights`)",
     )
 
 

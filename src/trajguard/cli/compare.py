@@ -11,9 +11,11 @@ from trajguard.cli._common import (
     add_compare_arguments,
     add_history_argument,
     add_require_power_argument,
+    add_store_argument,
     compare_config,
     report_options,
 )
+from trajguard.errors import UsageError
 
 NAME = "compare"
 HELP = "compare a candidate run set with a baseline; write a report; exit 1 on regression"
@@ -39,6 +41,13 @@ def register(commands: Any) -> None:
         "the report says so; refused otherwise",
     )
     add_history_argument(parser)
+    add_store_argument(parser)
+    parser.add_argument(
+        "--night-date",
+        metavar="DATE",
+        help="with --store: file the night under this date, YYYY-MM-DD (default: the "
+        "candidate batch's start date)",
+    )
     add_require_power_argument(parser, suite=False)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
@@ -47,6 +56,9 @@ def register(commands: Any) -> None:
 def main(args: argparse.Namespace) -> int:
     from trajguard import pipeline
 
+    if args.night_date and not args.store:
+        raise UsageError("--night-date files a night in a store: pass --store STORE too")
+    store = pipeline.StoreRequest(location=args.store, date=args.night_date) if args.store else None
     outcome = pipeline.compare(
         args.baseline,
         args.candidate,
@@ -56,6 +68,7 @@ def main(args: argparse.Namespace) -> int:
         history=args.history,
         require_power=args.require_power,
         allow_unfinished=args.allow_unfinished,
+        store=store,
     )
     print(printable(outcome.headline))
     return outcome.exit_code

@@ -12,14 +12,12 @@ DOCS = {
     "comparison-json": "what comparison.json holds, its schema and versions, how to read it",
     "runs": "the runs behind a verdict: runs, show --run, export, diff, the criteria column",
     "report-html": "report.html: the forest plot, the run explorer, what it is rendered from",
+    "nights": "the store of nights: its schema, trend's tests, pinned or rolling baselines, CI",
 }
 
 
 NAME = "docs"
-HELP = (
-    "print a document shipped with trajguard "
-    "(statistics, architecture, comparison-json, runs, report-html)"
-)
+HELP = "print a document shipped with trajguard: its method, design, formats and stores"
 
 
 def register(commands: Any) -> None:

@@ -13,6 +13,7 @@ from trajguard.cli._common import (
     add_history_argument,
     add_max_runs_argument,
     add_require_power_argument,
+    add_store_argument,
     batch_options,
     compare_config,
     observer_factory,
@@ -20,6 +21,7 @@ from trajguard.cli._common import (
     report_options,
     startup_log,
 )
+from trajguard.errors import UsageError
 
 NAME = "nightly"
 HELP = "run the suite, compare with its baseline, write reports/<date>/, exit 1 on regression"
@@ -46,12 +48,24 @@ def register(commands: Any) -> None:
     )
     add_max_runs_argument(parser)
     add_history_argument(parser)
+    add_store_argument(parser)
+    parser.add_argument(
+        "--promote-if-clean",
+        action="store_true",
+        help="with --store: promote a clean night to the baseline (a rolling baseline), unless "
+        "the series since the pinned anchor moved beyond the bands (the boiling-frog guard)",
+    )
     add_require_power_argument(parser, suite=True)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.promote_if_clean and not args.store:
+        raise UsageError(
+            "--promote-if-clean needs the series of nights: pass --store STORE "
+            "(`trajguard docs nights`)"
+        )
     prepare_imports(args.suite)
     with startup_log(args) as startup:
         with startup.step("importing trajguard's batch runner and comparison"):
@@ -60,6 +74,16 @@ def main(args: argparse.Namespace) -> int:
 
         config = compare_config(args)
         options = batch_options(args, [BASE_VARIANT])
+        promote_to = (
+            (args.baseline.parent if args.baseline else Path("baselines"))
+            if (args.promote_if_clean)
+            else None
+        )
+        store = (
+            pipeline.StoreRequest(location=args.store, promote_to=promote_to)
+            if args.store
+            else None
+        )
         startup.begin("reading the suite")
         outcome = pipeline.nightly(
             args.suite,
@@ -73,6 +97,7 @@ def main(args: argparse.Namespace) -> int:
             report=report_options(args, step_summary=True),
             observe=observer_factory(args, startup),
             require_power=args.require_power,
+            store=store,
         )
     print(printable(outcome.headline))
     return outcome.exit_code

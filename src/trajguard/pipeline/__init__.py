@@ -2,7 +2,9 @@
 
 :func:`run` (a batch), :func:`compare` (two run sets → report, exit flag), :func:`nightly`
 (run + compare with the baseline + report), :func:`ab` (two variants → did B help?),
-:func:`show` and :func:`plan` (read-only), :func:`promote` (a run set becomes the baseline).
+:func:`show` and :func:`plan` (read-only), :func:`promote` (a run set becomes the baseline),
+:func:`promote_from_store` (a night of the store of nights becomes it); a :class:`StoreRequest`
+keeps a comparison's night in the store of nights.
 The command line only maps options to these and prints what they return.
 """
 
@@ -10,17 +12,20 @@ from trajguard.pipeline._ab import ABOutcome, ab
 from trajguard.pipeline._compare import CompareOutcome, compare, with_suite_tolerances
 from trajguard.pipeline._inspect import RunSetView, plan, show
 from trajguard.pipeline._nightly import nightly
+from trajguard.pipeline._nights import ROLLING, StoreRequest, promote_from_store
 from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
 from trajguard.pipeline._rerender import Rerendered, rerender
 from trajguard.pipeline._run import dry_run, run
 from trajguard.store import promote
 
 __all__ = [
+    "ROLLING",
     "ABOutcome",
     "CompareOutcome",
     "ReportOptions",
     "Rerendered",
     "RunSetView",
+    "StoreRequest",
     "ab",
     "compare",
     "dry_run",
@@ -28,6 +33,7 @@ __all__ = [
     "plan",
     "plotted_scenarios",
     "promote",
+    "promote_from_store",
     "rerender",
     "run",
     "show",

@@ -15,6 +15,7 @@ from trajguard.compare import (
     pool_history,
 )
 from trajguard.errors import StoreError
+from trajguard.pipeline._nights import StoreRequest, keep_night, night_of, with_trend
 from trajguard.pipeline._outputs import (
     ReportOptions,
     check_targets,
@@ -156,8 +157,12 @@ def compare_loaded(
     adjust: Callable[[Comparison], Comparison] | None = None,
     history: PooledBaseline | None = None,
     kind: ReportKind = ReportKind.COMPARE,
+    store: StoreRequest | None = None,
 ) -> CompareOutcome:
     """Compare two loaded run sets; write the report (plots beside it) and optional JUnit.
+
+    With ``store``, the report carries the suite's trend from the store of nights (this night
+    the newest), and the night is appended to the store once the report is written.
 
     ``adjust`` transforms the comparison before anything is written (the sequential gate sets
     the verdicts in sequential mode), so report, JUnit and the returned comparison agree. The
@@ -186,8 +191,14 @@ def compare_loaded(
         history=history,
         explain=options.explain,
     )
+    night = None
+    if store is not None:
+        night = night_of(document, baseline, candidate, report=report, date=store.date)
+        document = with_trend(document, night, store)
     runs = run_payload(document, baseline, candidate) if options.html else None
     write_outputs(document, report, options=options, runs=runs)
+    if store is not None and night is not None:
+        keep_night(document, night, store)
     return CompareOutcome(
         comparison=comparison,
         document=document,
@@ -208,6 +219,7 @@ def compare(
     history: int | None = None,
     require_power: bool = False,
     allow_unfinished: bool = False,
+    store: StoreRequest | None = None,
 ) -> CompareOutcome:
     """``trajguard compare``: two run sets on disk → report (and JUnit) → the outcome.
 
@@ -227,6 +239,7 @@ def compare(
             exits 4 (:attr:`CompareOutcome.exit_code`).
         allow_unfinished: compare a run set whose batch has not finished (the report says so
             under its headline; refused otherwise).
+        store: append the night to this store of nights and show the suite's trend.
 
     Raises:
         StoreError: a run set cannot be read, holds several variants, or a target cannot be
@@ -247,6 +260,7 @@ def compare(
         options=options or ReportOptions(),
         history=pooled,
         require_power=require_power,
+        store=store,
     )
 
 

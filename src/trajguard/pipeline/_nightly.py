@@ -16,6 +16,7 @@ from trajguard.pipeline._compare import (
     with_suite_tolerances,
 )
 from trajguard.pipeline._looks import Job, choose_design, design_record, one_design, run_job
+from trajguard.pipeline._nights import StoreRequest
 from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
 from trajguard.results import ReportKind
 from trajguard.run import BatchOptions, ObserverFactory
@@ -39,6 +40,7 @@ def nightly(
     report: ReportOptions | None = None,
     observe: ObserverFactory | None = None,
     require_power: bool | None = None,
+    store: StoreRequest | None = None,
 ) -> CompareOutcome:
     """Run the suite's base variant, compare it with the baseline and write the report.
 
@@ -62,6 +64,8 @@ def nightly(
         report: plots, JUnit, the command shown in the report, the job summary.
         observe: progress of the batch.
         require_power: a blind night exits 4 (``None``: the suite's ``defaults.require_power``).
+        store: append the night to this store of nights, show the trend in the report and (with
+            ``promote_to``) promote a clean night the boiling-frog guard lets through.
 
     Raises:
         StoreError: the suite has no baseline, or a run set or target cannot be used.
@@ -121,5 +125,6 @@ def nightly(
         history=pooled,
         kind=ReportKind.NIGHTLY,
         require_power=suite.defaults.require_power if require_power is None else require_power,
+        store=store,
     )
     return replace(result, runset=runset)

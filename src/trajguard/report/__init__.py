@@ -19,6 +19,7 @@ from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write
 from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
 from trajguard.report._summary import ArmSummary, summarize
+from trajguard.report._trend import render_trend
 
 __all__ = [
     "MARK",
@@ -36,6 +37,7 @@ __all__ = [
     "render_ab_report",
     "render_markdown",
     "render_report",
+    "render_trend",
     "sequential_section",
     "summarize",
     "write_plots",

@@ -13,6 +13,7 @@ from trajguard.report._history import history_section
 from trajguard.report._judges import judge_section, unstable_judge_warnings
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
+from trajguard.report._trend import trend_section
 from trajguard.results import ReportDocument, ReportKind, ScenarioFacts, Side
 
 __all__ = ["render_report"]
@@ -266,6 +267,7 @@ def render_report(document: ReportDocument) -> str:
     lines += judge_section(comparison)
     lines += gating_section(comparison)
     lines += history_section(comparison, document.history)
+    lines += trend_section(document.trend)
     latency = machines_note(document.baseline.machine, document.candidate.machine)
     lines += ["", "## Scenarios"]
     for result in comparison.scenarios:

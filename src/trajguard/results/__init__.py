@@ -46,6 +46,15 @@ from trajguard.results._explanation import (
     RunRef,
 )
 from trajguard.results._schema import json_schema
+from trajguard.results._trend import (
+    BaselineDrift,
+    ChangeFacts,
+    FlakyFacts,
+    Promotion,
+    ScenarioTrend,
+    TrendFacts,
+    TrendPoint,
+)
 
 __all__ = [
     "COMPARISON_FILE",
@@ -53,14 +62,18 @@ __all__ = [
     "SCHEMA_FILE",
     "VERSION_KEY",
     "ABOverall",
+    "BaselineDrift",
+    "ChangeFacts",
     "CriterionShift",
     "DesignRecord",
     "Exemplars",
     "Explanation",
+    "FlakyFacts",
     "HistoryFacts",
     "InvalidResultData",
     "PathShare",
     "PlotSample",
+    "Promotion",
     "RateCount",
     "ReportDocument",
     "ReportKind",
@@ -68,10 +81,13 @@ __all__ = [
     "RunRef",
     "Scalar",
     "ScenarioFacts",
+    "ScenarioTrend",
     "Side",
     "SideFacts",
     "ToolUse",
     "TopSequence",
+    "TrendFacts",
+    "TrendPoint",
     "document_json",
     "document_schema",
     "dumps",

@@ -26,6 +26,7 @@ from trajguard.compare import (
     exit_code,
 )
 from trajguard.results._explanation import Explanation, RateCount
+from trajguard.results._trend import TrendFacts
 
 __all__ = [
     "DOCUMENT_SCHEMA_VERSION",
@@ -270,6 +271,8 @@ class ReportDocument:
         command: the command that reproduces the report.
         design: the design the runs were made under.
         require_power: a blind night (``comparison.blind``) exits 4 (``--require-power``).
+        trend: the suite's nights from the store of nights, this one the newest (``None``:
+            no ``--store``).
     """
 
     kind: ReportKind
@@ -284,6 +287,7 @@ class ReportDocument:
     command: str | None = None
     design: DesignRecord = field(default_factory=DesignRecord)
     require_power: bool = False
+    trend: TrendFacts | None = None
 
     def __post_init__(self) -> None:
         compared = {s.scenario for s in self.comparison.scenarios}

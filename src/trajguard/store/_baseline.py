@@ -193,7 +193,12 @@ def baseline_lock(
 
 
 def promote(
-    runset: Path, *, baselines: Path, force: bool = False, keep: int = DEFAULT_KEEP
+    runset: Path,
+    *,
+    baselines: Path,
+    force: bool = False,
+    keep: int = DEFAULT_KEEP,
+    note: Mapping[str, Any] | None = None,
 ) -> Path:
     """Make a finished run set the baseline of its suite: ``baselines/<suite>/``.
 
@@ -240,6 +245,7 @@ def promote(
             manifest_updates={
                 "promoted_from": str(runset),
                 "promoted_at": datetime.now(UTC).isoformat(),
+                **(note or {}),
             },
             keep=keep,
         )

@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 from trajguard_testkit.browser import open_report
-from trajguard_testkit.nights import HOSTILE, ab_compared, compared
+from trajguard_testkit.html_nights import HOSTILE, ab_compared, compared
 
 from trajguard.report._criteria import failed_labels
 from trajguard.results import ReportDocument, read_document

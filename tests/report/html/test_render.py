@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from trajguard_testkit.nights import HOSTILE, compared
+from trajguard_testkit.html_nights import HOSTILE, compared
 
 from trajguard import pipeline
 from trajguard.report import md

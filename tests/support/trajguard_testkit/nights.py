@@ -1,89 +1,72 @@
-"""Small nights on disk for the HTML report's tests: run sets written with the store's writer
-from rows the runner's row builder makes (real criteria on hand-made trajectories)."""
+"""Nights made of run rows drawn at given pass rates (for the store of nights' tests)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping
 
-from trajguard import pipeline, store
-from trajguard_testkit.runsets import make_row
+import numpy as np
+import pandas as pd
 
-HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
-"""Markup that would run if a page let it: every place it is put must show it as text."""
-ANSI = "\x1b[31mred\x1b[0m"
+from trajguard.nights import NightInput
 
 
-def _hostile(row: dict[str, Any]) -> dict[str, Any]:
-    trajectory = json.loads(row["trajectory"])
-    for step in trajectory["steps"]:
-        for call in step.get("tool_calls") or ():
-            call["arguments"] = {"query": HOSTILE + ANSI}
-        for result in (step.get("observation") or {}).get("results") or ():
-            result["content"] = "result " + HOSTILE
-    return row | {"trajectory": json.dumps(trajectory)}
-
-
-def night_rows(*, regressed: bool, variant: str = "base", hostile: bool = True) -> list[dict]:
-    """Three scenarios of 12 runs: ``capital`` breaks when ``regressed`` (8 of 12 runs call
-    get_weather and miss Canberra), ``greeting`` and a scenario with a hostile name never do."""
+def run_rows(rates: Mapping[str, float], *, runs: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
     rows = []
-    for i in range(12):
-        broken = regressed and i < 8
-        calls = ["lookup_country", "get_weather"] if broken else ["lookup_country"]
-        final = "It is Sydney." if broken else "The capital is Canberra."
-        rows.append(make_row("capital", i, calls, final, variant=variant))
-        rows.append(make_row("greeting", i, ["lookup_country"], variant=variant))
-        if hostile:
-            row = make_row(f"x{HOSTILE}", i, ["lookup_country"], HOSTILE + ANSI, variant=variant)
-            rows.append(_hostile(row))
-    return rows
+    for scenario, rate in rates.items():
+        for index in range(runs):
+            tools = ["calculator"] if rng.random() < 0.7 else ["lookup_country", "calculator"]
+            rows.append(
+                {
+                    "scenario": scenario,
+                    "variant": "base",
+                    "run_index": index,
+                    "status": "ok",
+                    "passed": bool(rng.random() < rate),
+                    "crashed": False,
+                    "step_count": int(rng.integers(3, 7)),
+                    "tool_counts": [(t, 1) for t in tools],
+                    "prompt_tokens": 500,
+                    "completion_tokens": 40,
+                    "total_tokens": 540,
+                    "duration_s": float(rng.uniform(1, 3)),
+                }
+            )
+    return pd.DataFrame(rows)
 
 
-def write_night(root: Path, name: str, rows: list[dict], batch: str) -> Path:
-    path = root / name
-    store.write_runs(path / store.RUNS_FILE, [r | {"batch_id": batch} for r in rows])
-    store.write_manifest(
-        path, {"suite": "demo", "status": "finished", "batch_id": batch, "models": ["m"]}
+def night(
+    night_id: str,
+    *,
+    date: str = "2026-12-01",
+    rates: Mapping[str, float] | None = None,
+    runs: int = 20,
+    seed: int = 0,
+    suite: str = "demo",
+    baseline_batch: str | None = "base1",
+    pinned: bool = True,
+    baseline_rates: Mapping[str, float] | None = None,
+) -> NightInput:
+    rates = rates or {"capital": 0.3, "multiply": 0.6}
+    base = (
+        run_rows(baseline_rates or rates, runs=runs, seed=10_000 + seed) if baseline_batch else None
     )
-    return path
-
-
-def compared(root: Path, *, regressed: bool) -> pipeline.CompareOutcome:
-    """A baseline and a candidate night compared, the report written under ``root/report``."""
-    baseline = write_night(root, "baseline", night_rows(regressed=False), "base1")
-    candidate = write_night(root, "candidate", night_rows(regressed=regressed), "cand1")
-    return pipeline.compare(
-        baseline,
-        candidate,
-        report=root / "report" / "report.md",
-        options=pipeline.ReportOptions(command="trajguard compare baseline candidate"),
+    return NightInput(
+        suite=suite,
+        date=date,
+        night_id=night_id,
+        runs=run_rows(rates, runs=runs, seed=seed),
+        runset=f"reports/{date}/runs",
+        git_sha="f00",
+        model="local/smollm2",
+        verdicts=dict.fromkeys(rates, "unchanged"),
+        night_verdict="unchanged",
+        exit_code=0,
+        comparison='{"verdict": "unchanged"}',
+        baseline="baselines/demo",
+        baseline_runs=base,
+        baseline_batch=baseline_batch,
+        baseline_started_at="2026-11-29T03:17:00+00:00" if baseline_batch else None,
+        baseline_pinned=pinned if baseline_batch else None,
+        config_hashes={f"{s}/base": "abc" for s in rates},
     )
-
-
-def ab_compared(root: Path) -> Path:
-    """An A/B run set (variants base and b) compared; returns the report's folder."""
-    from trajguard.compare import CompareConfig, compare_ab
-    from trajguard.pipeline._outputs import ReportOptions, run_payload, write_outputs
-    from trajguard.report import build_ab_document
-
-    rows = night_rows(regressed=False) + night_rows(regressed=True, variant="b")
-    runs = write_night(root, "ab-runs", rows, "ab1")
-    side = store.load_runset(runs)
-    result = compare_ab(side.runs, "base", "b", config=CompareConfig(two_sided=True))
-    document = build_ab_document(
-        result, runs=side, plots=[s.scenario for s in result.per_scenario.scenarios]
-    )
-    frame = side.runs
-    from dataclasses import replace
-
-    payload = run_payload(
-        document,
-        replace(side, runs=frame[frame["variant"] == "base"]),
-        replace(side, runs=frame[frame["variant"] == "b"]),
-        path=runs,
-    )
-    folder = root / "ab"
-    write_outputs(document, folder / "ab.md", options=ReportOptions(), runs=payload)
-    return folder

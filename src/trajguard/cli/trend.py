@@ -1,0 +1,55 @@
+"""``trajguard trend STORE``: a suite's nights from the store of nights, scenario by scenario."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from trajguard._text import printable
+
+NAME = "trend"
+HELP = "a suite's nights from the store of nights: pass rates, since when, flaky, drift"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        NAME,
+        help=HELP,
+        description="Read the nights `nightly --store` and `compare --store` kept in STORE (a "
+        "directory or s3://BUCKET/PREFIX) and print, per scenario, its pass rate (crash rate, "
+        "tool-mix distance from the baseline, tokens) night by night with 95% Wilson "
+        "intervals; the first night of a sustained change (a change-point scan calibrated by "
+        "simulation); scenarios flaky beyond binomial noise; the baseline's age and drift. "
+        "The method: `trajguard docs nights`.",
+    )
+    parser.add_argument("store", metavar="STORE", help="the store of nights")
+    parser.add_argument("--suite", help="the suite (default: the store's only suite)")
+    parser.add_argument("--scenario", metavar="ID", help="only this scenario")
+    parser.add_argument("--last", type=int, metavar="N", help="only the newest N nights")
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the change scan and the flaky test (default %(default)s)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the trend as JSON (every night, every field)"
+    )
+    parser.set_defaults(handler=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from trajguard.nights import trend
+
+    facts = trend(
+        args.store, suite=args.suite, scenario=args.scenario, last=args.last, alpha=args.alpha
+    )
+    if args.json:
+        from trajguard.results import dumps
+
+        print(dumps(facts), end="")
+    else:
+        from trajguard.report import render_trend
+
+        print(printable(render_trend(facts), keep="\n"), end="")
+    return 0

@@ -1,0 +1,194 @@
+"""A comparison's night in the store of nights: recorded, its trend in the report, and the
+baseline promoted when the night is clean and the series has not drifted (the boiling-frog
+guard)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from trajguard.errors import StoreError
+from trajguard.nights import (
+    NightInput,
+    night_path,
+    open_location,
+    read_nights,
+    record_night,
+    trend,
+)
+from trajguard.results import Promotion, ReportDocument, TrendFacts
+from trajguard.store import DEFAULT_KEEP, RunSet, promote
+
+__all__ = ["ROLLING", "StoreRequest", "night_of", "promote_from_store", "with_trend"]
+
+REPORT_WINDOW = 30
+"""Nights a report's trend section covers (the newest; ``trajguard trend`` reads them all)."""
+
+ROLLING = "promote-if-clean"
+"""``promoted_by`` in the manifest of a baseline ``--promote-if-clean`` promoted (not pinned)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoreRequest:
+    """Keep the night in a store of nights.
+
+    Attributes:
+        location: the store's directory or URL.
+        date: file the night under this date (default: the candidate batch's start date).
+        promote_to: with ``--promote-if-clean``, the baselines root to promote a clean night to.
+    """
+
+    location: str
+    date: str | None = None
+    promote_to: Path | None = None
+
+
+def _date(candidate: RunSet, given: str | None) -> str:
+    if given:
+        return given
+    started = candidate.manifest.get("started_at")
+    if isinstance(started, str):
+        try:
+            return datetime.fromisoformat(started).astimezone(UTC).date().isoformat()
+        except ValueError:
+            pass
+    return datetime.now(UTC).date().isoformat()
+
+
+def night_of(
+    document: ReportDocument, baseline: RunSet, candidate: RunSet, *, report: Path, date: str | None
+) -> NightInput:
+    """The night a comparison makes: its candidate's aggregates, verdicts and provenance."""
+    comparison = document.comparison
+    manifest = candidate.manifest
+    batch = manifest.get("batch_id")
+    night_id = str(batch) if batch else hashlib.sha256(candidate.path.encode()).hexdigest()[:12]
+    verdicts = {s.scenario: s.verdict.value for s in comparison.scenarios}
+    summary = {
+        "kind": document.kind.value,
+        "verdict": comparison.verdict.value,
+        "regressed": comparison.regressed,
+        "exit_code": document.exit_code,
+        "scenarios": verdicts,
+        "report": str(report),
+    }
+    models = manifest.get("models") or []
+    return NightInput(
+        suite=candidate.suite,
+        date=_date(candidate, date),
+        night_id=night_id,
+        runs=candidate.runs,
+        runset=str(Path(candidate.path).absolute()),
+        git_sha=manifest.get("git_sha"),
+        model=",".join(str(m) for m in models) or None,
+        verdicts=verdicts,
+        night_verdict=comparison.verdict.value,
+        exit_code=document.exit_code,
+        comparison=json.dumps(summary, sort_keys=True),
+        baseline=str(baseline.path),
+        baseline_runs=baseline.runs,
+        baseline_batch=str(baseline.manifest.get("batch_id") or "unknown"),
+        baseline_started_at=baseline.manifest.get("started_at"),
+        baseline_pinned=baseline.manifest.get("promoted_by") != ROLLING,
+        config_hashes=dict(manifest.get("config_hashes") or {}),
+    )
+
+
+def _promotion(document: ReportDocument, facts: TrendFacts) -> Promotion:
+    if document.exit_code != 0 or document.comparison.regressed:
+        return Promotion(promoted=False, reason="the night is not clean (it failed its gates).")
+    moved = sorted(
+        s.scenario
+        for s in facts.scenarios
+        if any(d is not None and d.beyond_band for d in (s.drift, s.anchor_drift))
+        or s.change is not None
+    )
+    if moved:
+        return Promotion(
+            promoted=False,
+            reason="boiling-frog guard: the series since the pinned anchor moved beyond the "
+            f"bands, or changed, in {', '.join(moved)}; promote by hand after a look "
+            "(`trajguard baseline promote --from-store`).",
+        )
+    return Promotion(
+        promoted=True,
+        reason="the night is clean and no scenario's series moved beyond the bands since the "
+        "pinned anchor; it is the rolling baseline now.",
+    )
+
+
+def with_trend(
+    document: ReportDocument, night: NightInput, request: StoreRequest
+) -> ReportDocument:
+    """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
+    night the newest) and, if asked, the promotion decision."""
+    # refuse a night that cannot be filed before anything is written
+    night_path(
+        open_location(request.location), suite=night.suite, date=night.date, night_id=night.night_id
+    )
+    facts = trend(request.location, suite=night.suite, extra=night, last=REPORT_WINDOW)
+    if request.promote_to is not None:
+        facts = replace(facts, promotion=_promotion(document, facts))
+    return replace(document, trend=facts)
+
+
+def keep_night(document: ReportDocument, night: NightInput, request: StoreRequest) -> None:
+    """Append the night; promote its run set when the document's trend says so."""
+    record_night(request.location, night)
+    promotion = document.trend.promotion if document.trend else None
+    if promotion is not None and promotion.promoted and request.promote_to is not None:
+        promote(
+            Path(night.runset),
+            baselines=request.promote_to,
+            note={"promoted_by": ROLLING, "promoted_from_night": f"{night.date}/{night.night_id}"},
+        )
+
+
+def promote_from_store(
+    store: str,
+    *,
+    date: str,
+    night_id: str | None = None,
+    suite: str | None = None,
+    baselines: Path = Path("baselines"),
+    force: bool = False,
+    keep: int = DEFAULT_KEEP,
+) -> tuple[Path, str]:
+    """``baseline promote --from-store STORE --night DATE``: the night's run set becomes the
+    pinned baseline. Returns the baseline directory and the run set promoted.
+
+    Raises:
+        StoreError: no such night, several on that date (name one with ``night_id``), or its
+            run set is gone.
+    """
+    rows = read_nights(open_location(store), suite=suite)
+    rows = rows[rows["date"] == date]
+    if night_id is not None:
+        rows = rows[rows["night_id"] == night_id]
+    nights = rows.drop_duplicates(["suite", "night_id"])
+    if nights.empty:
+        raise StoreError(
+            f"the store holds no night on {date}" + (f" with id {night_id}" if night_id else ""),
+            file=store,
+            hint="list the nights: trajguard trend STORE --json",
+        )
+    if len(nights) > 1:
+        ids = ", ".join(f"{r.suite}/{r.night_id}" for r in nights.itertuples())
+        raise StoreError(
+            f"the store holds several nights on {date} ({ids})",
+            file=store,
+            hint="name one with --night-id (and --suite)",
+        )
+    runset = Path(str(nights["runset"].iloc[0]))
+    if not runset.is_dir():
+        raise StoreError(
+            "the night's run set is not on this machine",
+            file=runset,
+            hint="restore it (the nightly's artifact) at that path, or promote it directly: "
+            "trajguard baseline promote RUNSET",
+        )
+    note = {"promoted_by": "hand", "promoted_from_night": f"{date}/{nights['night_id'].iloc[0]}"}
+    return promote(runset, baselines=baselines, force=force, keep=keep, note=note), str(runset)

@@ -1,0 +1,227 @@
+"""`trajguard trend`, `compare --store` and `baseline promote --from-store` in-process: on a
+store of simulated nights, and on the recorded real-model nights of the demo suite."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from trajguard_testkit.nights import night
+
+from trajguard.nights import open_location, read_nights, record_night
+
+REPO = Path(__file__).resolve().parents[2]
+NIGHTS = REPO / "benchmarks" / "data" / "real-nights-2026-12-01"
+
+
+def _store(path: Path, *, nights: int = 12, drop_at: int = 6) -> Path:
+    for i in range(nights):
+        multiply = 0.9 if i < drop_at else 0.2
+        record_night(
+            path,
+            night(
+                f"n{i:02d}",
+                date=f"2026-11-{i + 1:02d}",
+                rates={"capital": 0.5, "multiply": multiply},
+                seed=i,
+            ),
+        )
+    return path
+
+
+def test_trend_names_the_first_night_of_a_drop(tmp_path: Path, cli) -> None:
+    store = _store(tmp_path / "store")
+    result = cli("trend", str(store), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "# Trend (12 nights of suite demo" in result.stdout
+    assert "### multiply (base): **changed since 2026-11-07 (n06)**" in result.stdout
+    assert "### capital (base): steady" in result.stdout
+    assert "| 2026-11-12 | n11 |" in result.stdout
+
+
+def test_trend_json_holds_every_night_and_the_change(tmp_path: Path, cli) -> None:
+    store = _store(tmp_path / "store")
+    result = cli("trend", str(store), "--json", "--scenario", "multiply", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    (multiply,) = data["scenarios"]
+    assert [p["night_id"] for p in multiply["points"]] == [f"n{i:02d}" for i in range(12)]
+    assert multiply["change"]["night_id"] == "n06"
+    assert multiply["change"]["before"] > 0.7 > 0.4 > multiply["change"]["after"]
+    point = multiply["points"][0]
+    assert point["pass_low"] <= point["pass_rate"] <= point["pass_high"]
+    assert multiply["drift"]["batch"] == "base1" and multiply["drift"]["pinned"] is True
+
+
+def test_trend_last_n_keeps_the_newest_nights(tmp_path: Path, cli) -> None:
+    store = _store(tmp_path / "store")
+    result = cli("trend", str(store), "--json", "--last", "4", cwd=tmp_path)
+    data = json.loads(result.stdout)
+    assert data["nights"] == 4
+    assert [p["night_id"] for p in data["scenarios"][0]["points"]] == ["n08", "n09", "n10", "n11"]
+    # with --suite, only the newest nights' date partitions are read: the same nights
+    pruned = cli("trend", str(store), "--json", "--suite", "demo", "--last", "4", cwd=tmp_path)
+    assert json.loads(pruned.stdout)["scenarios"] == data["scenarios"]
+
+
+def test_trend_of_an_empty_store_or_several_suites_exits_2(tmp_path: Path, cli) -> None:
+    empty = cli("trend", str(tmp_path / "nothing"), cwd=tmp_path)
+    assert empty.returncode == 2 and "holds no nights" in empty.stderr
+    assert "Traceback" not in empty.stderr
+    store = tmp_path / "store"
+    record_night(store, night("a1", suite="demo"))
+    record_night(store, night("b1", suite="other"))
+    several = cli("trend", str(store), cwd=tmp_path)
+    assert several.returncode == 2 and "several suites (demo, other)" in several.stderr
+    assert "--suite" in several.stderr
+    assert cli("trend", str(store), "--suite", "other", cwd=tmp_path).returncode == 0
+    bad = cli("trend", str(store), "--suite", "demo", "--last", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "--last must be at least 1" in bad.stderr
+
+
+def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: Path, cli) -> None:
+    store = tmp_path / "store"
+    order = ["unedited-seed1", "unedited-seed2", "unedited-seed3"]
+    order += ["edited-seed1", "edited-seed2", "edited-seed3"]
+    for name in order:
+        result = cli(
+            "compare",
+            str(NIGHTS / "baseline"),
+            str(NIGHTS / name),
+            "--store",
+            str(store),
+            "--report",
+            str(tmp_path / name / "report.md"),
+            "--no-plots",
+            cwd=tmp_path,
+        )
+        assert result.returncode in (0, 1), result.stderr
+    edited_id = json.loads((NIGHTS / "edited-seed1" / "manifest.json").read_text())["batch_id"]
+    report = (tmp_path / "edited-seed3" / "report.md").read_text()
+    assert "## Trend (6 nights of suite demo" in report
+    assert f"### multiply (base): **changed since 2026-12-01 ({edited_id})**" in report
+    # comparison.json carries the trend, and the report renders again from it byte for byte
+    from trajguard.results import read_document
+
+    document = read_document((tmp_path / "edited-seed3" / "comparison.json").read_text())
+    assert document.trend is not None and document.trend.nights == 6
+    multiply = next(s for s in document.trend.scenarios if s.scenario == "multiply")
+    assert multiply.change is not None and multiply.change.night_id == edited_id
+    again_dir = tmp_path / "rerendered"
+    rendered = cli(
+        "report",
+        str(tmp_path / "edited-seed3" / "comparison.json"),
+        "--out",
+        str(again_dir),
+        "--no-plots",
+        cwd=tmp_path,
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    assert (again_dir / "report.md").read_text() == report
+    rows = read_nights(open_location(store))
+    assert rows.drop_duplicates("night_id")["night_id"].tolist()[3] == edited_id
+    assert set(rows["runset"]) == {str((NIGHTS / n).absolute()) for n in order}
+    # the same night appended again replaces itself
+    again = cli(
+        "compare",
+        str(NIGHTS / "baseline"),
+        str(NIGHTS / "edited-seed3"),
+        "--store",
+        str(store),
+        "--report",
+        str(tmp_path / "again" / "report.md"),
+        "--no-plots",
+        cwd=tmp_path,
+    )
+    assert again.returncode == 1
+    assert len(read_nights(open_location(store)).drop_duplicates("night_id")) == 6
+
+
+def test_baseline_promote_from_the_store_pins_the_night(tmp_path: Path, cli) -> None:
+    candidate = tmp_path / "night"
+    shutil.copytree(NIGHTS / "unedited-seed2", candidate)
+    store = tmp_path / "store"
+    done = cli(
+        "compare",
+        str(NIGHTS / "baseline"),
+        str(candidate),
+        "--store",
+        str(store),
+        "--night-date",
+        "2026-12-02",
+        "--report",
+        str(tmp_path / "r" / "report.md"),
+        "--no-plots",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    missing = cli(
+        "baseline", "promote", "--from-store", str(store), "--night", "2026-12-03", cwd=tmp_path
+    )
+    assert missing.returncode == 2 and "no night on 2026-12-03" in missing.stderr
+    result = cli(
+        "baseline",
+        "promote",
+        "--from-store",
+        str(store),
+        "--night",
+        "2026-12-02",
+        "--baselines",
+        str(tmp_path / "baselines"),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "baselines" / "demo" / "manifest.json").read_text())
+    assert manifest["promoted_by"] == "hand"
+    assert manifest["promoted_from_night"].startswith("2026-12-02/")
+    assert manifest["batch_id"] == json.loads((candidate / "manifest.json").read_text())["batch_id"]
+
+
+def test_store_options_without_a_store_are_refused(tmp_path: Path, cli) -> None:
+    result = cli(
+        "compare",
+        str(NIGHTS / "baseline"),
+        str(NIGHTS / "unedited-seed1"),
+        "--night-date",
+        "2026-12-02",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2 and "pass --store STORE too" in result.stderr
+    promote = cli("baseline", "promote", cwd=tmp_path)
+    assert promote.returncode == 2 and "either RUNSET or --from-store" in promote.stderr
+
+
+def test_nightly_promote_if_clean_needs_a_store(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.delenv("TRAJGUARD_STORE", raising=False)
+    result = cli("nightly", str(REPO / "suites" / "demo.yaml"), "--promote-if-clean", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--promote-if-clean needs the series of nights: pass --store STORE" in result.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_trajguard_docs_nights_prints_the_method(tmp_path: Path, cli) -> None:
+    result = cli("docs", "nights", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.startswith("# The store of nights")
+    assert "boiling frog" in result.stdout
+
+
+def test_a_night_date_that_is_no_date_exits_2_and_writes_nothing(tmp_path: Path, cli) -> None:
+    result = cli(
+        "compare",
+        str(NIGHTS / "baseline"),
+        str(NIGHTS / "unedited-seed1"),
+        "--store",
+        str(tmp_path / "store"),
+        "--night-date",
+        "2026-02-30",
+        "--report",
+        str(tmp_path / "r" / "report.md"),
+        "--no-plots",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "date '2026-02-30' cannot name a store partition" in result.stderr
+    assert "YYYY-MM-DD" in result.stderr
+    assert not (tmp_path / "r").exists() and not (tmp_path / "store").exists()

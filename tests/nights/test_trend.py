@@ -1,0 +1,89 @@
+"""The trend's statistics on series whose truth is known: a drop named at its first night, steady
+series left alone, flaky series named flaky, and the boiling-frog guard's anchor drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from trajguard_testkit.nights import night
+
+from trajguard.nights import change_scan, overdispersion, record_night, trend, wilson
+
+
+def test_wilson_covers_the_rate_and_stays_in_0_1() -> None:
+    low, high = wilson(0, 20)
+    assert low == 0.0 and 0.1 < high < 0.2
+    low, high = wilson(13, 20)
+    assert low < 0.65 < high
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_the_scan_names_the_first_night_of_a_drop() -> None:
+    rng = np.random.default_rng(7)
+    runs = np.full(30, 20.0)
+    passes = np.r_[rng.binomial(20, 0.7, 18), rng.binomial(20, 0.3, 12)].astype(float)
+    scan = change_scan(passes, runs, rng=rng)
+    assert scan.p_value < 0.01
+    assert abs((scan.start or 0) - 18) <= 2  # night 16 drew 8 of 20 by chance
+    assert scan.before is not None and scan.after is not None and scan.before > scan.after
+
+
+def test_a_steady_series_rarely_alarms() -> None:
+    rng = np.random.default_rng(11)
+    runs = np.full(30, 20.0)
+    alarms = sum(
+        change_scan(rng.binomial(20, 0.5, 30).astype(float), runs, sims=199, rng=rng).p_value
+        <= 0.05
+        for _ in range(40)
+    )
+    assert alarms <= 6  # 5 % of 40 is 2; 6 would be p < 0.01 under a calibrated test
+
+
+def test_overdispersed_nights_are_flaky_binomial_ones_are_not() -> None:
+    rng = np.random.default_rng(3)
+    runs = np.full(30, 20.0)
+    steady = rng.binomial(20, 0.5, 30).astype(float)
+    assert overdispersion(steady, runs, rng=rng).p_value > 0.05
+    flaky = rng.binomial(20, rng.beta(1.5, 1.5, 30)).astype(float)
+    spread = overdispersion(flaky, runs, rng=rng)
+    assert spread.p_value < 0.01 and spread.ratio > 2
+
+
+def test_flaky_scenarios_are_named_flaky_in_the_trend(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    for i in range(20):
+        rate = float(rng.choice([0.05, 0.95]))
+        record_night(
+            tmp_path, night(f"n{i:02d}", date=f"2026-11-{i + 1:02d}", rates={"x": rate}, seed=i)
+        )
+    (x,) = trend(tmp_path).scenarios
+    assert x.flaky and x.change is None
+    assert x.dispersion is not None and x.dispersion.p_value < 0.01
+
+
+def test_a_slow_slide_under_a_rolling_baseline_moves_beyond_the_pinned_anchor(
+    tmp_path: Path,
+) -> None:
+    rate = 0.9
+    for i in range(10):
+        record_night(
+            tmp_path,
+            night(
+                f"n{i:02d}",
+                date=f"2026-11-{i + 1:02d}",
+                rates={"x": rate - 0.04},
+                baseline_rates={"x": rate},
+                baseline_batch="anchor" if i == 0 else f"roll{i}",
+                pinned=i == 0,
+                runs=40,
+                seed=i,
+            ),
+        )
+        rate -= 0.04
+    (x,) = trend(tmp_path).scenarios
+    assert x.drift is not None and x.drift.batch == "roll9" and not x.drift.pinned
+    assert x.drift.nights == 1
+    assert x.anchor_drift is not None and x.anchor_drift.batch == "anchor"
+    assert x.anchor_drift.pinned and x.anchor_drift.nights == 10
+    assert x.anchor_drift.beyond_band and x.anchor_drift.difference < -0.1

@@ -1,0 +1,86 @@
+"""A rolling baseline: a clean night is promoted, a failed one is not, and the report says
+which (the recorded real-model nights of the demo suite, compared without a model)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from trajguard import pipeline
+
+NIGHTS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "real-nights-2026-12-01"
+
+
+def _night(name: str, tmp_path: Path, baselines: Path, store: Path) -> pipeline.CompareOutcome:
+    return pipeline.compare(
+        baselines / "demo",
+        NIGHTS / name,
+        report=tmp_path / name / "report.md",
+        options=pipeline.ReportOptions(plots=False),
+        store=pipeline.StoreRequest(location=str(store), promote_to=baselines),
+    )
+
+
+def test_a_clean_night_rolls_the_baseline_and_a_failed_one_does_not(tmp_path: Path) -> None:
+    baselines, store = tmp_path / "baselines", tmp_path / "store"
+    pipeline.promote(NIGHTS / "unedited-seed1", baselines=baselines)
+    pinned = json.loads((baselines / "demo" / "manifest.json").read_text())["batch_id"]
+
+    clean = _night("unedited-seed2", tmp_path, baselines, store)
+    assert clean.exit_code == 0
+    assert clean.document.trend is not None and clean.document.trend.promotion is not None
+    assert clean.document.trend.promotion.promoted, clean.document.trend.promotion.reason
+    manifest = json.loads((baselines / "demo" / "manifest.json").read_text())
+    assert manifest["promoted_by"] == pipeline.ROLLING
+    assert manifest["batch_id"] != pinned
+    assert "**Baseline: promoted.**" in (tmp_path / "unedited-seed2" / "report.md").read_text()
+
+    failed = _night("edited-seed1", tmp_path, baselines, store)
+    assert failed.exit_code == 1
+    assert failed.document.trend is not None and failed.document.trend.promotion is not None
+    assert not failed.document.trend.promotion.promoted
+    assert "not clean" in failed.document.trend.promotion.reason
+    after = json.loads((baselines / "demo" / "manifest.json").read_text())
+    assert after["batch_id"] == manifest["batch_id"]
+    report = (tmp_path / "edited-seed1" / "report.md").read_text()
+    assert "**Baseline: not promoted.** the night is not clean" in report
+    # the trend knows the pinned anchor behind the rolling baseline
+    trend = failed.document.trend
+    multiply = next(s for s in trend.scenarios if s.scenario == "multiply")
+    assert multiply.drift is not None and not multiply.drift.pinned
+    assert multiply.anchor_drift is not None and multiply.anchor_drift.batch == pinned
+
+
+def test_the_boiling_frog_guard_refuses_a_clean_night_after_a_slide(tmp_path: Path) -> None:
+    from trajguard_testkit.nights import night
+
+    from trajguard.nights import record_night
+
+    baselines, store = tmp_path / "baselines", tmp_path / "store"
+    pipeline.promote(NIGHTS / "unedited-seed1", baselines=baselines)
+    anchor = json.loads((baselines / "demo" / "manifest.json").read_text())["batch_id"]
+    # five earlier nights against the same pinned anchor, multiply sliding far below it
+    for i in range(5):
+        record_night(
+            store,
+            night(
+                f"old{i}",
+                date=f"2026-11-{20 + i}",
+                rates={"multiply": 0.1},
+                baseline_rates={"multiply": 0.9},
+                baseline_batch=anchor,
+                seed=i,
+            ),
+        )
+    clean = _night("unedited-seed2", tmp_path, baselines, store)
+    assert clean.exit_code == 0
+    assert clean.document.trend is not None and clean.document.trend.promotion is not None
+    promotion = clean.document.trend.promotion
+    assert not promotion.promoted
+    assert "boiling-frog guard" in promotion.reason and "multiply" in promotion.reason
+    after = json.loads((baselines / "demo" / "manifest.json").read_text())
+    assert after["batch_id"] == anchor and "promoted_by" not in after
+    assert (
+        "**Baseline: not promoted.** boiling-frog guard"
+        in (tmp_path / "unedited-seed2" / "report.md").read_text()
+    )

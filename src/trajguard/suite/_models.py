@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from trajguard._catalog import TOLERANCES, tolerance_problems
 from trajguard._files import NAME_PATTERN
@@ -25,6 +25,14 @@ from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
 from trajguard.suite._criteria import Criterion, parse_criterion
+from trajguard.suite._settings import (
+    MAX_TIMEOUT_S,
+    ExecutorSettings,
+    LocalExecutorSettings,
+    RayExecutorSettings,
+    TimeoutSeconds,
+)
+from trajguard.suite._settings import Strict as _Strict
 
 __all__ = [
     "BASE_VARIANT",
@@ -49,60 +57,6 @@ BASE_VARIANT = "base"
 
 _ID = NAME_PATTERN
 IMPORT_PATH = r"^[\w.]+:[\w.]+$"
-
-
-class _Strict(BaseModel):
-    # no field of a suite takes infinity or NaN (`timeout_s: .inf` would never time out)
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-MAX_TIMEOUT_S = 7 * 24 * 3600.0
-TimeoutSeconds = Annotated[float, Field(gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)]
-"""A per-run timeout, in the suite (``timeout_s``) and on the command line (``--timeout``):
-seconds above 0, at most a week, finite."""
-
-
-class LocalExecutorSettings(_Strict):
-    """Every run in this process, ``concurrency`` at a time (the default)."""
-
-    kind: Literal["local"] = "local"
-
-
-_RAY_BUILTIN_RESOURCES = frozenset({"CPU", "GPU", "memory", "object_store_memory"})
-
-
-class RayExecutorSettings(_Strict):
-    """Every run a Ray task on a cluster (``pip install 'trajguard[ray]'``; README, "Ray")."""
-
-    kind: Literal["ray"] = "ray"
-    address: str | None = None
-    """The cluster (``host:port`` of its head); by default ``$RAY_ADDRESS``, else the cluster
-    started on this machine with ``ray start --head``."""
-    num_cpus: float = Field(default=1.0, gt=0, le=1024)
-    """CPUs each run holds on its node."""
-    resources: dict[str, Annotated[float, Field(gt=0, le=1_000_000)]] = Field(default_factory=dict)
-    """Custom resources each run holds, e.g. ``{model_endpoint: 1}`` for nodes started with
-    ``ray start --resources '{"model_endpoint": 2}'``."""
-    embedded_model: Literal["node", "driver"] = "node"
-    """Where ``local/smollm2`` runs: one server per node, or the one of this process."""
-    max_retries: int = Field(default=3, ge=0, le=100)
-    """Times Ray reruns a run whose worker died (the same run, with the same seed)."""
-
-    @field_validator("resources")
-    @classmethod
-    def _custom_resources_only(cls, resources: dict[str, float]) -> dict[str, float]:
-        builtin = sorted(_RAY_BUILTIN_RESOURCES.intersection(resources))
-        if builtin:
-            raise ValueError(
-                f"{builtin} are Ray's own resources, not custom ones: declare CPUs with num_cpus"
-            )
-        return resources
-
-
-ExecutorSettings = Annotated[
-    LocalExecutorSettings | RayExecutorSettings, Field(discriminator="kind")
-]
-"""Where a batch's runs execute (``defaults.executor``; ``--executor`` overrides it)."""
 
 
 class Defaults(_Strict):

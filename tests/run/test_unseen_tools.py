@@ -51,7 +51,8 @@ async def test_a_command_agents_misspelt_tool_is_warned_about(tmp_path: Path) ->
     suite_file.write_text(
         "name: typo\ndefaults: {runs: 2, concurrency: 1}\nscenarios:\n"
         f"  - id: cmd\n    agent: {{kind: command, uses_model: false, argv: {argv}}}\n"
-        "    input: capital of France?\n    tags: [geo, typo]\n    pass:\n"
+        "    input: capital of France?\n    tags: [geo, typo]\n"
+        "    description: France's capital\n    pass:\n"
         "      - tool_called: capital_lookupp\n      - tool_called: calculator\n"
     )
     suite = load_suite(suite_file)  # valid: a command agent's tools are learnt from its runs
@@ -66,6 +67,7 @@ async def test_a_command_agents_misspelt_tool_is_warned_about(tmp_path: Path) ->
     runs = store.read_runs(runset)
     assert compare_runsets(runs, runs).warnings == (warning,)
     assert store.read_manifest(runset)["tags"] == {"cmd": ["geo", "typo"]}  # reports group by them
+    assert store.read_manifest(runset)["descriptions"] == {"cmd": "France's capital"}  # shown
 
 
 def test_the_run_summary_and_the_markdown_report_show_the_warning() -> None:

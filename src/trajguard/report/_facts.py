@@ -198,6 +198,7 @@ def _scenario_facts(
     baseline: pd.DataFrame,
     candidate: pd.DataFrame,
     explained: Mapping[str, Explanation],
+    descriptions: Mapping[str, str],
 ) -> dict[str, ScenarioFacts]:
     names = [s.scenario for s in comparison.scenarios]
     sides = []
@@ -215,10 +216,21 @@ def _scenario_facts(
         )
     return {
         name: ScenarioFacts(
-            baseline=sides[0][name], candidate=sides[1][name], explanation=explained.get(name)
+            baseline=sides[0][name],
+            candidate=sides[1][name],
+            explanation=explained.get(name),
+            description=descriptions.get(name, ""),
         )
         for name in names
     }
+
+
+def _descriptions(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """The scenarios' descriptions a run set's manifest records (none in older run sets)."""
+    found = manifest.get("descriptions")
+    if not isinstance(found, Mapping):
+        return {}
+    return {str(name): text for name, text in found.items() if isinstance(text, str)}
 
 
 def _history(pooled: PooledBaseline | None) -> HistoryFacts | None:
@@ -275,7 +287,13 @@ def build_document(
         ab=ab,
         baseline=sides[0],
         candidate=sides[1],
-        scenarios=_scenario_facts(comparison, baseline.runs, candidate.runs, explained),
+        scenarios=_scenario_facts(
+            comparison,
+            baseline.runs,
+            candidate.runs,
+            explained,
+            _descriptions(candidate.manifest) or _descriptions(baseline.manifest),
+        ),
         resilience=resilience_groups(tables, comparison.config.alpha),
         history=_history(history),
         plots={name: plot_path(name) for name in plots},

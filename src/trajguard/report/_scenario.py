@@ -97,6 +97,11 @@ def scenario_section(
         "",
         f"### {md(result.scenario, limit=60)} — {MARK[result.verdict]}",
         "",
+        *(
+            [f"**Description:** {md(facts.description, limit=300)}", ""]
+            if facts.description.strip()
+            else []
+        ),
         f"{result.runs_baseline} baseline runs, {result.runs_candidate} candidate runs"
         + _excluded(result.harness_excluded_baseline, result.harness_excluded_candidate)
         + f". {result.mde_note.capitalize()}.",

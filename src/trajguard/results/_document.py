@@ -173,11 +173,14 @@ class ScenarioFacts:
         candidate: the candidate's.
         explanation: what broke, the runs that show it and where the runs went (``None``: the
             scenario is not explained — it did not change, and not every scenario was asked for).
+        description: the scenario's description in the suite, as the candidate's run set
+            recorded it (else the baseline's; empty when neither has one).
     """
 
     baseline: SideFacts = field(default_factory=SideFacts)
     candidate: SideFacts = field(default_factory=SideFacts)
     explanation: Explanation | None = None
+    description: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -101,12 +101,20 @@ def new_manifest(
         "status": "running",
         # scenarios' tags (issue 25), only when some scenario has tags: older manifests unchanged
         **_tags(plan),
+        # scenarios' descriptions, shown in the reports (only when some scenario has one)
+        **_descriptions(suite, plan),
     }
 
 
 def _tags(plan: Plan) -> dict[str, Any]:
     tags = {arm.scenario: list(arm.tags) for _, arm in plan if arm.tags}
     return {"tags": dict(sorted(tags.items()))} if tags else {}
+
+
+def _descriptions(suite: Suite, plan: Plan) -> dict[str, Any]:
+    named = {spec.scenario for spec, _ in plan}
+    found = {s.id: s.description for s in suite.scenarios if s.id in named and s.description}
+    return {"descriptions": dict(sorted(found.items()))} if found else {}
 
 
 def resumable_manifest(manifest: dict[str, Any], runset: Path) -> dict[str, Any]:

@@ -151,6 +151,9 @@ def test_hostile_text_is_shown_as_text_and_nothing_runs(
     page = opened.page
     name = f"x{HOSTILE}"
     assert any(h.startswith(name) for h in page.locator("h3").all_text_contents())
+    # the scenario description from the suite: its markup and its escape shown as text
+    body = page.locator("body").inner_text()
+    assert "Description: Capitals " + HOSTILE + "\\x1b[31mred" in body
     page.select_option("#x-scenario", name)
     page.locator("#runs tbody tr button.open").first.click()
     page.wait_for_selector("#steps")

@@ -171,3 +171,15 @@ def test_report_html_renders_the_page_from_comparison_json_alone(
     assert 'id="forest"' in page and "Verdict: " in page
     untouched = pipeline.rerender(night / "comparison.json", out=tmp_path / "md", plots=False)
     assert not untouched.report.with_name("report.html").exists()  # off unless asked
+
+
+def test_a_scenario_description_reaches_both_reports_as_text(night: Path) -> None:
+    report = (night / "report.md").read_text()
+    (line,) = [x for x in report.splitlines() if x.startswith("**Description:**")]
+    assert line.startswith("**Description:** Capitals &lt;img src=x onerror=")
+    assert "\\x1b\\[31mred" in line and "\x1b" not in report  # escaped, then markdown-escaped
+    document = read_document((night / "comparison.json").read_bytes())
+    assert document.scenarios["capital"].description.startswith("Capitals <img")
+    assert document.scenarios["greeting"].description == ""
+    page = (night / "report.html").read_text()
+    assert "<strong>Description:</strong> Capitals &lt;img src=x onerror=" in page

@@ -13,6 +13,8 @@ from trajguard_testkit.runsets import make_row
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
 """Markup that would run if a page let it: every place it is put must show it as text."""
 ANSI = "\x1b[31mred\x1b[0m"
+DESCRIPTION = "Capitals " + HOSTILE + ANSI
+"""A scenario description with markup and an escape sequence in it, as a suite may hold."""
 
 
 def _hostile(row: dict[str, Any]) -> dict[str, Any]:
@@ -44,9 +46,8 @@ def night_rows(*, regressed: bool, variant: str = "base", hostile: bool = True) 
 def write_night(root: Path, name: str, rows: list[dict], batch: str) -> Path:
     path = root / name
     store.write_runs(path / store.RUNS_FILE, [r | {"batch_id": batch} for r in rows])
-    store.write_manifest(
-        path, {"suite": "demo", "status": "finished", "batch_id": batch, "models": ["m"]}
-    )
+    manifest = {"suite": "demo", "status": "finished", "batch_id": batch, "models": ["m"]}
+    store.write_manifest(path, manifest | {"descriptions": {"capital": DESCRIPTION}})
     return path
 
 

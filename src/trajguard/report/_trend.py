@@ -37,7 +37,7 @@ def _drift(d: BaselineDrift | None, what: str) -> str:
     age = f", {d.age_days:.0f} days old" if d.age_days is not None else ""
     moved = "**moved beyond the band**" if d.beyond_band else "within the band"
     return (
-        f"{what} `{md(d.batch, limit=24)}`{age}: {d.nights} nights since, pass rate "
+        f"{what} `{md(d.batch, limit=24)}`{age}: {_nights(d.nights)} since, pass rate "
         f"{100 * d.difference:+.0f} pts (95% CI {100 * d.low:+.0f} to {100 * d.high:+.0f}; "
         f"newest nights {100 * d.recent_difference:+.0f} pts), {moved}"
     )
@@ -77,7 +77,7 @@ def trend_section(trend: TrendFacts | None) -> list[str]:
     )
     lines = [
         "",
-        f"## Trend ({trend.nights} nights of suite {md(trend.suite)} in {md(trend.store)})",
+        f"## Trend ({_nights(trend.nights)} of suite {md(trend.suite)} in {md(trend.store)})",
         "",
         f'"Since when" is a single change-point scan of each scenario\'s pass counts, its '
         f"p-value from up to {trend.simulations} simulated series without a change (binomial "
@@ -99,3 +99,7 @@ def trend_section(trend: TrendFacts | None) -> list[str]:
 def render_trend(trend: TrendFacts) -> str:
     """``trajguard trend``'s text: the trend section as a markdown document."""
     return "\n".join(trend_section(trend)).lstrip("\n").replace("## Trend", "# Trend", 1) + "\n"
+
+
+def _nights(count: int) -> str:
+    return f"{count} night" if count == 1 else f"{count} nights"

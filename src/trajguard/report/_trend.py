@@ -34,7 +34,8 @@ def _status(s: ScenarioTrend) -> str:
 def _drift(d: BaselineDrift | None, what: str) -> str:
     if d is None:
         return ""
-    age = f", {d.age_days:.0f} days old" if d.age_days is not None else ""
+    days = f"{d.age_days:.0f}" if d.age_days is not None else ""
+    age = f", {days} {'day' if days == '1' else 'days'} old" if days else ""
     moved = "**moved beyond the band**" if d.beyond_band else "within the band"
     return (
         f"{what} `{md(d.batch, limit=24)}`{age}: {_nights(d.nights)} since, pass rate "

@@ -21,7 +21,6 @@ from trajguard.cli._common import (
     report_options,
     startup_log,
 )
-from trajguard.errors import UsageError
 
 NAME = "nightly"
 HELP = "run the suite, compare with its baseline, write reports/<date>/, exit 1 on regression"
@@ -61,11 +60,6 @@ def register(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.promote_if_clean and not args.store:
-        raise UsageError(
-            "--promote-if-clean needs the series of nights: pass --store STORE "
-            "(`trajguard docs nights`)"
-        )
     prepare_imports(args.suite)
     with startup_log(args) as startup:
         with startup.step("importing trajguard's batch runner and comparison"):
@@ -79,11 +73,8 @@ def main(args: argparse.Namespace) -> int:
             if (args.promote_if_clean)
             else None
         )
-        store = (
-            pipeline.StoreRequest(location=args.store, promote_to=promote_to)
-            if args.store
-            else None
-        )
+        # no --store: the suite's defaults.store, if it names one
+        store = pipeline.StoreRequest(location=args.store, promote_to=promote_to)
         startup.begin("reading the suite")
         outcome = pipeline.nightly(
             args.suite,

@@ -16,7 +16,7 @@ from trajguard.pipeline._compare import (
     with_suite_tolerances,
 )
 from trajguard.pipeline._looks import Job, choose_design, design_record, one_design, run_job
-from trajguard.pipeline._nights import StoreRequest
+from trajguard.pipeline._nights import StoreRequest, store_for_suite
 from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
 from trajguard.results import ReportKind
 from trajguard.run import BatchOptions, ObserverFactory
@@ -74,6 +74,8 @@ def nightly(
     """
     one_design(sequential=sequential, max_runs=max_runs)
     suite = load_suite(suite_path)
+    suite_dir = suite.path.parent if suite.path else Path.cwd()
+    store = store_for_suite(store, named=suite.defaults.store, suite_dir=suite_dir)
     base = baseline or baselines / suite.name
     if not (base / MANIFEST_FILE).exists():
         raise StoreError(

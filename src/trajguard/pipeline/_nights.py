@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from trajguard.errors import StoreError
+from trajguard.errors import StoreError, UsageError
 from trajguard.nights import (
     NightInput,
     night_path,
@@ -22,7 +22,14 @@ from trajguard.nights import (
 from trajguard.results import Promotion, ReportDocument, TrendFacts
 from trajguard.store import DEFAULT_KEEP, RunSet, promote
 
-__all__ = ["ROLLING", "StoreRequest", "night_of", "promote_from_store", "with_trend"]
+__all__ = [
+    "ROLLING",
+    "StoreRequest",
+    "night_of",
+    "promote_from_store",
+    "store_for_suite",
+    "with_trend",
+]
 
 REPORT_WINDOW = 30
 """Nights a report's trend section covers (the newest; ``trajguard trend`` reads them all)."""
@@ -36,14 +43,44 @@ class StoreRequest:
     """Keep the night in a store of nights.
 
     Attributes:
-        location: the store's directory or URL.
+        location: the store's directory or URL (``None``: the suite's ``defaults.store``, and
+            no store when the suite names none; only ``nightly`` reads a suite).
         date: file the night under this date (default: the candidate batch's start date).
         promote_to: with ``--promote-if-clean``, the baselines root to promote a clean night to.
     """
 
-    location: str
+    location: str | None
     date: str | None = None
     promote_to: Path | None = None
+
+
+def store_for_suite(
+    request: StoreRequest | None, *, named: str | None, suite_dir: Path
+) -> StoreRequest | None:
+    """``request`` with its location filled from the suite's ``defaults.store`` (``named``; a
+    relative directory is the suite file's) when the command line named none; ``None`` when
+    neither names a store.
+
+    Raises:
+        UsageError: ``--promote-if-clean`` without any store to read the series from.
+    """
+    if request is None or request.location is not None:
+        return request
+    if named is None:
+        if request.promote_to is not None:
+            raise UsageError(
+                "--promote-if-clean needs the series of nights: pass --store STORE, set "
+                "$TRAJGUARD_STORE or the suite's defaults.store (`trajguard docs nights`)"
+            )
+        return None
+    location = named if "://" in named or Path(named).is_absolute() else str(suite_dir / named)
+    return replace(request, location=location)
+
+
+def _location(request: StoreRequest) -> str:
+    if request.location is None:  # store_for_suite fills it, or there is no request
+        raise ValueError("a store request without a location reached the store")
+    return request.location
 
 
 def _date(candidate: RunSet, given: str | None) -> str:
@@ -126,10 +163,9 @@ def with_trend(
     """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
     night the newest) and, if asked, the promotion decision."""
     # refuse a night that cannot be filed before anything is written
-    night_path(
-        open_location(request.location), suite=night.suite, date=night.date, night_id=night.night_id
-    )
-    facts = trend(request.location, suite=night.suite, extra=night, last=REPORT_WINDOW)
+    location = _location(request)
+    night_path(open_location(location), suite=night.suite, date=night.date, night_id=night.night_id)
+    facts = trend(location, suite=night.suite, extra=night, last=REPORT_WINDOW)
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))
     return replace(document, trend=facts)
@@ -137,7 +173,7 @@ def with_trend(
 
 def keep_night(document: ReportDocument, night: NightInput, request: StoreRequest) -> None:
     """Append the night; promote its run set when the document's trend says so."""
-    record_night(request.location, night)
+    record_night(_location(request), night)
     promotion = document.trend.promotion if document.trend else None
     if promotion is not None and promotion.promoted and request.promote_to is not None:
         promote(

@@ -74,6 +74,10 @@ class Defaults(_Strict):
     require_power: bool = False
     """A night whose gating tests could not see a pass-rate drop of the band in some scenario
     (a blind night) exits 4 instead of 0 (``nightly --require-power`` sets it for one run)."""
+    store: str | None = Field(default=None, min_length=1)
+    """The suite's store of nights (a directory, relative to the suite file, or a URL such as
+    ``s3://bucket/prefix``): ``nightly`` keeps each night there unless ``--store`` or
+    ``$TRAJGUARD_STORE`` names another."""
 
     @field_validator("executor", mode="before")
     @classmethod

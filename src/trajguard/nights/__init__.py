@@ -13,7 +13,7 @@ per scenario, a sustained change ("since when"), flaky nights and the baseline's
 
 from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
-from trajguard.nights._location import StoreLocation, open_location
+from trajguard.nights._location import StoreLocation, is_url, open_location
 from trajguard.nights._read import read_nights
 from trajguard.nights._record import NightInput, night_table, tool_mix
 from trajguard.nights._schema import (
@@ -40,6 +40,7 @@ __all__ = [
     "StoreLocation",
     "append_night",
     "change_scan",
+    "is_url",
     "night_path",
     "night_table",
     "open_location",

@@ -13,7 +13,7 @@ import pyarrow.fs as pafs
 
 from trajguard.errors import StoreError
 
-__all__ = ["StoreLocation", "open_location"]
+__all__ = ["StoreLocation", "is_url", "open_location"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +54,11 @@ def _s3(url: str) -> StoreLocation:
     return StoreLocation(text=url, filesystem=filesystem, root=root, local=False)
 
 
+def is_url(location: str | Path) -> bool:
+    """Whether ``location`` is a URL (``s3://…`` and other pyarrow URIs), not a directory."""
+    return "://" in str(location)
+
+
 def open_location(location: str | Path) -> StoreLocation:
     """The file system and root of ``location``.
 
@@ -67,7 +72,7 @@ def open_location(location: str | Path) -> StoreLocation:
     text = str(location)
     if text.startswith("s3://"):
         return _s3(text)
-    if "://" in text:
+    if is_url(text):
         try:
             filesystem, root = pafs.FileSystem.from_uri(text)
         except (OSError, pa.ArrowException) as exc:

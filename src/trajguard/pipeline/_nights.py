@@ -13,6 +13,7 @@ from pathlib import Path
 from trajguard.errors import StoreError, UsageError
 from trajguard.nights import (
     NightInput,
+    is_url,
     night_path,
     open_location,
     read_nights,
@@ -73,7 +74,7 @@ def store_for_suite(
                 "$TRAJGUARD_STORE or the suite's defaults.store (`trajguard docs nights`)"
             )
         return None
-    location = named if "://" in named or Path(named).is_absolute() else str(suite_dir / named)
+    location = named if is_url(named) or Path(named).is_absolute() else str(suite_dir / named)
     return replace(request, location=location)
 
 

@@ -20,6 +20,7 @@ from typing import Literal
 __all__ = [
     "DEFAULT_GATING",
     "DEFAULT_KEEP",
+    "IMPORT_SOURCES",
     "METRIC_ALIASES",
     "METRIC_NAMES",
     "SUITE_SHARE",
@@ -187,3 +188,12 @@ def tolerance_problems(values: Mapping[str, float]) -> list[str]:
         if problem is not None:
             problems.append(problem)
     return problems
+
+
+IMPORT_SOURCES: Mapping[str, str] = {
+    "inspect": "Inspect AI eval logs (.eval or .json), one run per sample and epoch",
+    "promptfoo": "promptfoo results JSON (promptfoo eval -o results.json), one run per test "
+    "case and repeat",
+    "harbor": "Harbor job directories, one run per trial (task and attempt)",
+}
+"""Every source ``trajguard import`` reads → what it reads (the command line's choices)."""

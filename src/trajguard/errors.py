@@ -29,6 +29,7 @@ __all__ = [
     "ModelUnavailable",
     "RequestDrift",
     "ScriptExhausted",
+    "SourceLogError",
     "StoreBusy",
     "StoreError",
     "SuiteError",
@@ -94,6 +95,10 @@ class TrajguardError(Exception):
 
 class UsageError(TrajguardError):
     """A command-line mistake: an option out of range, or options that do not combine."""
+
+
+class SourceLogError(TrajguardError):
+    """Another tool's eval log (Inspect AI, promptfoo, Harbor) that cannot be imported."""
 
 
 class InvalidTrajectory(TrajguardError):

@@ -15,13 +15,13 @@ from trajguard.compare import (
     pool_history,
 )
 from trajguard.errors import StoreError
+from trajguard.pipeline._imported import resolve_sides
 from trajguard.pipeline._nights import StoreRequest, keep_night, night_of, with_trend
 from trajguard.pipeline._outputs import (
     ReportOptions,
     check_targets,
     plotted_scenarios,
     run_payload,
-    timestamped,
     write_outputs,
 )
 from trajguard.report import build_document
@@ -228,8 +228,9 @@ def compare(
     batches is pooled per scenario (:func:`load_baseline`).
 
     Args:
-        baseline: the baseline run set directory.
-        candidate: the candidate run set directory.
+        baseline: the baseline run set directory, or an eval log of Inspect AI, promptfoo or
+            Harbor (imported into the report's folder first: :mod:`._imported`).
+        candidate: the candidate run set directory, or such a log.
         config: comparison settings (default :class:`CompareConfig`).
         report: the report's path (default ``reports/<suite>-<time>/report.md``).
         reports: the root of the default report path.
@@ -245,13 +246,14 @@ def compare(
         StoreError: a run set cannot be read, holds several variants, or a target cannot be
             written.
     """
-    candidate_set = load_runset(candidate)
-    baseline_set, pooled = load_baseline(baseline, candidate_set, history=history)
+    sides = resolve_sides(baseline, candidate, report=report, reports=reports)
+    candidate_set = load_runset(sides.candidate)
+    baseline_set, pooled = load_baseline(sides.baseline, candidate_set, history=history)
     for role, side in (("candidate", candidate_set), ("baseline", baseline_set)):
         check_finished(side, role=role, allow=allow_unfinished)  # the report says so if allowed
     tolerances: Any = candidate_set.manifest.get("tolerances") or {}
     config = with_suite_tolerances(config or CompareConfig(), tolerances)
-    target = report or timestamped(reports, candidate_set.suite) / "report.md"
+    target = sides.report
     return compare_loaded(
         baseline_set,
         candidate_set,

@@ -104,7 +104,20 @@ def side_facts(role: str, runset: RunSet) -> Side:
         history_batches=_texts(manifest.get("history_batches")),
         status=_text(manifest.get("status")),
         batch_id=_text(manifest.get("batch_id")),
+        **_imported(manifest),
     )
+
+
+def _imported(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The import facts of a run set read from another tool's logs (none for trajguard's own)."""
+    imported = manifest.get("imported")
+    if not isinstance(imported, Mapping):
+        return {}
+    return {
+        "imported_from": _text(imported.get("source")),
+        "lacks": _texts(imported.get("lacks")),
+        "pass_rule": _text(imported.get("pass_rule")),
+    }
 
 
 def _finite(values: npt.NDArray[np.float64]) -> tuple[float, ...]:

@@ -220,6 +220,24 @@ def _unfinished(baseline: Side, candidate: Side) -> list[str]:
     ]
 
 
+def _imported(baseline: Side, candidate: Side) -> list[str]:
+    """What each side imported from another tool's logs is, and what those logs lack."""
+    lines = []
+    for role, side in (("candidate", candidate), ("baseline", baseline)):
+        if side.imported_from is None:
+            continue
+        text = f"\n> **The {role} was imported from {md(side.imported_from, limit=40)} logs.**"
+        if side.pass_rule:
+            text += f" Passed: {md(side.pass_rule, limit=300)}."
+        if side.lacks:
+            text += (
+                f" The logs do not record {md(', '.join(side.lacks), limit=300)}: those "
+                "metrics are missing for this side, not zero, and are not compared."
+            )
+        lines.append(text)
+    return lines
+
+
 def _by_tag(comparison: Comparison) -> list[str]:
     """Pass rate by tag, with the stratified pass-rate test over each tag's scenarios."""
     if not comparison.tags:
@@ -261,6 +279,7 @@ def render_report(document: ReportDocument) -> str:
         scenarios=document.scenarios,
     )
     lines += _unfinished(document.baseline, document.candidate)
+    lines += _imported(document.baseline, document.candidate)
     lines += _summary_table(comparison)
     lines += _suite_pass_k(comparison)
     lines += _by_tag(comparison)

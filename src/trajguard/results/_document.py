@@ -87,6 +87,10 @@ class Side:
             without one).
         status: the batch's status (``finished`` once complete).
         batch_id: the batch's id.
+        imported_from: the tool whose eval logs the run set was imported from (``inspect``,
+            ``promptfoo``, ``harbor``; ``None``: trajguard ran it).
+        lacks: what those logs do not record (missing in its rows: trajectories, token usage).
+        pass_rule: how the logs' scores became ``passed``, as the importer stated it.
     """
 
     label: str
@@ -103,6 +107,9 @@ class Side:
     history_batches: tuple[str, ...] = ()
     status: str | None = None
     batch_id: str | None = None
+    imported_from: str | None = None
+    lacks: tuple[str, ...] = ()
+    pass_rule: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -62,6 +62,8 @@ class Arm:
         batches: per run, the batch it came from ("" when the table does not say).
         flags: per column of :data:`FLAG_COLUMNS`, one value per run: 1.0, 0.0 or NaN (null:
             the run was not judged on it).
+        tools_recorded: some run records its tool calls (a ``tool_sequence``, empty or not);
+            false for runs imported from logs without trajectories, whose tool use is unknown.
     """
 
     runs: int
@@ -77,6 +79,7 @@ class Arm:
     values: Mapping[str, FloatArray] = field(default_factory=dict)
     batches: tuple[str, ...] = ()
     flags: Mapping[str, FloatArray] = field(default_factory=dict)
+    tools_recorded: bool = True
 
     def flag(self, name: str) -> FloatArray:
         """One value per run of a flag column: 1.0, 0.0, NaN where not judged."""
@@ -190,5 +193,6 @@ def split_runs(
             values=values,
             batches=tuple(str(b) for b in batch_ids[kept]),
             flags={c: v[kept] for c, v in flags.items()},
+            tools_recorded=any(not _is_null(sequences[i]) for i in kept),
         )
     return arms

@@ -7,7 +7,7 @@ carries what the metric's settings resolved to for this scenario.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -138,6 +138,46 @@ def ratio(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     )
 
 
+def _unrecorded_tools(evaluation: Evaluation, b: Arm, c: Arm) -> Evaluation:
+    """A tool metric of arms one of which records no tool calls: not tested, and why."""
+    side = "baseline" if not b.tools_recorded else "candidate"
+    note = (
+        f"the {side} runs record no tool calls (imported from logs without trajectories): "
+        "not tested"
+    )
+    return replace(
+        evaluation,
+        estimate=None,
+        ci=None,
+        test="none",
+        harm=1.0,
+        benefit=1.0,
+        min_harm=1.0,
+        min_benefit=1.0,
+        tost=1.0 if evaluation.tost is not None else None,
+        outside=False,
+        testable=False,
+        notes=(note,),
+    )
+
+
+def _tools_known(
+    metric: Callable[[Arm, Arm, Context], Evaluation],
+) -> Callable[[Arm, Arm, Context], Evaluation]:
+    """A tool metric that is not tested where a side's tool use is unknown."""
+
+    def evaluate(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+        evaluation = metric(b, c, ctx)
+        if b.tools_recorded and c.tools_recorded:
+            return evaluation
+        return _unrecorded_tools(evaluation, b, c)
+
+    evaluate.__doc__ = metric.__doc__
+    evaluate.__name__ = metric.__name__
+    return evaluate
+
+
+@_tools_known
 def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     """Which tools, how often: the calls-by-tool table."""
     return evaluate_tools(
@@ -151,6 +191,7 @@ def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     )
 
 
+@_tools_known
 def tool_order(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     """The order of tool calls: edit distances between sequences."""
     return evaluate_sequences(
@@ -162,6 +203,7 @@ def tool_order(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     )
 
 
+@_tools_known
 def failing_paths(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     """Where the failures went: the largest rise of a failing path's share."""
     return evaluate_failing_paths(

@@ -176,6 +176,8 @@ def statistic_column(kind: str) -> JointBuilder:
                 return Component(p=np.ones(len(masks)))
             make = st.bm_statistic if kind == "shift" else st.welch_statistic
             return _ranked(make(kept)(masks[:, keep]), True, ctx.two_sided)
+        if not (b.tools_recorded and c.tools_recorded):  # a side's tool use is unknown
+            return Component(p=np.ones(len(masks)))
         if kind == "paths":
             found = PathCells.of((b, c))
             if not found.varies:

@@ -5,12 +5,14 @@ on the host; its one tool (``write_answer``) runs in the environment through Har
 ``environment.exec``. It records what happened as ATIF with Harbor's own trajectory models in
 ``<trial>/agent/trajectory.json`` and the token usage in Harbor's ``AgentContext``.
 
-Agent kwargs: ``base_url`` (the /v1 endpoint), ``style`` (the system prompt), ``temperature``,
-``max_tokens``. Runs in Harbor's venv (Python >= 3.12), not in trajguard's.
+Agent kwargs: ``endpoint`` (the OpenAI-compatible /v1 base URL), ``style`` (the system
+prompt), ``temperature``, ``max_tokens``.
+Runs in Harbor's venv (Python >= 3.12), not in trajguard's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import shlex
@@ -50,12 +52,14 @@ class AnswerAgent(BaseAgent):
     def __init__(
         self,
         *args: Any,
+        endpoint: str = "http://127.0.0.1:8000/v1",
         style: str = "Answer with one word.",
         temperature: float = 0.8,
         max_tokens: int = 24,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.endpoint = endpoint.rstrip("/")
         self.style = style
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
@@ -83,7 +87,7 @@ class AnswerAgent(BaseAgent):
             "seed": random.randrange(2**31),
         }
         request = urllib.request.Request(
-            f"{self._base_url}/chat/completions",
+            f"{self.endpoint}/chat/completions",
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
         )
@@ -97,13 +101,15 @@ class AnswerAgent(BaseAgent):
             Step(step_id=1, timestamp=_now(), source="system", message=self.style),
             Step(step_id=2, timestamp=_now(), source="user", message=instruction),
         ]
-        reply = self._ask(instruction)
+        reply = await asyncio.to_thread(self._ask, instruction)
         answer = str(reply["choices"][0]["message"].get("content") or "").strip()
         usage = reply.get("usage") or {}
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         context.n_input_tokens = prompt
         context.n_output_tokens = completion
         result = await environment.exec(f"printf '%s\\n' {shlex.quote(answer)} > /app/answer.txt")
+        if result.return_code != 0:
+            raise RuntimeError(f"write_answer failed (exit {result.return_code}): {result.stderr}")
         steps.append(
             Step(
                 step_id=3,

@@ -24,7 +24,19 @@ from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 
 _LINKS = {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64", "sbin": "usr/sbin"}
-_DIRS = ("app", "tests", "solution", "tmp", "logs/agent", "logs/verifier", "logs/artifacts", "etc", "root", "dev", "proc", "usr")
+_DIRS = (
+    "tests",
+    "solution",
+    "tmp",
+    "logs/agent",
+    "logs/verifier",
+    "logs/artifacts",
+    "etc",
+    "root",
+    "dev",
+    "proc",
+    "usr",
+)
 
 
 class ChrootEnvironment(BaseEnvironment):
@@ -99,11 +111,18 @@ class ChrootEnvironment(BaseEnvironment):
             f"mount --rbind /dev {root}/dev && "
             f"exec {shlex.quote(self._chroot)} {root} /bin/bash -c {shlex.quote(inner)}"
         )
-        namespace = [shutil.which("unshare") or "unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "-U", "-r", "-m"]
+        namespace = (
+            [shutil.which("unshare") or "unshare", "--mount"]
+            if os.geteuid() == 0
+            else ["unshare", "-U", "-r", "-m"]
+        )
         merged = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8"}
         merged.update(self._merge_env(env) or {})
         process = await asyncio.create_subprocess_exec(
-            *namespace, "/bin/sh", "-c", script,
+            *namespace,
+            "/bin/sh",
+            "-c",
+            script,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=merged,

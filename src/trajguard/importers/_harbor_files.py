@@ -1,0 +1,92 @@
+"""Reading a Harbor job directory's files: which subdirectories are trials, their results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from trajguard.errors import SourceLogError
+
+__all__ = ["head", "job_provenance", "read_json", "trial_dirs", "trial_result"]
+
+
+def trial_dirs(job: Path) -> list[Path]:
+    if not (job / "config.json").is_file() or not (job / "result.json").is_file():
+        return []
+    return sorted(
+        child
+        for child in job.iterdir()
+        if child.is_dir() and "__" in child.name and (child / "result.json").is_file()
+    )
+
+
+def trial_result(trial: Path) -> dict[str, Any]:
+    file = trial / "result.json"
+    document = read_json(file)
+    for field in ("task_name", "trial_name", "agent_info"):
+        if field not in document:
+            raise SourceLogError(
+                f"the trial's result.json has no {field!r}",
+                file=file,
+                path=f"$.{field}",
+                hint="import a trial that Harbor finished (its result.json is written at the end)",
+            )
+    if not isinstance(document["task_name"], str) or not document["task_name"]:
+        raise SourceLogError("task_name is not a name", file=file, path="$.task_name")
+    return document
+
+
+def job_provenance(job: Path) -> dict[str, Any]:
+    config, result = read_json(job / "config.json"), read_json(job / "result.json")
+    listed = config.get("agents")
+    agents: list[Any] = listed if isinstance(listed, list) else []
+    return {
+        "job_name": config.get("job_name", job.name),
+        "job_id": result.get("id"),
+        "n_attempts": config.get("n_attempts"),
+        "n_total_trials": result.get("n_total_trials"),
+        "agents": [
+            {k: a.get(k) for k in ("name", "import_path", "model_name", "kwargs")}
+            for a in agents
+            if isinstance(a, dict)
+        ],
+        "harbor_version": _harbor_version(job),
+    }
+
+
+def _harbor_version(job: Path) -> str | None:
+    lock = job / "lock.json"
+    if not lock.is_file():
+        return None
+    try:
+        harbor = json.loads(lock.read_text(encoding="utf-8")).get("harbor") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    return str(harbor.get("version")) if isinstance(harbor, dict) and "version" in harbor else None
+
+
+def read_json(file: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SourceLogError(f"cannot read: {exc.strerror}", file=file) from None
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise SourceLogError(
+            f"not JSON ({exc})",
+            file=file,
+            line=line,
+            hint="the file is truncated or was not written by Harbor",
+        ) from None
+    if not isinstance(document, dict):
+        raise SourceLogError("not a JSON object", file=file, path="$")
+    return document
+
+
+def head(file: Path) -> str:
+    try:
+        with file.open(encoding="utf-8", errors="replace") as handle:
+            return handle.read(4096)
+    except OSError:
+        return ""

@@ -1,0 +1,3 @@
+#!/bin/bash
+# A broken verifier: it checks the answer but never writes /logs/verifier/reward.txt.
+grep -qi paris /app/answer.txt

@@ -134,27 +134,34 @@ def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction |
     return None
 
 
+def _text(text: str) -> str:
+    """Help text as Markdown prose: ``<date>`` is a placeholder, not an HTML tag."""
+    return " ".join(text.split()).replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _option_row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     formatter = parser._get_formatter()
     if action.option_strings:
-        names = ", ".join(f"`{name}`" for name in action.option_strings)
+        shown = action.option_strings
         if action.nargs != 0:
-            names += f" `{formatter._format_args(action, action.dest.upper())}`"
+            value = formatter._format_args(action, action.dest.upper())
+            shown = [f"{name} {value}" for name in action.option_strings]
+        names = ", ".join(f"`{name}`" for name in shown)
     else:
         names = f"`{formatter._format_args(action, action.dest)}`"
     help_text = formatter._expand_help(action) if action.help else ""
-    if action.choices is not None and not isinstance(action, argparse._SubParsersAction):
-        help_text += f" (one of: {', '.join(f'`{c}`' for c in action.choices)})"
-    return f"| {names} | {_cell(help_text)} |"
+    return f"| {_cell(names)} | {_cell(_text(help_text))} |"
 
 
-def _command_section(parser: argparse.ArgumentParser, title: str, level: int, help_line: str) -> list[str]:
+def _command_section(
+    parser: argparse.ArgumentParser, title: str, level: int, help_line: str
+) -> list[str]:
     lines = [f"{'#' * level} `{title}`", ""]
     if help_line:
-        lines += [help_line[0].upper() + help_line[1:] + ".", ""]
+        lines += [_text(help_line[0].upper() + help_line[1:]) + ".", ""]
     lines += ["```", parser.format_usage().strip(), "```", ""]
     if parser.description:
-        lines += [textwrap.fill(" ".join(parser.description.split()), 100), ""]
+        lines += [textwrap.fill(_text(parser.description), 100), ""]
     rows = [
         _option_row(parser, action)
         for action in parser._actions
@@ -190,8 +197,17 @@ def _cli_reference(parser: argparse.ArgumentParser) -> str:
     assert commands is not None
     helps = {a.dest: a.help or "" for a in commands._choices_actions}
     lines = ["```", parser.format_usage().strip(), "```", ""]
+    options = [
+        _option_row(parser, action)
+        for action in parser._actions
+        if action.option_strings and not isinstance(action, argparse._HelpAction)
+    ]
+    lines += ["| option | what it does |", "|---|---|", *options, ""]
     lines += ["| command | what it does |", "|---|---|"]
-    lines += [f"| [`{name}`](#trajguard-{name}) | {_cell(helps[name])} |" for name in commands.choices]
+    lines += [
+        f"| [`{name}`](#trajguard-{name}) | {_cell(_text(helps[name]))} |"
+        for name in commands.choices
+    ]
     lines.append("")
     for name, sub in commands.choices.items():
         lines += _command_section(sub, f"trajguard {name}", 3, helps[name])
@@ -403,8 +419,7 @@ def shipped_text(page: str, text: str) -> str:
 def expected_files() -> dict[Path, str]:
     """Every generated file and the text it must hold."""
     pages = {
-        str(path.relative_to(DOCS)): path.read_text("utf-8")
-        for path in sorted(DOCS.rglob("*.md"))
+        str(path.relative_to(DOCS)): path.read_text("utf-8") for path in sorted(DOCS.rglob("*.md"))
     }
     filled = {page: fill(text, page) for page, text in pages.items() if _REGION.search(text)}
     out: dict[Path, str] = {DOCS / page: text for page, text in filled.items()}

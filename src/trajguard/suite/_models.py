@@ -2,12 +2,13 @@
 
 A suite has a name, defaults and scenarios; each scenario has an id, an agent, its input, pass
 criteria, tolerances and optional variants (named overrides used by A/B comparisons). See
-docs/reference/suite.md for the full format. :func:`load_suite` validates everything it can before any model call:
-structure, types, unknown keys (with a "did you mean"), duplicate keys, reserved names, settings
-that contradict each other or that the agent kind would ignore, model strings, prompt files, every
-``module:function`` import path (tools are built as the agent will build them), the tool names
-the criteria expect, and the programs command agents start. The models live here; the checks
-beyond what pydantic validates live in :mod:`._checks`, the reading in :mod:`._load`.
+docs/reference/suite.md for the full format. :func:`load_suite` validates everything it can
+before any model call: structure, types, unknown keys (with a "did you mean"), duplicate keys,
+reserved names, settings that contradict each other or that the agent kind would ignore, model
+strings, prompt files, every ``module:function`` import path (tools are built as the agent will
+build them), the tool names the criteria expect, and the programs command agents start. The
+models live here; the checks beyond what pydantic validates live in :mod:`._checks`, the reading
+in :mod:`._load`.
 """
 
 from __future__ import annotations

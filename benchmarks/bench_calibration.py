@@ -6,7 +6,7 @@ Run: python benchmarks/bench_calibration.py [--nights 1000] [--diagnostic-nights
 Prints:
 1. A/A nights (no true change): share of nights with any gating alarm (target <= alpha), with
    any diagnostic flag (target <= q), and the type I error of each test path on its own.
-2. Power against the injected drops of the docs/statistics.md §5 table (exact one-sided
+2. Power against the injected drops of the docs/explanation/statistics.md §5 table (exact one-sided
    Boschloo, alpha .05): simulated and exact power (target: within 5 points of 80%).
 3. Sequential mode (3 looks, O'Brien-Fleming thresholds, futility, curtailment): average runs
    saved on quiet nights (target >= 35%) and power lost against a fixed design (<= 5 points),
@@ -151,7 +151,7 @@ def per_test_type_one(sims: int, seed: int) -> None:
         hits = sum(evaluate(np.random.default_rng([seed, i])).harm <= 0.05 for i in range(sims))
         print(f"  {name:<40} {share(hits, sims)}  ({time.perf_counter() - start:.0f} s)")
     # The end-of-run column: power against more calls per run with the same mix of tools,
-    # against the G test of the calls-by-tool table alone (docs/statistics.md §1).
+    # against the G test of the calls-by-tool table alone (docs/explanation/statistics.md §1).
     new = old = 0
     for i in range(sims):
         b, c = counts(seqs(20)), counts(seqs(20, calls=5.0))

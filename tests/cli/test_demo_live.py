@@ -25,7 +25,7 @@ RUNS = 3
 
 pytestmark = pytest.mark.live
 
-# docs/design.md, "Parquet: one row per run"
+# docs/reference/runset.md, "Columns"
 DOCUMENTED_COLUMNS = [
     "run_id", "batch_id", "suite", "scenario", "variant", "model", "seed", "started_at",
     "duration_s", "git_sha", "config_hash", "trajguard_version", "atif_schema_version", "status",

@@ -23,7 +23,7 @@ from trajguard.compare import CompareConfig, Resampling, Verdict, compare_runset
 
 def _bm(b, c):
     # scipy's Brunner-Munzel statistic, positive when the candidate tends higher; clipped as
-    # docs/statistics.md says (an arm without spread gives an infinite statistic).
+    # docs/explanation/statistics.md says (an arm without spread gives an infinite statistic).
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         s = stats.brunnermunzel(b, c, distribution="normal").statistic

@@ -142,7 +142,7 @@ def add_family_arguments(parser: argparse.ArgumentParser) -> None:
         default="omnibus",
         help="omnibus (default): one combined test of the gating metrics per scenario, "
         "step-down over scenarios, plus suite-level tests; holm: one test per metric, Holm "
-        "(docs/statistics.md §3)",
+        "(docs/explanation/statistics.md §3)",
     )
     parser.add_argument(
         "--suite-share",
@@ -161,7 +161,7 @@ def add_max_runs_argument(parser: argparse.ArgumentParser) -> None:
         metavar="M",
         help="after the first N runs, give the scenarios that are inconclusive but lean towards "
         "a change more runs, in looks with alpha spending, up to M per scenario "
-        "(docs/statistics.md §4)",
+        "(docs/explanation/statistics.md §4)",
     )
 
 

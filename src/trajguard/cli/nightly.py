@@ -32,7 +32,8 @@ def register(commands: Any) -> None:
         help=HELP,
         description="The nightly job: run the suite's base variant, compare it with "
         "baselines/<suite>/, write reports/<date>/report.md (and the run set beside it). "
-        "Exit codes as compare. The method: `trajguard docs statistics` (docs/statistics.md).",
+        "Exit codes as compare. The method: `trajguard docs statistics` "
+        "(docs/explanation/statistics.md).",
     )
     add_batch_arguments(parser)
     parser.add_argument(
@@ -43,7 +44,7 @@ def register(commands: Any) -> None:
         "--sequential",
         action="store_true",
         help="run in up to three looks and stop early when the verdict is clear "
-        "(docs/statistics.md, sequential mode)",
+        "(docs/explanation/statistics.md, sequential mode)",
     )
     add_max_runs_argument(parser)
     add_history_argument(parser)

@@ -5,7 +5,7 @@ Run tables in (pandas, one row per run), results out: :func:`compare_runsets` fo
 what N can detect. How many runs are made, look by look, is a design (:class:`FixedDesign`,
 :class:`SequentialDesign`, :class:`EscalationDesign`, run by :func:`drive`); every verdict comes
 from one ladder (:func:`verdict_of`). Every metric is described once, in :data:`METRICS` (with
-:data:`TOLERANCES`); the method is in ``docs/statistics.md``.
+:data:`TOLERANCES`); the method is in ``docs/explanation/statistics.md``.
 """
 
 from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab

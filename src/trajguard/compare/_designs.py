@@ -8,7 +8,7 @@ rows so far. Three designs exist:
 
 * :class:`FixedDesign`: one look at N runs; the fixed comparison decides (the default);
 * :class:`trajguard.compare.SequentialDesign`: up to three looks, stopping early per scenario
-  (docs/statistics.md §4);
+  (docs/explanation/statistics.md §4);
 * :class:`trajguard.compare.EscalationDesign`: a first look at N, then more runs for the scenarios
   that lean harmful.
 

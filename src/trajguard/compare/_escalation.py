@@ -1,6 +1,6 @@
 """Escalation (``--max-runs``): more candidate runs for the scenarios that lean harmful.
 
-The design (docs/statistics.md §4), fixed before any run:
+The design (docs/explanation/statistics.md §4), fixed before any run:
 
 * **First look** at the night's N runs per scenario: the whole report (every scenario's
   combined test, the suite-level tests) at ``alpha_first = alpha * (1 - share)``.

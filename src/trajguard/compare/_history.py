@@ -1,7 +1,7 @@
 """A baseline history: which promoted batches to pool, and whether they agree with each other.
 
 Pooling the last few nights gives each scenario 50-100 baseline runs against 10-20 candidate
-runs, the cheapest power there is. Two rules keep it honest (docs/statistics.md §6):
+runs, the cheapest power there is. Two rules keep it honest (docs/explanation/statistics.md §6):
 
 * **Same definition.** For each scenario, the batches whose config hash equals the candidate's
   are pooled. When none does (the candidate changed the scenario: a prompt edit), the batches

@@ -81,7 +81,7 @@ class MetricResult:
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioGate:
-    """A scenario's combined gating test (docs/statistics.md §3).
+    """A scenario's combined gating test (docs/explanation/statistics.md §3).
 
     Attributes:
         metrics: the gating metrics it combines (those that vary over the arrangements).

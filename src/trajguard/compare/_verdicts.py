@@ -1,5 +1,5 @@
 """The one verdict rule: a test's evidence → its verdict; verdicts → a scenario's and a report's;
-the report → its exit code (docs/statistics.md §2).
+the report → its exit code (docs/explanation/statistics.md §2).
 
 Every path that decides a verdict — a metric of a fixed comparison under either multiplicity
 setting, a suite-level test, a metric whose significance a sequential or escalation design

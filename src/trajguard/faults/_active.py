@@ -45,8 +45,10 @@ def inject_faults(
     Args:
         specs: fault entries, as :class:`FaultSpec` or as the mappings a suite's ``faults:``
             holds (``{"kind": "timeout", "tools": ["search"], "at_call": 1}``).
-        seed, scenario, run_index: what the plan is derived from (:func:`plan_faults`); the
-            same values give the same faults.
+        seed: with ``scenario`` and ``run_index``, what the plan is derived from
+            (:func:`plan_faults`); the same values give the same faults.
+        scenario: the scenario the plan is for.
+        run_index: the run's index within its scenario.
         require_injected: fail when the block ends with no fault injected.
 
     Yields:

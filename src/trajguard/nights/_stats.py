@@ -1,7 +1,7 @@
 """The statistics of a series of nights: Wilson intervals, the "since when" change-point scan and
 the between-night overdispersion test, each calibrated by simulation under binomial noise.
 
-Pure numpy and scipy: values in, values out (``docs/nights.md`` states the method).
+Pure numpy and scipy: values in, values out (``docs/how-to/nights.md`` states the method).
 """
 
 from __future__ import annotations

@@ -248,7 +248,7 @@ class DesignRecord:
 
     Attributes:
         name: ``fixed`` (one look; the comparison decides), ``sequential`` or ``escalation``
-            (the design decides its gating verdicts; docs/statistics.md §4).
+            (the design decides its gating verdicts; docs/explanation/statistics.md §4).
         sequential: the sequential design's plan, looks and stops.
         escalation: the escalation plan (its looks, levels and lean rule).
         stops: where each scenario of an escalated run stopped, and why (in the order decided).

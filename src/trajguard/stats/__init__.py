@@ -9,7 +9,7 @@
 * power, minimum detectable effects and runs needed;
 * alpha spending for sequential looks (O'Brien-Fleming, exact thresholds for rates).
 
-The method, and how these pieces make a verdict, is described in ``docs/statistics.md``.
+The method, and how these pieces make a verdict, is described in ``docs/explanation/statistics.md``.
 """
 
 from trajguard.stats._distributions import norm_ppf, t_cdf, t_ppf, t_sf

@@ -1,7 +1,7 @@
 """The run table's Parquet schema (one row per run) and its version.
 
 Every Parquet file records :data:`STORE_SCHEMA_VERSION` in its metadata; another version is
-refused with a message saying what to do. The columns are documented in the README.
+refused with a message saying what to do. The columns are documented in docs/reference/runset.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Suite files: YAML → validated pydantic models, with errors that name the file, line and field.
 
 A suite has a name, defaults and scenarios; each scenario has an id, an agent, its input, pass
-criteria, tolerances and optional variants (named overrides used by A/B comparisons). See the
-README for the full format. :func:`load_suite` validates everything it can before any model call:
-structure, types, unknown keys (with a "did you mean"), duplicate keys, reserved names, settings
-that contradict each other or that the agent kind would ignore, model strings, prompt files, every
-``module:function`` import path (tools are built as the agent will build them), the tool names
-the criteria expect, and the programs command agents start. The models live here; the checks
-beyond what pydantic validates live in :mod:`._checks`, the reading in :mod:`._load`.
+criteria, tolerances and optional variants (named overrides used by A/B comparisons). See
+docs/reference/suite.md for the full format. :func:`load_suite` validates everything it can
+before any model call: structure, types, unknown keys (with a "did you mean"), duplicate keys,
+reserved names, settings that contradict each other or that the agent kind would ignore, model
+strings, prompt files, every ``module:function`` import path (tools are built as the agent will
+build them), the tool names the criteria expect, and the programs command agents start. The
+models live here; the checks beyond what pydantic validates live in :mod:`._checks`, the reading
+in :mod:`._load`.
 """
 
 from __future__ import annotations
@@ -174,8 +175,8 @@ class Variant(_Strict):
     params: dict[str, Any] | None = None
     """Keys merged over the agent's ``params`` (callable and command agents)."""
     faults: list[FaultSpec] | None = None
-    """Faults injected into the runs of this variant, instead of the scenario's (README,
-    "Chaos: faults"); ``[]`` runs the variant without the scenario's faults."""
+    """Faults injected into the runs of this variant, instead of the scenario's
+    (docs/how-to/chaos.md); ``[]`` runs the variant without the scenario's faults."""
 
 
 class Scenario(_Strict):

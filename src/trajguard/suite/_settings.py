@@ -38,7 +38,8 @@ _RAY_BUILTIN_RESOURCES = frozenset({"CPU", "GPU", "memory", "object_store_memory
 
 
 class RayExecutorSettings(Strict):
-    """Every run a Ray task on a cluster (``pip install 'trajguard[ray]'``; README, "Ray")."""
+    """Every run a Ray task on a cluster (``pip install 'trajguard[ray]'``;
+    docs/how-to/ray.md)."""
 
     kind: Literal["ray"] = "ray"
     address: str | None = None

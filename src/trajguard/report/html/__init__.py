@@ -4,7 +4,7 @@
 headline, the forest plot, every table and section the markdown has) and, when given, a
 :class:`RunPayload` of the runs behind it (:func:`collect_runs` reads it from the run sets) for
 the run explorer. Styles, script, figures and data are inline; a content security policy lets
-the page load nothing and run no script but its own. docs/report-html.md describes it.
+the page load nothing and run no script but its own. docs/reference/report-html.md describes it.
 """
 
 from collections.abc import Mapping

@@ -36,6 +36,7 @@ class StartupLog:
         self._started = started
         self._on_step = on_step
         self._line: str | None = None  # the step whose line waits for its time
+        self._open: list[str] = []  # steps started and not yet ended, oldest first
         self._begun: dict[str, float] = {}  # steps begun with begin(), not yet ended
         self.first_run_s: float | None = None
         """Seconds from the command's start to its first run (``None`` before)."""
@@ -49,6 +50,7 @@ class StartupLog:
         self._end_line()
         self._write(f"{PREFIX}{step}…")
         self._line = step
+        self._open.append(step)
         if self._on_step is not None:
             self._on_step()
 
@@ -65,6 +67,11 @@ class StartupLog:
         else:  # steps overlapped: the step is named again with its time
             self._end_line()
             self._write(f"{PREFIX}{step}…{outcome}\n")
+        if step in self._open:
+            self._open.remove(step)
+        if self._open:  # the last line on screen names what is still being waited for
+            self._line = self._open[-1]
+            self._write(f"{PREFIX}{self._line}…")
         if self._on_step is not None:
             self._on_step()
 
@@ -101,6 +108,7 @@ class StartupLog:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._open.clear()  # nothing is waited for any more
         if isinstance(exc, Exception):  # the steps it interrupted failed; the error follows
             for step, since in self._begun.items():
                 self.step_failed(step, time.monotonic() - since)

@@ -63,27 +63,37 @@ def demo_runset(demo_run: tuple[Path, subprocess.CompletedProcess[str]]) -> Path
     return demo_run[0]
 
 
+def _seconds(duration: str) -> int:
+    minutes, _, rest = duration.rpartition(" min ")
+    return int(minutes or 0) * 60 + int(rest.removesuffix(" s"))
+
+
 def test_the_run_prints_its_start_up_steps_with_their_times(
     demo_run: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
-    """In a fresh process, with --no-progress: every step before the first run, each with its
-    time (litellm's import and the servers' start overlap, so a step may be named again when it
-    ends), and the summary's time is the whole command's, start-up included."""
+    """In a fresh process, with --no-progress: every step before the first run, in order, each
+    with its time (litellm's import and the servers' start overlap, so a step may be named again
+    when it ends), and the summary's time is the whole command's, start-up included."""
     _, result = demo_run
-    steps = [
-        "importing trajguard's batch runner",
-        "reading the suite",
-        "importing litellm",
-        r"starting (the embedded model server|\d embedded model servers \(one per run at once\))",
-        "checking that local/smollm2 answers",
-    ]
-    for step in steps:
-        pattern = (step if step.startswith("starting") else re.escape(step)) + r"… \d+\.\d s$"
-        assert re.search(pattern, result.stderr, re.M), (step, result.stderr[-3000:])
-    summary = re.match(r"(\d+) runs in (\d+) s with (\d+) s of start-up \(", result.stdout)
+    ended = re.findall(r"^trajguard: (.+)… (\d+\.\d) s$", result.stderr, re.M)
+    names = [name for name, _ in ended]
+    servers = r"starting (the embedded model server|2 embedded model servers) \(SmolLM2-135M"
+    assert len(names) == 5, result.stderr[-3000:]
+    assert names[:2] == ["importing trajguard's batch runner", "reading the suite"], names
+    overlapping = sorted(names[2:4], key=lambda name: name.startswith("starting"))
+    assert overlapping[0] == "importing litellm" and re.match(servers, overlapping[1]), names
+    assert names[4] == "checking that local/smollm2 answers", names
+    started = re.findall(r"^trajguard: (.+)…", result.stderr, re.M)
+    assert started[:3] == [*names[:2], "importing litellm"], "each step said before it ended"
+    span = r"((?:\d+ min )?\d+ s)"  # "42 s", "1 min 58 s"
+    summary = re.match(rf"(\d+) runs in {span} with {span} of start-up \(", result.stdout)
     assert summary is not None, result.stdout
     assert int(summary.group(1)) == RUNS * len(load_suite(DEMO).scenarios)
-    assert 0 < int(summary.group(3)) < int(summary.group(2))
+    seconds = [float(took) for _, took in ended]
+    in_turn = seconds[0] + seconds[1] + max(seconds[2:4]) + seconds[4]
+    start_up, whole = _seconds(summary.group(3)), _seconds(summary.group(2))
+    assert in_turn <= start_up + 1, (ended, result.stdout)  # each figure rounded
+    assert 0 < start_up < whole
 
 
 def test_demo_runset_has_every_run_with_the_documented_columns(demo_runset: Path) -> None:

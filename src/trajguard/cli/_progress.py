@@ -68,6 +68,10 @@ class BatchProgress:
         if self._startup is not None:
             self._startup.step_finished(step, elapsed_s)
 
+    def step_failed(self, step: str, elapsed_s: float) -> None:
+        if self._startup is not None:
+            self._startup.step_failed(step, elapsed_s)
+
     def start(self, total: int, skipped: int, interrupted: int = 0) -> None:
         if self._startup is not None:
             self._startup.runs_begin()

@@ -1,9 +1,10 @@
 """A command's start-up steps on stderr, each with its time, and the command's own clock.
 
 A batch can wait many seconds before its first run (imports, the embedded model's servers, the
-first call to each model). Each step is printed when it begins ("starting the embedded model
-server…") and its time added when it ends, with or without ``--no-progress``, so that a user
-knows what a long wait is for.
+first call to each model). Each step is printed when it begins ("trajguard: starting the
+embedded model server…") and its time added when it ends, with or without ``--no-progress``, so
+that a user knows what a long wait is for; a step that raised says "failed after 0.3 s", and the
+error follows on the next line.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
 
-__all__ = ["StartupLog"]
+__all__ = ["PREFIX", "StartupLog"]
+
+PREFIX = "trajguard: "
+"""What begins every start-up line, as it begins the command line's error messages."""
 
 
 class StartupLog:
@@ -32,6 +36,7 @@ class StartupLog:
         self._started = started
         self._on_step = on_step
         self._line: str | None = None  # the step whose line waits for its time
+        self._open: list[str] = []  # steps started and not yet ended, oldest first
         self._begun: dict[str, float] = {}  # steps begun with begin(), not yet ended
         self.first_run_s: float | None = None
         """Seconds from the command's start to its first run (``None`` before)."""
@@ -43,19 +48,30 @@ class StartupLog:
 
     def step_started(self, step: str) -> None:
         self._end_line()
-        self._write(f"{step}…")
+        self._write(f"{PREFIX}{step}…")
         self._line = step
+        self._open.append(step)
         if self._on_step is not None:
             self._on_step()
 
     def step_finished(self, step: str, elapsed_s: float) -> None:
-        took = f" {elapsed_s:.1f} s\n"
+        self._close(step, f" {elapsed_s:.1f} s")
+
+    def step_failed(self, step: str, elapsed_s: float) -> None:
+        self._close(step, f" failed after {elapsed_s:.1f} s")
+
+    def _close(self, step: str, outcome: str) -> None:
         if self._line == step:  # nothing was printed since the step began: finish its line
-            self._write(took)
+            self._write(f"{outcome}\n")
             self._line = None
         else:  # steps overlapped: the step is named again with its time
             self._end_line()
-            self._write(f"{step}…{took}")
+            self._write(f"{PREFIX}{step}…{outcome}\n")
+        if step in self._open:
+            self._open.remove(step)
+        if self._open:  # the last line on screen names what is still being waited for
+            self._line = self._open[-1]
+            self._write(f"{PREFIX}{self._line}…")
         if self._on_step is not None:
             self._on_step()
 
@@ -92,8 +108,12 @@ class StartupLog:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._open.clear()  # nothing is waited for any more
+        if isinstance(exc, Exception):  # the steps it interrupted failed; the error follows
+            for step, since in self._begun.items():
+                self.step_failed(step, time.monotonic() - since)
         self._begun.clear()
-        self._end_line()  # a step that raised leaves its line open: the error goes below it
+        self._end_line()  # a step cut short by Ctrl-C leaves its line open: end it
 
     def _end_line(self) -> None:
         if self._line is not None:

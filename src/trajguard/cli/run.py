@@ -55,13 +55,21 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=main)
 
 
+def duration(seconds: float) -> str:
+    """``seconds`` in words: "42 s", or "3 min 2 s" from a minute on."""
+    whole = round(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60} s"
+
+
 def summary(result: BatchResult, startup: StartupLog) -> str:
     """What the batch did: one line (its time is the whole command's, with the start-up before
     the first run), then the most common errors per scenario and variant."""
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result.counts.items()))
-    before = "" if startup.first_run_s is None else f" with {startup.first_run_s:.0f} s of start-up"
+    first = startup.first_run_s
+    before = "" if first is None else f" with {duration(first)} of start-up"
+    made = result.planned - result.skipped
     lines = [
-        f"{result.planned - result.skipped} runs in {startup.elapsed_s:.0f} s{before} "
+        f"{made} run{'' if made == 1 else 's'} in {duration(startup.elapsed_s)}{before} "
         f"({counts or 'none'}); {result.passed} passed, {result.crashed} crashed → {result.runset}"
     ]
     if result.errors:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from trajguard.capture.types import ChatModel
 from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
+from trajguard.redaction import scrub
 from trajguard.run._plan import Plan
 from trajguard.run._startup import NO_STEPS, StartupSteps
 from trajguard.suite import CommandAgent, ResolvedScenario
@@ -75,7 +76,7 @@ async def preflight(
         # the embedded model's start is bounded by its own start-up timeout
         limit = None if local else min([PREFLIGHT_TIMEOUT_S, *_timeouts(plan, name)])
         try:
-            await steps.timed(f"checking that {name} answers", asyncio.wait_for(ping, limit))
+            await steps.timed(_check(name, plan), asyncio.wait_for(ping, limit))
         except TimeoutError:
             if limit is None:
                 raise
@@ -84,6 +85,16 @@ async def preflight(
             raise
         except InfrastructureError as exc:
             raise ModelUnavailable(f"model {name} failed its first call: {exc}") from None
+
+
+_EMBEDDED = "SmolLM2-135M via llama.cpp"
+
+
+def _check(name: str, plan: Plan) -> str:
+    """The step of a model's first call, naming its endpoint when the suite gives one."""
+    base = next((arm.api_base for _, arm in plan if arm.model == name and arm.api_base), None)
+    where = f" at {scrub(base)}" if base else ""
+    return f"checking that {name} answers{where}"
 
 
 def _start_servers(slots: int, steps: StartupSteps) -> list[Awaitable[object]]:
@@ -95,9 +106,9 @@ def _start_servers(slots: int, steps: StartupSteps) -> list[Awaitable[object]]:
     if not missing:
         return []
     step = (
-        "starting the embedded model server"
+        f"starting the embedded model server ({_EMBEDDED})"
         if len(missing) == 1
-        else f"starting {len(missing)} embedded model servers (one per run at once)"
+        else f"starting {len(missing)} embedded model servers ({_EMBEDDED}; one per run at once)"
     )
     starts = asyncio.gather(*(asyncio.to_thread(get_local_server, slot) for slot in missing))
     return [steps.timed(step, starts)]

@@ -28,7 +28,11 @@ class StartupObserver(Protocol):
         """``step`` (a phrase such as "starting the embedded model server") has begun."""
 
     def step_finished(self, step: str, elapsed_s: float) -> None:
-        """``step`` is done after ``elapsed_s`` seconds (not called when it raised)."""
+        """``step`` is done after ``elapsed_s`` seconds."""
+
+    def step_failed(self, step: str, elapsed_s: float) -> None:
+        """``step`` raised after ``elapsed_s`` seconds; the batch then raises the error (a step
+        cancelled, by Ctrl-C or a failed sibling, is told neither this nor finished)."""
 
 
 class StartupSteps:
@@ -40,13 +44,18 @@ class StartupSteps:
 
     @contextmanager
     def step(self, step: str) -> Iterator[None]:
-        """Report the block as ``step``: its start, then its time when it ends without raising."""
+        """Report the block as ``step``: its start, then its time when it ends, or that it
+        failed when it raised an :class:`Exception`."""
         if self._observer is None:
             yield
             return
         self._observer.step_started(step)
         started = time.monotonic()
-        yield
+        try:
+            yield
+        except Exception:
+            self._observer.step_failed(step, time.monotonic() - started)
+            raise
         self._observer.step_finished(step, time.monotonic() - started)
 
     async def timed(self, step: str, awaitable: Awaitable[_T]) -> _T:

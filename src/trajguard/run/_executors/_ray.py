@@ -275,7 +275,8 @@ async def open_ray(
         )
     executor = RayExecutor(process, settings, batch, log_path)
     try:
-        with steps.step("starting the Ray driver and connecting to the cluster"):
+        cluster = settings.address or os.environ.get("RAY_ADDRESS") or "on this machine"
+        with steps.step(f"starting the Ray driver and connecting to the cluster ({cluster})"):
             await executor.open(request)
         yield executor
     finally:

@@ -1,9 +1,9 @@
 """promptfoo results JSON (``promptfoo eval --repeat N -o results.json``) → imported runs.
 
-A results file holds one row per test case × repeat × prompt column (``results.results``);
+A results file holds one row per test case, repeat and prompt column (``results.results``);
 ``--repeat`` does not number its repeats but gives each one its own ``testIdx`` (a test's
 repeats are consecutive), so a run's index is its place among the rows of the same test case
-and column, in ``testIdx`` order. A test case is a scenario; each prompt × provider column
+and column, in ``testIdx`` order. A test case is a scenario; each prompt-and-provider column
 (``promptIdx``, one entry of ``results.prompts``) is one variant. promptfoo's own ``success``
 decides ``passed`` unless ``--pass-if`` or ``--scorer`` says otherwise. The mapping, field by
 field: ``docs/reference/import-promptfoo.md``.
@@ -173,7 +173,7 @@ def _columns(path: Path, results: Mapping[str, Any], variant: str) -> list[Colum
                 template=raw if isinstance(raw, str) else "",
                 label=label if isinstance(label, str) else "",
                 provider=provider if isinstance(provider, str) else "",
-                metrics=prompt.get("metrics") if isinstance(prompt.get("metrics"), dict) else {},
+                metrics=metrics if isinstance(metrics := prompt.get("metrics"), dict) else {},
             )
         )
     if len(columns) > 1:

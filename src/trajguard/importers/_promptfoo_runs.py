@@ -22,7 +22,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 @dataclass(frozen=True, kw_only=True)
 class Column:
-    """One prompt × provider column of an eval (an entry of ``results.prompts``)."""
+    """One prompt-and-provider column of an eval (an entry of ``results.prompts``)."""
 
     index: int
     variant: str
@@ -45,8 +45,12 @@ class Judge:
         if self.rule is None:
             if self.scorer:
                 return f"a run passes when {by} passed, as promptfoo judged it"
-            return "a run passes when promptfoo marked the test case a success (every assertion held)"
-        return f"a run passes when the score of {by} is {self.rule.text} (promptfoo's score, 0 to 1)"
+            return (
+                "a run passes when promptfoo marked the test case a success (every assertion held)"
+            )
+        return (
+            f"a run passes when the score of {by} is {self.rule.text} (promptfoo's score, 0 to 1)"
+        )
 
     def held(self, component: Mapping[str, Any]) -> bool | None:
         if self.rule is None:
@@ -111,7 +115,7 @@ def imported_run(
     has_output = "output" in response and response.get("output") is not None
     error = row.get("error") if isinstance(row.get("error"), str) else None
     usage = _usage(response, row)
-    latency = row.get("latencyMs")
+    latency = _number(row.get("latencyMs"))
     common: dict[str, Any] = {
         "scenario": scenario,
         "run_index": run_index,
@@ -119,7 +123,7 @@ def imported_run(
         "model": model,
         "criteria": criteria,
         "cost_usd": _number(row.get("cost")),
-        "duration_s": latency / 1000 if _number(latency) is not None else None,
+        "duration_s": latency / 1000 if latency is not None else None,
         "source_ref": ref,
         "config_hash": _config_hash(row, column),
     }
@@ -132,8 +136,6 @@ def imported_run(
             crashed=None,
             error_type="provider_error",
             error_message=message,
-            prompt_tokens=usage[0],
-            completion_tokens=usage[1],
         )
     trajectory = _trajectory(row, response, model=model, version=version, usage=usage)
     grading_error = row.get("failureReason") == _ERROR
@@ -185,7 +187,7 @@ def _criteria(row: Mapping[str, Any], judge: Judge) -> list[ImportedCriterion]:
 def _usage(response: Mapping[str, Any], row: Mapping[str, Any]) -> tuple[int | None, int | None]:
     usage = response.get("tokenUsage")
     if not isinstance(usage, dict):
-        usage = row.get("tokenUsage") if isinstance(row.get("tokenUsage"), dict) else {}
+        usage = fallback if isinstance(fallback := row.get("tokenUsage"), dict) else {}
     prompt, completion = usage.get("prompt"), usage.get("completion")
     return (
         prompt if isinstance(prompt, int) else None,
@@ -207,7 +209,7 @@ def _trajectory(
     output = response.get("output")
     tool_calls = _tool_calls(output)
     message = "" if tool_calls else output if isinstance(output, str) else _json(output)
-    usage_dict = response.get("tokenUsage") if isinstance(response.get("tokenUsage"), dict) else {}
+    usage_dict = response.get("tokenUsage")
     cached = usage_dict.get("cached") if isinstance(usage_dict, dict) else None
     metrics = None
     if usage != (None, None):
@@ -239,7 +241,7 @@ def _prompt_steps(raw: str) -> list[Step]:
     messages = _chat(raw)
     if messages is None:
         return [Step(step_id=1, source="user", message=raw)]
-    steps = []
+    steps: list[Step] = []
     for message in messages:
         role, content = message["role"], message["content"]
         text = content if isinstance(content, str) else _json(content)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trajguard.atif import Agent, Metrics, Step, ToolCall, Trajectory
 from trajguard.importers._model import ImportedCriterion, ImportedRun
 from trajguard.importers._pass_rule import PassRule
+from trajguard.importers._promptfoo_atif import canonical, number, one_call
 
 __all__ = ["Column", "Judge", "ScenarioName", "imported_run", "scenario_names"]
 
@@ -115,14 +114,14 @@ def imported_run(
     has_output = "output" in response and response.get("output") is not None
     error = row.get("error") if isinstance(row.get("error"), str) else None
     usage = _usage(response, row)
-    latency = _number(row.get("latencyMs"))
+    latency = number(row.get("latencyMs"))
     common: dict[str, Any] = {
         "scenario": scenario,
         "run_index": run_index,
         "variant": column.variant,
         "model": model,
         "criteria": criteria,
-        "cost_usd": _number(row.get("cost")),
+        "cost_usd": number(row.get("cost")),
         "duration_s": latency / 1000 if latency is not None else None,
         "source_ref": ref,
         "config_hash": _config_hash(row, column),
@@ -137,7 +136,7 @@ def imported_run(
             error_type="provider_error",
             error_message=message,
         )
-    trajectory = _trajectory(row, response, model=model, version=version, usage=usage)
+    trajectory = one_call(row, response, model=model, version=version, usage=usage)
     grading_error = row.get("failureReason") == _ERROR
     return ImportedRun(
         **common,
@@ -195,112 +194,10 @@ def _usage(response: Mapping[str, Any], row: Mapping[str, Any]) -> tuple[int | N
     )
 
 
-def _trajectory(
-    row: Mapping[str, Any],
-    response: Mapping[str, Any],
-    *,
-    model: str,
-    version: str,
-    usage: tuple[int | None, int | None],
-) -> Trajectory:
-    prompt = row.get("prompt")
-    raw = prompt.get("raw") if isinstance(prompt, dict) else None
-    steps = _prompt_steps(raw if isinstance(raw, str) else "")
-    output = response.get("output")
-    tool_calls = _tool_calls(output)
-    message = "" if tool_calls else output if isinstance(output, str) else _json(output)
-    usage_dict = response.get("tokenUsage")
-    cached = usage_dict.get("cached") if isinstance(usage_dict, dict) else None
-    metrics = None
-    if usage != (None, None):
-        metrics = Metrics(
-            prompt_tokens=usage[0],
-            completion_tokens=usage[1],
-            cached_tokens=cached if isinstance(cached, int) else None,
-            cost_usd=_number(response.get("cost")),
-        )
-    steps.append(
-        Step(
-            step_id=len(steps) + 1,
-            source="agent",
-            model_name=model,
-            message=message,
-            tool_calls=tool_calls or None,
-            metrics=metrics,
-        )
-    )
-    return Trajectory(
-        session_id=str(row.get("id") or "") or None,
-        agent=Agent(name="promptfoo", version=version, model_name=model),
-        steps=steps,
-    )
-
-
-def _prompt_steps(raw: str) -> list[Step]:
-    """The rendered prompt: a chat array promptfoo sends as messages, else one user message."""
-    messages = _chat(raw)
-    if messages is None:
-        return [Step(step_id=1, source="user", message=raw)]
-    steps: list[Step] = []
-    for message in messages:
-        role, content = message["role"], message["content"]
-        text = content if isinstance(content, str) else _json(content)
-        if role == "assistant":
-            steps.append(
-                Step(step_id=len(steps) + 1, source="agent", message=text, is_copied_context=True)
-            )
-        else:
-            source = "system" if role in ("system", "developer") else "user"
-            steps.append(Step(step_id=len(steps) + 1, source=source, message=text))
-    return steps
-
-
-def _chat(raw: str) -> list[dict[str, Any]] | None:
-    if not raw.lstrip().startswith("["):
-        return None
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(value, list) or not value:
-        return None
-    if all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in value):
-        return [{"role": m["role"], "content": m.get("content", "")} for m in value]
-    return None
-
-
-def _tool_calls(output: object) -> list[ToolCall]:
-    """OpenAI-style tool calls, when promptfoo's output is the message's ``tool_calls``."""
-    calls = output if isinstance(output, list) else None
-    if isinstance(output, dict) and isinstance(output.get("tool_calls"), list):
-        calls = output["tool_calls"]
-    if not calls:
-        return []
-    found = []
-    for k, call in enumerate(calls):
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            return []
-        arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
-                arguments = {"arguments": arguments}
-        found.append(
-            ToolCall(
-                tool_call_id=str(call.get("id") or f"call-{k}"),
-                function_name=function["name"],
-                arguments=arguments if isinstance(arguments, dict) else {"arguments": arguments},
-            )
-        )
-    return found
-
-
 def _test_key(row: Mapping[str, Any]) -> str:
     test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
     assert isinstance(test, dict)
-    return _json(
+    return canonical(
         {
             "description": test.get("description"),
             "vars": row.get("vars", test.get("vars")),
@@ -335,18 +232,8 @@ def _config_hash(row: Mapping[str, Any], column: Column) -> str:
         "vars": row.get("vars"),
         "assert": test.get("assert"),
     }
-    return hashlib.sha256(_json(defined).encode()).hexdigest()[:16]
-
-
-def _json(value: object) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical(defined).encode()).hexdigest()[:16]
 
 
 def _text_value(value: object) -> str:
-    return value if isinstance(value, str) else _json(value)
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+    return value if isinstance(value, str) else canonical(value)

@@ -239,3 +239,20 @@ def test_show_and_runs_read_an_imported_run_set(cli: Callable[..., Any], tmp_pat
         r for r in output if r["testCase"].get("description") == "sky colour"
     )  # the first repeat's prompt is the same for every repeat
     assert row["prompt"]["raw"].splitlines()[-1] in shown.stdout
+
+
+def test_each_prompt_of_one_eval_is_a_variant_named_by_its_label() -> None:
+    path = DATA / "two_prompts.json"
+    results = json.loads(path.read_text())["results"]
+    batch = read_logs("promptfoo", [path])
+    assert {r.variant for r in batch.runs} == {"plain", "terse"}
+    for variant in ("plain", "terse"):
+        for scenario in ("capital", "test-1"):
+            runs = [r for r in batch.runs if (r.variant, r.scenario) == (variant, scenario)]
+            assert [r.run_index for r in runs] == [0, 1, 2]
+    for k, column in enumerate(results["prompts"]):
+        variant = ("plain", "terse")[k]
+        passed = sum(1 for r in batch.runs if r.variant == variant and r.passed)
+        assert passed == column["metrics"]["testPassCount"]
+    with pytest.raises(UsageError, match="2 prompt columns"):
+        read_logs("promptfoo", [path], ImportOptions(variant="candidate"))

@@ -1,0 +1,59 @@
+"""Write the committed promptfoo fixtures again: both prompt variants, 10 repeats each.
+
+Run from the repository root (after ``npm ci`` in tests/importers/promptfoo_env):
+``python tests/importers/data/promptfoo/regenerate.py``. It starts trajguard's embedded model,
+points promptfoo's OpenAI provider at it (OPENAI_BASE_URL) and writes variant_a.json and
+variant_b.json here; promptfoo writes nothing in the user's home (a temporary HOME).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from trajguard.local_model import local_model_server
+
+HERE = Path(__file__).resolve().parent
+PROMPTFOO = HERE.parent.parent / "promptfoo_env" / "node_modules" / ".bin" / "promptfoo"
+
+
+def main() -> int:
+    with local_model_server() as server, tempfile.TemporaryDirectory() as home:
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": home,
+            "PROMPTFOO_CONFIG_DIR": str(Path(home) / ".promptfoo"),
+            "PROMPTFOO_DISABLE_TELEMETRY": "1",
+            "PROMPTFOO_DISABLE_UPDATE": "1",
+            "PROMPTFOO_DISABLE_SHARING": "1",
+            "OPENAI_BASE_URL": server.base_url,
+        }
+        for variant in ("a", "b"):
+            command = [
+                str(PROMPTFOO),
+                "eval",
+                "-c",
+                "promptfooconfig.yaml",
+                "--prompts",
+                f"file://prompt_{variant}.txt",
+                "--repeat",
+                "10",
+                "--no-cache",
+                "-j",
+                "2",
+                "-o",
+                f"variant_{variant}.json",
+            ]
+            print("+", " ".join(command), file=sys.stderr)
+            # promptfoo exits 100 when a test case failed (PROMPTFOO_FAILED_TEST_EXIT_CODE)
+            done = subprocess.run(command, cwd=HERE, env=env, check=False)
+            if done.returncode not in (0, 100):
+                return done.returncode
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,12 +14,23 @@ Each folder holds the markdown report, ``report.html``, ``comparison.json`` and 
 path in them is relative to the repository's root, so the committed files say nothing of the
 machine that wrote them; tests/report/test_samples.py fails when they differ from what the code
 renders now.
+
+Then it rewrites what README.md and docs/tutorial.md show of real runs, the regions between
+``<!-- generated:NAME -->`` and ``<!-- /generated -->`` (reports/pages.py says what goes in each,
+cut from the samples); tests/docs/test_generated.py fails when a page differs from that.
+``--tutorial`` first runs docs/tutorial.md as a reader would, in an empty temporary folder
+against the embedded model (reports/snippets.py, the runner tests/docs/test_snippets.py uses),
+and keeps what its commands printed, and its nightly's ``report.md``, in
+``reports/sample-tutorial/``. ``--screenshot PNG`` takes the README's pictures of the nightly
+sample's page.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +41,10 @@ from trajguard.pipeline._compare import compare_loaded
 from trajguard.pipeline._outputs import run_payload, write_outputs
 from trajguard.report import build_ab_document
 from trajguard.results import ReportKind
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pages
+import snippets
 
 NIGHTS = Path("benchmarks/data/real-nights-2026-12-01")
 COMMAND = "python reports/regenerate.py"
@@ -124,9 +139,51 @@ def screenshots(page: Path, target: Path, chromium: str = "/usr/bin/chromium") -
         browser.close()
 
 
+def tutorial_samples(root: Path, out: Path = pages.TUTORIAL_SAMPLES) -> list[Path]:
+    """Run docs/tutorial.md in an empty folder against the embedded model; write what the bash
+    block above each ``output-X`` region printed to ``out/X.txt``, and the report its nightly
+    wrote to ``out/report.md``. Paths of the temporary folder are written as the reader's."""
+    text = (root / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    page = pages.blocks(text, "docs/tutorial.md")
+    with tempfile.TemporaryDirectory(prefix="trajguard-tutorial-") as folder:
+        start = Path(folder).resolve() / "reader"
+        start.mkdir()
+        session = snippets.Session(cwd=start)
+        steps = snippets.run_page(page, session)
+        written = []
+        out.mkdir(parents=True, exist_ok=True)
+        for name, line in pages.regions(text):
+            if not name.startswith("output-"):
+                continue
+            above = [s for s in steps if s.action == "ran" and s.block.line < line]
+            if not above:
+                raise pages.ExcerptError(f"docs/tutorial.md:L{line}: {name} follows no command")
+            target = out / f"{name.removeprefix('output-')}.txt"
+            target.write_text(_as_reader(above[-1].output, session.cwd), encoding="utf-8")
+            written.append(target)
+        reports = sorted(session.cwd.glob("reports/*/report.md"))
+        if len(reports) != 1:
+            raise pages.ExcerptError(f"the tutorial's nightly wrote {len(reports)} reports")
+        report = out / "report.md"
+        report.write_text(_as_reader(reports[0].read_text(encoding="utf-8"), session.cwd))
+        written.append(report)
+    return written
+
+
+def _as_reader(text: str, cwd: Path) -> str:
+    """Output with the temporary folder's paths as the reader's own (relative to it)."""
+    return text.replace(f"{cwd}/", "").replace(str(cwd), ".")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("reports"))
+    parser.add_argument(
+        "--tutorial",
+        action="store_true",
+        help="first run docs/tutorial.md against the embedded model and keep what it printed "
+        "(reports/sample-tutorial/); takes a minute or two",
+    )
     parser.add_argument(
         "--screenshot",
         type=Path,
@@ -142,6 +199,13 @@ def main() -> None:
     if args.screenshot is not None:
         screenshots(reports[0].with_name("report.html"), args.screenshot)
         print(f"wrote {args.screenshot}")
+    if args.out != Path("reports"):
+        return  # the pages show the committed samples, not a copy elsewhere
+    if args.tutorial:
+        for path in tutorial_samples(Path(".")):
+            print(f"wrote {path}")
+    for path in pages.rewrite(Path(".")):
+        print(f"rewrote the generated regions of {path}")
 
 
 if __name__ == "__main__":

@@ -80,5 +80,5 @@ def main(args: argparse.Namespace) -> int:
             report=report_options(args, step_summary=True),
             observe=observer_factory(args, startup),
         )
-    print(printable(outcome.headline))
+    print(printable(outcome.headline, keep="\n"))  # the answer, then what the runs could see
     return 0

@@ -58,6 +58,13 @@ SHIPPED: dict[str, tuple[str, ...]] = {
     "ray": ("how-to/ray.md",),
     "chaos": ("how-to/chaos.md",),
     "ci": ("how-to/ci.md",),
+    "tutorial": ("tutorial.md",),
+    "importing": (
+        "how-to/importing.md",
+        "reference/import-inspect.md",
+        "reference/import-promptfoo.md",
+        "reference/import-harbor.md",
+    ),
 }
 
 # What each column of the run table means (trajguard.store.RUN_SCHEMA); a column without an

@@ -1,7 +1,7 @@
 """Other tools' eval logs as run sets: Inspect AI, promptfoo and Harbor.
 
-An importer reads a source's log into :class:`ImportedRun` records (one per sample × epoch,
-test case × repeat, or trial) and :func:`import_logs` writes them as an ordinary run set, which
+An importer reads a source's log into :class:`ImportedRun` records (one per sample x epoch,
+test case x repeat, or trial) and :func:`import_logs` writes them as an ordinary run set, which
 ``show``, ``runs``, ``compare``, ``baseline promote``, the HTML report and the store of nights
 read unchanged. What a source does not record is missing in the rows and listed in the
 manifest's ``imported.lacks`` (the report says so), never invented. The mapping of each source,

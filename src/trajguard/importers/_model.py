@@ -32,7 +32,7 @@ class ImportedCriterion:
 
 @dataclass(frozen=True, kw_only=True)
 class ImportedRun:
-    """One run of an imported log: one sample × epoch, test case × repeat, or trial.
+    """One run of an imported log: one sample x epoch, test case x repeat, or trial.
 
     Attributes:
         scenario: the scenario it is a run of (task and sample id, test case, task).

@@ -25,9 +25,7 @@ class Sides:
     """The sides that were imported (``baseline``, ``candidate``)."""
 
 
-def resolve_sides(
-    baseline: Path, candidate: Path, *, report: Path | None, reports: Path
-) -> Sides:
+def resolve_sides(baseline: Path, candidate: Path, *, report: Path | None, reports: Path) -> Sides:
     """Import whichever side is an eval log; the report's path (``report``, else
     ``reports/<suite>-<time>/report.md``, the suite being the candidate's).
 

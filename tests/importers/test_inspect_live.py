@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -25,6 +26,7 @@ def test_a_fresh_inspect_log_imports(
     local_model: Any, tmp_path: Path, cli: Callable[..., Any]
 ) -> None:
     logs = tmp_path / "logs"
+    shutil.copy(TASK, tmp_path / "task.py")  # Inspect takes a task file relative to its cwd
     env = {
         **os.environ,
         "LOCAL_API_KEY": "none",
@@ -37,7 +39,7 @@ def test_a_fresh_inspect_log_imports(
             "-m",
             "inspect_ai",
             "eval",
-            str(TASK),
+            "task.py",
             "-T",
             "variant=b",
             "--model",

@@ -9,6 +9,7 @@ fresh child process per repeat, once with Inspect's reader and once with the bui
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` read inside it).
 
     python benchmarks/bench_import_inspect.py [--samples 1000] [--epochs 10] [--repeat 3]
+        [--log PATH]
 """
 
 from __future__ import annotations
@@ -31,6 +32,21 @@ from trajguard.cli import main
 code = main(["import", "inspect", sys.argv[1], "--out", sys.argv[2]])
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"code": code, "peak_kib": peak}), file=sys.stderr)
+"""
+# The same work as the command (import_logs = read_logs + write_batch), timed in its two halves.
+_PARTS = """
+import json, resource, sys, time
+from pathlib import Path
+began = time.perf_counter()
+from trajguard.importers import read_logs, write_batch
+batch = read_logs("inspect", [Path(sys.argv[1])])
+read = time.perf_counter()
+peak_read = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+write_batch(batch, Path(sys.argv[2]))
+done = time.perf_counter()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"code": 0, "read_s": read - began, "write_s": done - read,
+                  "peak_read_kib": peak_read, "peak_kib": peak}), file=sys.stderr)
 """
 
 
@@ -156,13 +172,15 @@ def _inspect_version() -> str:
     return version("inspect-ai")
 
 
-def time_import(log: Path, reader: str, work: Path) -> tuple[float, int]:
+def time_import(
+    log: Path, reader: str, work: Path, child: str = _CHILD
+) -> tuple[float, dict[str, float]]:
     out = work / f"runset-{reader}"
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "TRAJGUARD_INSPECT_READER": reader}
     began = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(log), str(out)],
+        [sys.executable, "-c", child, str(log), str(out)],
         env=env,
         capture_output=True,
         text=True,
@@ -172,7 +190,7 @@ def time_import(log: Path, reader: str, work: Path) -> tuple[float, int]:
     report = json.loads(done.stderr.strip().splitlines()[-1])
     if report["code"] != 0:
         raise SystemExit(f"import failed ({reader}): {done.stderr}")
-    return wall, int(report["peak_kib"])
+    return wall, report
 
 
 def main() -> None:
@@ -180,27 +198,34 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--log", type=Path, help="keep the log here (reused when it exists)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-inspect-") as tmp:
         work = Path(tmp)
-        log = work / "bench.eval"
-        began = time.perf_counter()
-        write_log(log, args.samples, args.epochs)
-        written = time.perf_counter() - began
-        size = log.stat().st_size
-        print(
-            f"log: {args.samples * args.epochs:,} samples, {size / 2**20:.1f} MiB, "
-            f"written by Inspect in {written:.1f} s"
-        )
-        print("| reader | wall (median) | range | peak RSS (median) |")
+        log = args.log or work / "bench.eval"
+        if not log.exists():
+            began = time.perf_counter()
+            write_log(log, args.samples, args.epochs)
+            print(f"log written by Inspect's write_eval_log in {time.perf_counter() - began:.1f} s")
+        print(f"log: {log.stat().st_size / 2**20:.1f} MiB")
+        print("| reader | `trajguard import inspect` wall (median) | range | peak RSS (median) |")
         print("|---|---:|---|---:|")
         for reader in ("inspect", "builtin"):
             figures = [time_import(log, reader, work) for _ in range(args.repeat)]
             walls = [w for w, _ in figures]
-            peaks = [p for _, p in figures]
+            peaks = [r["peak_kib"] for _, r in figures]
             print(
-                f"| {reader} | {statistics.median(walls):.2f} s | {min(walls):.2f}–"
-                f"{max(walls):.2f} s | {statistics.median(peaks) / 1024:.0f} MiB |"
+                f"| {reader} | {statistics.median(walls):.1f} s | {min(walls):.1f}–"
+                f"{max(walls):.1f} s | {statistics.median(peaks) / 1024:.0f} MiB |"
+            )
+        print()
+        print("| reader | read_logs | peak RSS after reading | write_batch | peak RSS |")
+        print("|---|---:|---:|---:|---:|")
+        for reader in ("inspect", "builtin"):
+            _, parts = time_import(log, reader, work, _PARTS)
+            print(
+                f"| {reader} | {parts['read_s']:.1f} s | {parts['peak_read_kib'] / 1024:.0f} MiB "
+                f"| {parts['write_s']:.1f} s | {parts['peak_kib'] / 1024:.0f} MiB |"
             )
         rows = (work / "runset-builtin" / "runs.parquet").stat().st_size
         print(f"runs.parquet: {rows / 2**20:.1f} MiB; load average {os.getloadavg()[0]:.1f}")

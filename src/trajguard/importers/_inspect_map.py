@@ -64,10 +64,7 @@ def sample_run(raw: Mapping[str, Any], where: str, log: LogContext) -> ImportedR
             file=log.file,
             path=f"{where}: $.epoch",
         )
-    attachments = raw.get("attachments") or {}
-    sample = resolve_attachments(
-        plain({k: v for k, v in raw.items() if k != "attachments"}), attachments
-    )
+    sample = _resolved(raw)
     scenario = f"{log.task}/{sample_id}" if log.qualify else str(sample_id)
     usage = _usage(sample.get("model_usage"))
     status, error_type, message = _ending(sample)
@@ -100,6 +97,18 @@ def sample_run(raw: Mapping[str, Any], where: str, log: LogContext) -> ImportedR
         source_ref=f"{log.file.name}:{where}",
         config_hash=_hash(log.definition, sample),
     )
+
+
+def _resolved(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The sample with its attachments put back where the mapping reads text."""
+    attachments = raw.get("attachments")
+    if not attachments:
+        return raw
+    sample = dict(raw)
+    for key in ("input", "messages", "output"):
+        if key in sample:
+            sample[key] = resolve_attachments(sample[key], attachments)
+    return sample
 
 
 def _usage(raw: Any) -> tuple[int | None, int | None, float | None]:
@@ -179,8 +188,8 @@ def _duration(sample: Mapping[str, Any]) -> float | None:
 def _hash(definition: Mapping[str, Any], sample: Mapping[str, Any]) -> str:
     data = {
         **definition,
-        "input": sample.get("input"),
-        "target": sample.get("target"),
-        "choices": sample.get("choices"),
+        "input": plain(sample.get("input")),
+        "target": plain(sample.get("target")),
+        "choices": plain(sample.get("choices")),
     }
     return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]

@@ -8,6 +8,7 @@ one. Both give the same runs. The mapping, field by field: ``docs/reference/impo
 from __future__ import annotations
 
 import os
+import re
 import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -28,6 +29,8 @@ __all__ = ["READER_ENV", "detect", "read"]
 READER_ENV = "TRAJGUARD_INSPECT_READER"
 _READERS = ("inspect", "builtin")
 _DESCRIPTION_CHARS = 160
+# An Inspect .json log opens with its version and eval spec (Inspect writes them first).
+_JSON_KEYS = (re.compile(rb'"version"\s*:\s*\d'), re.compile(rb'"eval"\s*:\s*\{'))
 
 
 def detect(path: Path) -> bool:
@@ -136,7 +139,7 @@ def _is_log(path: Path) -> bool:
         if path.suffix == ".json":
             with path.open("rb") as handle:
                 head = handle.read(4096)
-            return head.lstrip().startswith(b"{") and b'"eval"' in head and b'"version"' in head
+            return head.lstrip().startswith(b"{") and all(k.search(head) for k in _JSON_KEYS)
     except (OSError, zipfile.BadZipFile):
         return path.suffix == ".eval"  # a damaged .eval: read() says what is wrong
     return False

@@ -1,0 +1,76 @@
+"""One Inspect log as plain JSON values: what both readers (Inspect's own and the built-in one)
+hand to the mapping, so the two give the same runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trajguard.errors import SourceLogError
+
+__all__ = ["SAMPLE_SKIP", "InspectLog", "check_header", "plain", "resolve_attachments"]
+
+SAMPLE_SKIP = ("events", "events_data", "store", "timelines")
+"""Sample fields the import does not read (the events repeat the messages many times over)."""
+
+_ATTACHMENT = "attachment://"
+
+
+@dataclass(frozen=True, kw_only=True)
+class InspectLog:
+    """A log's header (``version``, ``status``, ``eval``, ``plan``, ``results``, ``stats``) and
+    its samples, each with where it is in the file (a zip member or a JSON path)."""
+
+    file: Path
+    header: Mapping[str, Any]
+    samples: Callable[[], Iterator[tuple[str, Mapping[str, Any]]]]
+
+
+def check_header(header: Mapping[str, Any], file: Path) -> Mapping[str, Any]:
+    """The header, if it has what the import reads (``eval.task``, ``eval.model``).
+
+    Raises:
+        SourceLogError: a field is missing or of the wrong type.
+    """
+    spec = header.get("eval")
+    if not isinstance(spec, Mapping):
+        raise SourceLogError(
+            "not an Inspect log: no eval spec",
+            file=file,
+            path="$.eval",
+            hint="import a log written by `inspect eval` (.eval or .json)",
+        )
+    for field in ("task", "model"):
+        if not isinstance(spec.get(field), str) or not spec[field]:
+            raise SourceLogError(f"the eval spec has no {field}", file=file, path=f"$.eval.{field}")
+    return header
+
+
+def plain(value: Any) -> Any:
+    """A JSON-like copy of ``value`` without null or empty members (a pydantic model dumped)."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, Mapping):
+        items = ((str(k), plain(v)) for k, v in value.items())
+        return {k: v for k, v in items if v is not None and v != {} and v != []}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def resolve_attachments(value: Any, attachments: Mapping[str, str]) -> Any:
+    """``value`` with every ``attachment://<hash>`` string replaced by the attachment's text
+    (Inspect stores long content once per sample, under ``attachments``)."""
+    if not attachments:
+        return value
+    if isinstance(value, str):
+        if value.startswith(_ATTACHMENT):
+            return attachments.get(value[len(_ATTACHMENT) :], value)
+        return value
+    if isinstance(value, Mapping):
+        return {k: resolve_attachments(v, attachments) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_attachments(v, attachments) for v in value]
+    return value

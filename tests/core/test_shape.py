@@ -119,6 +119,7 @@ def test_llm_call_count_defaults(make_minimal_trajectory) -> None:
         {"source": "agent", "message": "dispatch", "llm_call_count": 0},
         {"source": "agent", "message": "aggregated", "llm_call_count": 3},
         {"source": "user", "message": "u"},
+        agent={"name": "tiny", "version": "0.1", "model_name": "m"},  # a model ran
     )
     s = shape(data)
     assert s.steps == (("agent", 1), ("agent", 0), ("agent", 3), ("user", 0))
@@ -229,7 +230,7 @@ def test_a_summarisation_file_with_one_call_counts_one() -> None:
     history = [_step(n, "agent" if n % 2 else "user", copied=True) for n in range(1, 7)]
     data = {
         "schema_version": "ATIF-v1.5",
-        "agent": {"name": "summarizer", "version": "1"},
+        "agent": {"name": "summarizer", "version": "1", "model_name": "m"},
         "steps": [*history, _step(7, "user"), _step(8, "agent")],
     }
     assert shape(data).llm_calls == 1

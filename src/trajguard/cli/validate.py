@@ -74,7 +74,7 @@ def _print_report(name: str, report: ValidationReport) -> None:
         )
     else:
         errors = len(report.errors)
-        print(f"{name}: invalid {report.schema_version} ({errors} error{'s' * (errors != 1)}{warned})")
+        print(f"{name}: {errors} error{'s' * (errors != 1)} ({report.schema_version}{warned})")
 
 
 def run(args: argparse.Namespace) -> int:

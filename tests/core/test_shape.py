@@ -276,7 +276,11 @@ def test_copied_context_adds_no_tokens() -> None:
         "schema_version": "ATIF-v1.5",
         "agent": {"name": "a", "version": "1", "model_name": "m"},
         "steps": [
-            {"step_id": 1, **_agent("old", metrics={"prompt_tokens": 900}), "is_copied_context": True},
+            {
+                "step_id": 1,
+                **_agent("old", metrics={"prompt_tokens": 900}),
+                "is_copied_context": True,
+            },
             {"step_id": 2, **_agent("new", metrics={"prompt_tokens": 40})},
         ],
     }
@@ -303,7 +307,12 @@ def test_a_trajectory_that_names_no_model_made_no_call() -> None:
 def test_a_tool_call_never_executed_is_not_counted() -> None:
     calls = [
         {"tool_call_id": "a", "function_name": "search", "arguments": {}},
-        {"tool_call_id": "b", "function_name": "fetch", "arguments": {}, "extra": {"executed": False}},
+        {
+            "tool_call_id": "b",
+            "function_name": "fetch",
+            "arguments": {},
+            "extra": {"executed": False},
+        },
     ]
     data = {
         "schema_version": "ATIF-v1.7",

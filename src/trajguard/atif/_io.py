@@ -182,9 +182,13 @@ def read_document(source: str | Path | bytes | Mapping[str, Any]) -> tuple[Traje
         raise _structural_error(exc, file) from None
 
 
-def read_json(source: str | Path | bytes | Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None]:
-    """The document as JSON, checked as far as it can be before the schema: an object with a
-    supported ``schema_version``, not nested too deep."""
+def read_json(
+    source: str | Path | bytes | Mapping[str, Any],
+) -> tuple[Mapping[str, Any], str | None]:
+    """The document as JSON, checked as far as it can be before the schema.
+
+    It is an object with a supported ``schema_version``, nested no deeper than the limit.
+    """
     file: str | None = None
     data: Any
     if isinstance(source, Mapping):

@@ -271,6 +271,22 @@ def test_equal_usage_without_tokens_does_not_join_steps() -> None:
     assert shape(data).llm_calls == 2
 
 
+def test_equal_usage_on_steps_that_state_their_calls_stays_two_calls() -> None:
+    # a scripted model (or a retried request) can report the same usage on two real calls;
+    # a producer that writes llm_call_count on each step has said each one is a call
+    usage = {"prompt_tokens": 40, "completion_tokens": 8}
+    data = {
+        "schema_version": "ATIF-v1.6",
+        "agent": {"name": "a", "version": "1", "model_name": "m"},
+        "steps": [
+            {"step_id": 1, **_agent("a", metrics=usage, llm_call_count=1)},
+            {"step_id": 2, **_agent("b", metrics=usage, llm_call_count=1)},
+        ],
+    }
+    s = shape(data)
+    assert (s.llm_calls, s.prompt_tokens, s.completion_tokens) == (2, 80, 16)
+
+
 def test_copied_context_adds_no_tokens() -> None:
     data = {
         "schema_version": "ATIF-v1.5",

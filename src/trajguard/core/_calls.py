@@ -103,6 +103,8 @@ def _same_response(previous: Mapping[str, Any], step: Mapping[str, Any]) -> bool
     before, now = _response_id(previous), _response_id(step)
     if before is not None and now is not None:
         return before == now
+    if step.get("llm_call_count") is not None or previous.get("llm_call_count") is not None:
+        return False  # the producer said what each step is (equal usage can be two calls)
     metrics, earlier = step.get("metrics"), previous.get("metrics")
     if not metrics or metrics != earlier:
         return False

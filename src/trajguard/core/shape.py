@@ -10,10 +10,11 @@ How model calls and tokens are counted (each trajectory of the tree on its own):
   (older claude-code exports write a step per content block: the reasoning, the text, each tool
   call). Consecutive agent steps are parts of one response when they carry the same response id
   in ``extra`` (``message_id``, ``response_id``, ``requestId`` or ``request_id``, the first one
-  present), or, when either has none, when they carry equal ``metrics`` with some tokens (the
-  exporter repeated the response's usage on every part). The response counts as the calls of
-  its first step (``steps`` holds them there, and 0 on the other parts) and its usage is counted
-  once: the largest value of each token field over its parts.
+  present), or, when either has none and neither states its ``llm_call_count``, when they carry
+  equal ``metrics`` with some tokens (the exporter repeated the response's usage on every part;
+  a step that states its calls is taken at its word: two calls can report equal usage). The
+  response counts as the calls of its first step (``steps`` holds them there, and 0 on the other
+  parts) and its usage is counted once: the largest value of each token field over its parts.
 * **A step's calls** are its ``llm_call_count`` when set; otherwise 1 for an agent step, except
   in a trajectory where nothing names a model: no ``model_name`` on its ``agent`` nor on any
   step, and no step with ``metrics`` (an oracle or a scripted agent, which ran no model): there

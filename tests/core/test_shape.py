@@ -262,7 +262,7 @@ def test_equal_usage_without_tokens_does_not_join_steps() -> None:
     empty = {"prompt_tokens": 0, "completion_tokens": 0}
     data = {
         "schema_version": "ATIF-v1.5",
-        "agent": {"name": "a", "version": "1", "model_name": "m"},
+        "agent": {"name": "claude-code", "version": "1", "model_name": "m"},
         "steps": [
             {"step_id": 1, **_agent("a", metrics=empty)},
             {"step_id": 2, **_agent("b", metrics=empty)},
@@ -272,12 +272,12 @@ def test_equal_usage_without_tokens_does_not_join_steps() -> None:
 
 
 def test_equal_usage_on_steps_that_state_their_calls_stays_two_calls() -> None:
-    # a scripted model (or a retried request) can report the same usage on two real calls;
-    # a producer that writes llm_call_count on each step has said each one is a call
+    # even in a claude-code export (where equal usage can join split parts), a step that
+    # states its llm_call_count has said it is a call of its own
     usage = {"prompt_tokens": 40, "completion_tokens": 8}
     data = {
         "schema_version": "ATIF-v1.6",
-        "agent": {"name": "a", "version": "1", "model_name": "m"},
+        "agent": {"name": "claude-code", "version": "1", "model_name": "m"},
         "steps": [
             {"step_id": 1, **_agent("a", metrics=usage, llm_call_count=1)},
             {"step_id": 2, **_agent("b", metrics=usage, llm_call_count=1)},

@@ -11,10 +11,23 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RESPONSE_ID_KEYS", "TOKEN_FIELDS", "Usage", "step_calls", "usage", "was_executed"]
+__all__ = [
+    "REPEATED_USAGE_AGENTS",
+    "RESPONSE_ID_KEYS",
+    "TOKEN_FIELDS",
+    "Usage",
+    "step_calls",
+    "usage",
+    "was_executed",
+]
 
 RESPONSE_ID_KEYS = ("message_id", "response_id", "requestId", "request_id")
 """Keys of a step's ``extra`` that name the model response it came from, in that order."""
+REPEATED_USAGE_AGENTS = frozenset({"claude-code"})
+"""Producers (``agent.name``) whose exports repeat a response's usage on each of its steps.
+
+Equal usage on consecutive steps joins them only there: elsewhere two calls can report equal
+usage (a scripted model answers with fixed usage; Harbor's own terminus-2 fixtures do)."""
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens")
 
 
@@ -34,20 +47,22 @@ class Usage:
         )
 
 
-def step_calls(steps: Sequence[Mapping[str, Any]], *, agent_model: Any) -> list[int]:
+def step_calls(steps: Sequence[Mapping[str, Any]], *, agent: Mapping[str, Any]) -> list[int]:
     """Model calls per step: a split response's calls on its first step, 0 on the rest."""
     counts = [0] * len(steps)
     # nothing names a model (an oracle or a scripted agent): its agent steps made no call
-    modelled = bool(agent_model) or any(s.get("model_name") or s.get("metrics") for s in steps)
-    for group in _responses(steps):
+    modelled = bool(agent.get("model_name")) or any(
+        s.get("model_name") or s.get("metrics") for s in steps
+    )
+    for group in _responses(steps, agent=agent):
         counts[group[0]] = max(_own_calls(steps[i], modelled=modelled) for i in group)
     return counts
 
 
-def usage(steps: Sequence[Mapping[str, Any]]) -> Usage:
+def usage(steps: Sequence[Mapping[str, Any]], *, agent: Mapping[str, Any]) -> Usage:
     """Token sums over the agent steps: copied context left out, each response's usage once."""
     total = Usage()
-    for group in _responses(steps):
+    for group in _responses(steps, agent=agent):
         metrics = [steps[i].get("metrics") or {} for i in group]
         # a split response repeats its usage on every part (or, streamed, lets it grow):
         # the largest value of each field is the response's
@@ -60,8 +75,11 @@ def was_executed(call: Mapping[str, Any]) -> bool:
     return (call.get("extra") or {}).get("executed") is not False
 
 
-def _responses(steps: Sequence[Mapping[str, Any]]) -> Iterator[list[int]]:
+def _responses(
+    steps: Sequence[Mapping[str, Any]], *, agent: Mapping[str, Any]
+) -> Iterator[list[int]]:
     """Indices of the agent steps (not copied context) grouped by model response."""
+    repeats = agent.get("name") in REPEATED_USAGE_AGENTS
     group: list[int] = []
     for index, step in enumerate(steps):
         if not _is_model_step(step):
@@ -69,7 +87,7 @@ def _responses(steps: Sequence[Mapping[str, Any]]) -> Iterator[list[int]]:
                 yield group
             group = []
             continue
-        if group and _same_response(steps[group[-1]], step):
+        if group and _same_response(steps[group[-1]], step, repeats=repeats):
             group.append(index)
             continue
         if group:
@@ -99,10 +117,12 @@ def _response_id(step: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _same_response(previous: Mapping[str, Any], step: Mapping[str, Any]) -> bool:
+def _same_response(previous: Mapping[str, Any], step: Mapping[str, Any], *, repeats: bool) -> bool:
     before, now = _response_id(previous), _response_id(step)
     if before is not None and now is not None:
         return before == now
+    if not repeats:
+        return False
     if step.get("llm_call_count") is not None or previous.get("llm_call_count") is not None:
         return False  # the producer said what each step is (equal usage can be two calls)
     metrics, earlier = step.get("metrics"), previous.get("metrics")

@@ -10,9 +10,10 @@ How model calls and tokens are counted (each trajectory of the tree on its own):
   (older claude-code exports write a step per content block: the reasoning, the text, each tool
   call). Consecutive agent steps are parts of one response when they carry the same response id
   in ``extra`` (``message_id``, ``response_id``, ``requestId`` or ``request_id``, the first one
-  present), or, when either has none and neither states its ``llm_call_count``, when they carry
-  equal ``metrics`` with some tokens (the exporter repeated the response's usage on every part;
-  a step that states its calls is taken at its word: two calls can report equal usage). The
+  present), or, in a claude-code export (``agent.name``; its exporter repeats the response's
+  usage on every part) when either has none and neither states its ``llm_call_count``, when
+  they carry equal ``metrics`` with some tokens. Elsewhere equal usage joins nothing: two calls
+  can report it (a scripted model's fixed usage; Harbor's own terminus-2 fixtures). The
   response counts as the calls of its first step (``steps`` holds them there, and 0 on the other
   parts) and its usage is counted once: the largest value of each token field over its parts.
 * **A step's calls** are its ``llm_call_count`` when set; otherwise 1 for an agent step, except
@@ -20,7 +21,7 @@ How model calls and tokens are counted (each trajectory of the tree on its own):
   step, and no step with ``metrics`` (an oracle or a scripted agent, which ran no model): there
   an agent step counts 0.
 * **Copied context** (``is_copied_context``): steps copied from an earlier trajectory add neither
-  calls nor tokens; they were counted where they were made.
+  model calls, nor tokens, nor tool calls; they were counted where they were made.
 * **Tool calls never run.** A tool call marked ``extra.executed: false`` (the run hit its cap
   before the framework ran it) is not in ``tool_calls`` nor ``tool_counts``.
 """
@@ -51,7 +52,8 @@ class Shape:
         step_count: steps of the root trajectory.
         steps: ``(source, model calls)`` per root step, in order (see the module docstring: a
             split response's calls are on its first step; copied context counts 0).
-        tool_calls: function names of every executed tool call, in order.
+        tool_calls: function names of every executed tool call, in order (copied context left
+            out).
         tool_counts: executed calls per function name.
         subagent_count: embedded subagent trajectories, at any depth.
         crashed: the run raised (``extra.crashed`` on the root).
@@ -111,14 +113,15 @@ def shape(trajectory: Trajectory | Mapping[str, Any]) -> Shape:
     tools = tuple(
         call.get("function_name", "")
         for step in all_steps
+        if step.get("is_copied_context") is not True
         for call in step.get("tool_calls") or ()
         if was_executed(call)
     )
     agent_steps = [s for s in steps if s.get("source") == "agent"]
     final = message_text(agent_steps[-1].get("message")) if agent_steps else None
-    calls = step_calls(steps, agent_model=_agent_model(tree))
+    calls = step_calls(steps, agent=tree.get("agent") or {})
     tokens = sum(
-        (usage(node.get("steps", [])) for node in _trees(tree)),
+        (usage(node.get("steps", []), agent=node.get("agent") or {}) for node in _trees(tree)),
         Usage(),
     )
     return Shape(
@@ -135,10 +138,6 @@ def shape(trajectory: Trajectory | Mapping[str, Any]) -> Shape:
         final_output=final,
         content_hash=content_hash(tree),
     )
-
-
-def _agent_model(tree: Mapping[str, Any]) -> Any:
-    return (tree.get("agent") or {}).get("model_name")
 
 
 def _trees(tree: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

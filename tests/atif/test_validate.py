@@ -185,3 +185,62 @@ def test_an_absolute_media_path_is_checked_as_is(tmp_path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert validate(_write(elsewhere, "run.json", _with_media(str(image)))).valid
+
+
+def _every_problem_document() -> dict:
+    call = {"tool_call_id": "c1", "function_name": "f", "arguments": {}}
+    return {
+        "schema_version": "ATIF-v1.7",
+        "agent": {"name": "demo", "version": "1"},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "hi", "mystery": 1},
+            {  # structure: arguments must be an object
+                "step_id": 2,
+                "source": "agent",
+                "message": "",
+                "tool_calls": [{**call, "arguments": "x=1"}],
+                "observation": {"results": [{"source_call_id": "c1", "content": "ok"}]},
+            },
+            {"step_id": 3, "source": "bot", "message": "who"},  # structure: no such source
+            {  # N2: the result answers no call of this step
+                "step_id": 4,
+                "source": "agent",
+                "message": "",
+                "tool_calls": [call],
+                "observation": {"results": [{"source_call_id": "c9", "content": "ok"}]},
+            },
+            {"step_id": 6, "source": "agent", "message": "done"},  # N1: 5 is missing
+        ],
+    }
+
+
+def test_every_problem_is_reported_not_only_the_structural_ones() -> None:
+    report = validate(_every_problem_document())
+    assert not report.valid
+    assert report.load_error is None
+    found = [(v.rule, v.path) for v in report.errors]
+    assert found == [
+        ("structure", "$.steps[1].tool_calls[0].arguments"),
+        ("structure", "$.steps[2].source"),
+        ("unknown-field", "$.steps[0].mystery"),
+        ("N1", "$.steps[4].step_id"),
+        ("N2", "$.steps[3].observation.results[0].source_call_id"),
+    ]
+    assert "Input should be a valid dictionary" in report.errors[0].message
+    assert report.steps == 5
+
+
+def test_a_set_aside_part_is_not_judged_again() -> None:
+    # the refused step stands in as an empty one: no N7 (message) or N11 for it, and the
+    # tool call refused keeps its id, so its result still joins (no N2 at steps[1])
+    report = validate(_every_problem_document())
+    judged = [v for v in report.errors if v.rule != "structure"]
+    assert not [v for v in judged if v.path.startswith(("$.steps[1].", "$.steps[2]."))]
+
+
+def test_a_root_the_schema_cannot_read_reports_its_structure_only() -> None:
+    report = validate({"schema_version": "ATIF-v1.7", "agent": {"name": "a"}, "steps": "none"})
+    assert [(v.rule, v.path) for v in report.errors] == [
+        ("structure", "$.agent.version"),
+        ("structure", "$.steps"),
+    ]

@@ -304,3 +304,17 @@ def test_two_recordings_of_the_same_responses_normalise_equal():
     )
     assert live.session_id != replay.session_id
     assert normalize(live) == normalize(replay)
+
+
+def test_a_reply_the_agent_could_not_read_keeps_its_text_on_the_step():
+    # the agent read no message out of the reply (message=""), yet the model wrote 3 tokens
+    rec = TrajectoryRecorder(agent_name="a", agent_version="1", model_name="m")
+    rec.user("hi")
+    step = rec.agent_step(LLMResponse(content='{"acti', usage=Usage(5, 3)), message="")
+    assert step.extra == {"completion_unparsed": True, "raw_completion": '{"acti'}
+    answered = rec.agent_step(LLMResponse(content="391", usage=Usage(5, 3)))
+    assert answered.extra is None
+    calling = rec.agent_step(
+        LLMResponse(content=None, tool_calls=(ToolCallRequest("c", "f", "{}"),), usage=Usage(5, 3))
+    )
+    assert calling.extra is None, "a tool call was read: nothing is unparsed"

@@ -142,6 +142,24 @@ async def test_record_save_load_replay_gives_identical_responses(tmp_path):
     assert replay.unused == 0
 
 
+async def test_an_unparsed_completions_raw_text_is_recorded_and_replayed(tmp_path):
+    path = tmp_path / "c.json"
+    unparsed = LLMResponse(
+        content="",
+        finish_reason="stop",
+        usage=Usage(prompt_tokens=120, completion_tokens=14),
+        model="smollm2-served",
+        raw_completion='<tool_call>{"name": "calculator"',
+    )
+    live = await _record(path, [unparsed, _responses()[1]])
+    stored = json.loads(path.read_text(encoding="utf-8"))["interactions"]
+    assert stored[0]["response"]["raw_completion"] == '<tool_call>{"name": "calculator"'
+    assert "raw_completion" not in stored[1]["response"], "kept only where there is one"
+    replayed = await _agent(_replay(path))
+    assert replayed == _replayed(live)
+    assert replayed[0].raw_completion == '<tool_call>{"name": "calculator"'
+
+
 async def test_file_is_sorted_key_json_with_two_space_indent(tmp_path):
     path = tmp_path / "c.json"
     await _record(path)

@@ -752,7 +752,8 @@ def test_build_keeps_unparsable_arguments_raw() -> None:
     trajectory = build_trajectory([record], agent_name="a", agent_version="1")
     [call] = trajectory.steps[1].tool_calls or []
     assert call.arguments == {}
-    assert call.extra == {"raw_arguments": "{not json"}
+    # no request followed the only response, so its call never ran (executed: false)
+    assert call.extra == {"raw_arguments": "{not json", "executed": False}
 
 
 def test_build_joins_a_reused_provider_id_to_the_latest_call() -> None:

@@ -58,7 +58,10 @@ def test_valid_file_exits_0(files: Path, cli) -> None:
     [
         ("broken.json", "broken.json:3: not valid JSON: Expecting value (column 12)"),
         ("v2.json", "v2.json: $.schema_version: schema_version 'ATIF-v2.0' is not supported"),
-        ("wrong_type.json", "wrong_type.json: $.steps[1].tool_calls[0].arguments: not valid ATIF"),
+        (
+            "wrong_type.json",
+            "wrong_type.json: $.steps[1].tool_calls[0].arguments: error structure: not valid ATIF",
+        ),
         ("missing.json", "missing.json: file not found"),
         ("unparsable_depth.json", "unparsable_depth.json: $: nested more than 200 levels deep"),
         (
@@ -72,7 +75,8 @@ def test_bad_input_exits_2_with_location_and_no_traceback(
 ) -> None:
     result = cli("validate", name, cwd=files)
     assert result.returncode == 2
-    assert expected in result.stderr
+    # what cannot be read at all goes to stderr; the problems of a readable file are listed
+    assert expected in (result.stdout if name == "wrong_type.json" else result.stderr)
     assert "Traceback" not in result.stderr + result.stdout
 
 
@@ -228,4 +232,22 @@ def test_a_pathological_suite_exits_2_without_a_traceback(
     result = cli("validate", "bad.yaml", cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert expected in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_every_problem_of_a_file_is_listed(files: Path, cli) -> None:
+    data = json.loads(json.dumps(VALID))
+    data["steps"][1]["tool_calls"][0]["arguments"] = "x=1"  # structure
+    data["steps"][0]["mystery"] = True  # unknown field
+    data["steps"].append({"step_id": 9, "source": "agent", "message": "late"})  # N1
+    (files / "many.json").write_text(json.dumps(data))
+    result = cli("validate", "many.json", cwd=files)
+    assert result.returncode == 2
+    lines = [line for line in result.stdout.splitlines() if line.startswith("many.json: $")]
+    assert [line.split(": ")[1:3] for line in lines] == [
+        ["$.steps[1].tool_calls[0].arguments", "error structure"],
+        ["$.steps[0].mystery", "error unknown-field"],
+        ["$.steps[2].step_id", "error N1"],
+    ]
+    assert "many.json: 3 errors (ATIF-v1.7)" in result.stdout
     assert "Traceback" not in result.stderr + result.stdout

@@ -74,6 +74,8 @@ def test_hand_perturbed_run_gives_no_deltas(make_trajectory) -> None:
 def test_one_extra_step_is_named_first_with_its_dependent_deltas(make_trajectory) -> None:
     golden = make_trajectory()
     repeated = copy.deepcopy(golden["steps"][2])  # the agent repeats its search turn
+    # a second call's prompt holds the first turn; equal usage would make it the same response
+    repeated["metrics"]["prompt_tokens"] = 130
     actual = _insert_step(golden, 3, repeated)
     deltas = diff(golden, actual)
     assert deltas[0] == Delta("step_count", 5, 6, "structure")
@@ -88,7 +90,7 @@ def test_one_extra_step_is_named_first_with_its_dependent_deltas(make_trajectory
             {"calculator": 1, "delegate": 1, "read_file": 2, "search": 3},
             "structure",
         ),
-        Delta("prompt_tokens", 570, 670, "tokens"),
+        Delta("prompt_tokens", 570, 700, "tokens"),
         Delta("completion_tokens", 79, 99, "tokens"),
         Delta("cached_tokens", 65, 75, "tokens"),
         Delta("content_hash", g.content_hash, a.content_hash, "content"),
@@ -243,10 +245,12 @@ def test_token_default_is_exact(make_trajectory) -> None:
 
 
 def test_tolerance_cannot_hide_tokens_appearing_from_zero(make_minimal_trajectory) -> None:
-    golden = make_minimal_trajectory()
+    agent = {"name": "tiny", "version": "0.1", "model_name": "m"}  # a model ran in both
+    golden = make_minimal_trajectory(agent=agent)
     actual = make_minimal_trajectory(
         {"source": "user", "message": "hi"},
         {"source": "agent", "message": "hello", "metrics": {"cached_tokens": 1}},
+        agent=agent,
     )
     assert diff(golden, actual, token_tolerance=0.5, compare_content=False) == [
         Delta("cached_tokens", 0, 1, "tokens")
@@ -296,14 +300,16 @@ def test_diff_accepts_shapes_models_dicts_and_normalized(make_trajectory) -> Non
 
 def test_delta_str(make_trajectory) -> None:
     golden = make_trajectory()
-    actual = _insert_step(golden, 3, copy.deepcopy(golden["steps"][2]))
+    repeated = copy.deepcopy(golden["steps"][2])
+    repeated["metrics"]["prompt_tokens"] = 130  # a second call: its prompt holds the first
+    actual = _insert_step(golden, 3, repeated)
     text = {d.field: str(d) for d in diff(golden, actual)}
     assert text["step_count"] == "step_count: 5 → 6"
     assert text["tool_counts"] == "tool_counts: read_file ×1 → ×2, search ×2 → ×3"
     assert text["steps"].startswith(
         "steps: [system, user, agent, agent (2 model calls), agent] → ["
     )
-    assert text["prompt_tokens"] == "prompt_tokens: 570 → 670"
+    assert text["prompt_tokens"] == "prompt_tokens: 570 → 700"
     assert text["content_hash"].startswith("content_hash: ")
 
 

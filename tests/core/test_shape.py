@@ -119,6 +119,7 @@ def test_llm_call_count_defaults(make_minimal_trajectory) -> None:
         {"source": "agent", "message": "dispatch", "llm_call_count": 0},
         {"source": "agent", "message": "aggregated", "llm_call_count": 3},
         {"source": "user", "message": "u"},
+        agent={"name": "tiny", "version": "0.1", "model_name": "m"},  # a model ran
     )
     s = shape(data)
     assert s.steps == (("agent", 1), ("agent", 0), ("agent", 3), ("user", 0))
@@ -229,7 +230,111 @@ def test_a_summarisation_file_with_one_call_counts_one() -> None:
     history = [_step(n, "agent" if n % 2 else "user", copied=True) for n in range(1, 7)]
     data = {
         "schema_version": "ATIF-v1.5",
-        "agent": {"name": "summarizer", "version": "1"},
+        "agent": {"name": "summarizer", "version": "1", "model_name": "m"},
         "steps": [*history, _step(7, "user"), _step(8, "agent")],
     }
     assert shape(data).llm_calls == 1
+
+
+def _agent(message: str, **fields: object) -> dict:
+    return {"source": "agent", "message": message, **fields}
+
+
+def test_steps_of_one_response_id_are_one_call_and_their_usage_counts_once() -> None:
+    usage = {"prompt_tokens": 50, "completion_tokens": 7}
+    data = {
+        "schema_version": "ATIF-v1.5",
+        "agent": {"name": "cc", "version": "1", "model_name": "m"},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "go"},
+            {"step_id": 2, **_agent("a", extra={"message_id": "msg_1"}, metrics=usage)},
+            {"step_id": 3, **_agent("b", extra={"message_id": "msg_1"})},
+            {"step_id": 4, **_agent("c", extra={"message_id": "msg_2"}, metrics=usage)},
+        ],
+    }
+    s = shape(data)
+    assert s.steps == (("user", 0), ("agent", 1), ("agent", 0), ("agent", 1))
+    # msg_2 has the same usage as msg_1 but another id: a second response
+    assert (s.llm_calls, s.prompt_tokens, s.completion_tokens) == (2, 100, 14)
+
+
+def test_equal_usage_without_tokens_does_not_join_steps() -> None:
+    empty = {"prompt_tokens": 0, "completion_tokens": 0}
+    data = {
+        "schema_version": "ATIF-v1.5",
+        "agent": {"name": "claude-code", "version": "1", "model_name": "m"},
+        "steps": [
+            {"step_id": 1, **_agent("a", metrics=empty)},
+            {"step_id": 2, **_agent("b", metrics=empty)},
+        ],
+    }
+    assert shape(data).llm_calls == 2
+
+
+def test_equal_usage_on_steps_that_state_their_calls_stays_two_calls() -> None:
+    # even in a claude-code export (where equal usage can join split parts), a step that
+    # states its llm_call_count has said it is a call of its own
+    usage = {"prompt_tokens": 40, "completion_tokens": 8}
+    data = {
+        "schema_version": "ATIF-v1.6",
+        "agent": {"name": "claude-code", "version": "1", "model_name": "m"},
+        "steps": [
+            {"step_id": 1, **_agent("a", metrics=usage, llm_call_count=1)},
+            {"step_id": 2, **_agent("b", metrics=usage, llm_call_count=1)},
+        ],
+    }
+    s = shape(data)
+    assert (s.llm_calls, s.prompt_tokens, s.completion_tokens) == (2, 80, 16)
+
+
+def test_copied_context_adds_no_tokens() -> None:
+    data = {
+        "schema_version": "ATIF-v1.5",
+        "agent": {"name": "a", "version": "1", "model_name": "m"},
+        "steps": [
+            {
+                "step_id": 1,
+                **_agent("old", metrics={"prompt_tokens": 900}),
+                "is_copied_context": True,
+            },
+            {"step_id": 2, **_agent("new", metrics={"prompt_tokens": 40})},
+        ],
+    }
+    s = shape(data)
+    assert (s.llm_calls, s.prompt_tokens) == (1, 40)
+
+
+def test_a_trajectory_that_names_no_model_made_no_call() -> None:
+    # an oracle: scripted agent steps, no model_name anywhere, no metrics
+    data = {
+        "schema_version": "ATIF-v1.5",
+        "agent": {"name": "oracle", "version": "1"},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "task"},
+            {"step_id": 2, **_agent("ran solve.sh")},
+        ],
+    }
+    assert shape(data).llm_calls == 0
+    # once anything names a model, an agent step is a call
+    data["steps"][1]["model_name"] = "m"
+    assert shape(data).llm_calls == 1
+
+
+def test_a_tool_call_never_executed_is_not_counted() -> None:
+    calls = [
+        {"tool_call_id": "a", "function_name": "search", "arguments": {}},
+        {
+            "tool_call_id": "b",
+            "function_name": "fetch",
+            "arguments": {},
+            "extra": {"executed": False},
+        },
+    ]
+    data = {
+        "schema_version": "ATIF-v1.7",
+        "agent": {"name": "a", "version": "1", "model_name": "m"},
+        "steps": [{"step_id": 1, **_agent("", tool_calls=calls)}],
+    }
+    s = shape(data)
+    assert s.tool_calls == ("search",)
+    assert dict(s.tool_counts) == {"search": 1}

@@ -48,12 +48,13 @@ class UnknownFieldsWarning(UserWarning):
     """A loaded trajectory has fields ATIF does not define (kept as they are)."""
 
 
-def _json_path(loc: tuple[int | str, ...]) -> str:
-    path = "$"
+def document_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """A pydantic error location as keys and indices of the document (union labels dropped)."""
+    out: list[int | str] = []
     tag_next = False
     for part in loc:
         if isinstance(part, int):
-            path += f"[{part}]"
+            out.append(part)
         elif _UNION_LABEL.match(part):
             # inside a tagged union the next loc part is the discriminator value ("text"),
             # not a document key either
@@ -61,8 +62,17 @@ def _json_path(loc: tuple[int | str, ...]) -> str:
         elif tag_next:
             tag_next = False
         else:
-            path += f".{part}"
-    return path
+            out.append(part)
+    return tuple(out)
+
+
+def json_path(loc: tuple[int | str, ...]) -> str:
+    """``$.steps[1].message`` for a document location."""
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+
+
+def _json_path(loc: tuple[int | str, ...]) -> str:
+    return json_path(document_loc(loc))
 
 
 def _check_version(data: Mapping[str, Any], file: str | None) -> None:
@@ -165,6 +175,20 @@ def _too_deep(file: str | None, path: str) -> InvalidTrajectory:
 
 def read_document(source: str | Path | bytes | Mapping[str, Any]) -> tuple[Trajectory, str | None]:
     """The trajectory and the file it came from, without warning about unknown fields."""
+    data, file = read_json(source)
+    try:
+        return Trajectory.model_validate(data), file
+    except ValidationError as exc:
+        raise _structural_error(exc, file) from None
+
+
+def read_json(
+    source: str | Path | bytes | Mapping[str, Any],
+) -> tuple[Mapping[str, Any], str | None]:
+    """The document as JSON, checked as far as it can be before the schema.
+
+    It is an object with a supported ``schema_version``, nested no deeper than the limit.
+    """
     file: str | None = None
     data: Any
     if isinstance(source, Mapping):
@@ -180,10 +204,7 @@ def read_document(source: str | Path | bytes | Mapping[str, Any]) -> tuple[Traje
         )
     _check_version(data, file)
     _check_nesting(data, file)
-    try:
-        return Trajectory.model_validate(data), file
-    except ValidationError as exc:
-        raise _structural_error(exc, file) from None
+    return data, file
 
 
 def load_trajectory(
@@ -218,7 +239,8 @@ def load_trajectory(
     return trajectory
 
 
-def _structural_error(exc: ValidationError, file: str | None) -> InvalidTrajectory:
+def structural_problems(exc: ValidationError) -> list[tuple[str, str]]:
+    """Every ``(JSON path, message)`` the schema refuses, in document order."""
     found = []
     for err in exc.errors(include_url=False):
         got = err.get("input")
@@ -234,6 +256,11 @@ def _structural_error(exc: ValidationError, file: str | None) -> InvalidTrajecto
         for path, branch, message in found
         if not (branch and any(_below(other, path) for other in paths))
     ]
+    return problems
+
+
+def _structural_error(exc: ValidationError, file: str | None) -> InvalidTrajectory:
+    problems = structural_problems(exc)
     first_path, first_message = problems[0]
     details = [f"also {path}: {message}" for path, message in problems[1:8]]
     if len(problems) > 8:

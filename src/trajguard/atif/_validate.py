@@ -22,9 +22,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from trajguard.atif._io import read_document, unknown_fields
+from pydantic import ValidationError
+
+from trajguard.atif._io import read_json, structural_problems, unknown_fields
 from trajguard.atif._models import AudioPart, ImagePart, Trajectory
 from trajguard.atif._rules import Severity, Violation, check_normative
+from trajguard.atif._salvage import salvage
 from trajguard.errors import InvalidTrajectory
 
 __all__ = ["ValidationReport", "validate"]
@@ -36,9 +39,13 @@ class ValidationReport:
 
     Attributes:
         file: the file read, or ``None`` for a dict or JSON text.
-        load_error: why the document could not be read as ATIF at all (not JSON, unsupported
-            version, structural error), with its location; then nothing else was checked.
-        errors: everything that makes the document invalid, in document order.
+        load_error: why the document could not be read as ATIF at all (not JSON, not an
+            object, no or an unsupported version, nested too deep), with its location; then
+            nothing else was checked.
+        errors: everything that makes the document invalid: first what the schema refuses
+            (rule ``structure``, each with its JSON path), then the rules, in document order.
+            Parts the schema refuses are set aside and the rest is still checked
+            (:mod:`trajguard.atif._salvage`), so one run of ``validate`` lists every problem.
         warnings: rules the spec states without a MUST; empty when ``strict``.
         schema_version: the version the document declares (``None`` when unreadable).
         steps: steps of the root trajectory.
@@ -79,9 +86,35 @@ def validate(
     """
     file = None if isinstance(source, Mapping | bytes) else _file_name(source)
     try:
-        trajectory, file = read_document(source)
+        data, file = read_json(source)
     except InvalidTrajectory as error:
         return ValidationReport(file=error.file or file, load_error=error)
+    structure: list[Violation] = []
+    aside: list[str] = []
+    try:
+        trajectory: Trajectory | None = Trajectory.model_validate(data)
+    except ValidationError as exc:
+        structure = [
+            Violation(rule="structure", path=path, message=f"not valid ATIF: {message}")
+            for path, message in structural_problems(exc)
+        ]
+        trajectory, aside = salvage(data, exc)
+    found = [] if trajectory is None else _rules(trajectory, file, check_media=check_media)
+    found = [v for v in found if not any(_at_or_below(v.path, cut) for cut in aside)]
+    if strict:
+        found = [replace(v, severity="error") for v in found]
+    version = data.get("schema_version")
+    return ValidationReport(
+        file=file,
+        errors=(*structure, *(v for v in found if v.severity == "error")),
+        warnings=tuple(v for v in found if v.severity == "warning"),
+        schema_version=version if isinstance(version, str) else None,
+        steps=len(trajectory.steps) if trajectory is not None else 0,
+        subagents=len(trajectory.subagent_trajectories or ()) if trajectory is not None else 0,
+    )
+
+
+def _rules(trajectory: Trajectory, file: str | None, *, check_media: bool) -> list[Violation]:
     found = [
         Violation(
             rule="unknown-field",
@@ -93,15 +126,12 @@ def validate(
     found += check_normative(trajectory)
     if check_media and file is not None:
         found += _missing_media(trajectory, Path(file).parent, "$", "error")
-    if strict:
-        found = [replace(v, severity="error") for v in found]
-    return ValidationReport(
-        file=file,
-        errors=tuple(v for v in found if v.severity == "error"),
-        warnings=tuple(v for v in found if v.severity == "warning"),
-        schema_version=trajectory.schema_version,
-        steps=len(trajectory.steps),
-        subagents=len(trajectory.subagent_trajectories or ()),
+    return found
+
+
+def _at_or_below(path: str, ancestor: str) -> bool:
+    return path == ancestor or (
+        path.startswith(ancestor) and path[len(ancestor) : len(ancestor) + 1] in (".", "[")
     )
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import email.utils
 import re
 import time
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from trajguard.capture._unparsed import raw_completion
 from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 
 __all__ = [
@@ -162,7 +164,7 @@ def to_response(raw: Any, *, latency_s: float) -> LLMResponse:
         )
         for call in (getattr(message, "tool_calls", None) or ())
     )
-    return LLMResponse(
+    response = LLMResponse(
         content=message.content,
         tool_calls=calls,
         finish_reason=choice.finish_reason,
@@ -170,6 +172,9 @@ def to_response(raw: Any, *, latency_s: float) -> LLMResponse:
         model=str(raw.model or ""),
         latency_s=latency_s,
     )
+    if response.unparsed:
+        response = replace(response, raw_completion=raw_completion(message, choice))
+    return response
 
 
 def usage(usage: Any) -> Usage:

@@ -20,4 +20,5 @@ def redact_response(response: LLMResponse, redactor: Redactor) -> LLMResponse:
         finish_reason=None if response.finish_reason is None else text(response.finish_reason),
         usage=response.usage,
         model=text(response.model),
+        raw_completion=None if response.raw_completion is None else text(response.raw_completion),
     )

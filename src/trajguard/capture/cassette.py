@@ -127,6 +127,8 @@ class Interaction:
                 },
                 "model": r.model,
             }
+            if r.raw_completion is not None:  # only on an unparsed completion: older files stay
+                out["response"]["raw_completion"] = r.raw_completion
         return out
 
 
@@ -266,6 +268,7 @@ def _interaction(item: Any, where: str, file: Path) -> Interaction:
                 cached_tokens=int(usage.get("cached_tokens", 0)),
             ),
             model=str(data.get("model", "")),
+            raw_completion=_optional_text(data.get("raw_completion")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CassetteError(
@@ -274,6 +277,10 @@ def _interaction(item: Any, where: str, file: Path) -> Interaction:
     if response.content is not None and not isinstance(response.content, str):
         raise CassetteError("content must be a string or null", file=file, path=f"{at}.content")
     return Interaction(request, stored, response=response)
+
+
+def _optional_text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def cassette_path(

@@ -15,6 +15,11 @@ How a run is written:
   servers) gets ``call_1``, ``call_2``, ... in recording order, which is deterministic;
 * tool results are observation results of the step that made the call (rule N2); feedback that
   answers no call (e.g. "your reply was not valid JSON") is a result with ``source_call_id = null``;
+* a completion that became neither a message nor a tool call although the model produced
+  tokens (a tool call the provider could not parse, a reply the agent could not read) is marked
+  ``extra.completion_unparsed = true`` on its step, with the text it came as in
+  ``extra.raw_completion`` when there is one: the tokens were spent on something a reader can
+  see;
 * an error that ends the run without an exception (step cap, context overflow) is recorded by
   :meth:`~TrajectoryRecorder.agent_error` as ``extra.agent_error = {"reason", "message"}`` on the
   trajectory, not as a synthetic step: no step was produced, and shapes keep counting real ones;
@@ -159,6 +164,9 @@ class TrajectoryRecorder:
             calls = [self._from_request(request) for request in response.tool_calls]
         else:
             calls = [self._claim(call) for call in tool_calls]
+        text = message if message is not None else (response.content or "")
+        if not text and not calls and response.usage.completion_tokens > 0:
+            extra = {**(extra or {}), **_unparsed(response)}
         usage = response.usage
         metrics = Metrics(
             **_set(
@@ -169,7 +177,7 @@ class TrajectoryRecorder:
         )
         return self._append(
             source="agent",
-            message=message if message is not None else (response.content or ""),
+            message=text,
             model_name=model_name or response.model or self._model_name,
             tool_calls=calls or None,
             metrics=metrics,
@@ -342,6 +350,12 @@ class TrajectoryRecorder:
             )
         )
         return self._claim(call)
+
+
+def _unparsed(response: LLMResponse) -> dict[str, Any]:
+    """What a step keeps of a completion that became neither a message nor a tool call."""
+    raw = response.content or response.raw_completion
+    return {"completion_unparsed": True, **({"raw_completion": raw} if raw else {})}
 
 
 def recording(

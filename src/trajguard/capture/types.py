@@ -59,6 +59,9 @@ class LLMResponse:
         usage: token counts.
         model: the model name the provider reported (replay carries the recorded one forward).
         latency_s: wall time of the call, retries included.
+        raw_completion: for a completion that yielded neither text nor a tool call although
+            the model produced tokens, the text the provider returned beside the message
+            (e.g. its ``reasoning_content``), if any; ``None`` otherwise.
     """
 
     content: str | None
@@ -67,6 +70,12 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     latency_s: float = 0.0
+    raw_completion: str | None = None
+
+    @property
+    def unparsed(self) -> bool:
+        """Whether the model produced tokens that became neither text nor a tool call."""
+        return not self.content and not self.tool_calls and self.usage.completion_tokens > 0
 
     def to_assistant_message(self) -> Message:
         """The assistant message to append to the conversation after this response."""

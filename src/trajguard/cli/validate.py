@@ -66,12 +66,15 @@ def _print_report(name: str, report: ValidationReport) -> None:
     for finding in (*report.errors, *report.warnings):
         line = f"{name}: {finding.path}: {finding.severity} {finding.rule}: {finding.message}"
         print(printable(line))
+    warned = f", {len(report.warnings)} warnings" if report.warnings else ""
     if report.valid:
-        warned = f", {len(report.warnings)} warnings" if report.warnings else ""
         print(
             f"{name}: valid {report.schema_version} "
             f"({report.steps} steps, {report.subagents} subagents{warned})"
         )
+    else:
+        errors = len(report.errors)
+        print(f"{name}: {errors} error{'s' * (errors != 1)} ({report.schema_version}{warned})")
 
 
 def run(args: argparse.Namespace) -> int:

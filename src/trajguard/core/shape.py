@@ -3,6 +3,27 @@
 The shape is what tests assert on and what live mode stores per run; the normalised trajectory is
 what a person reads. Tool calls, tokens and subagents are counted over the whole tree: the root's
 steps first, then each embedded subagent (in normalised order), depth first.
+
+How model calls and tokens are counted (each trajectory of the tree on its own):
+
+* **One response, one call.** Some producers split one model response over several agent steps
+  (older claude-code exports write a step per content block: the reasoning, the text, each tool
+  call). Consecutive agent steps are parts of one response when they carry the same response id
+  in ``extra`` (``message_id``, ``response_id``, ``requestId`` or ``request_id``, the first one
+  present), or, in a claude-code export (``agent.name``; its exporter repeats the response's
+  usage on every part) when either has none and neither states its ``llm_call_count``, when
+  they carry equal ``metrics`` with some tokens. Elsewhere equal usage joins nothing: two calls
+  can report it (a scripted model's fixed usage; Harbor's own terminus-2 fixtures). The
+  response counts as the calls of its first step (``steps`` holds them there, and 0 on the other
+  parts) and its usage is counted once: the largest value of each token field over its parts.
+* **A step's calls** are its ``llm_call_count`` when set; otherwise 1 for an agent step, except
+  in a trajectory where nothing names a model: no ``model_name`` on its ``agent`` nor on any
+  step, and no step with ``metrics`` (an oracle or a scripted agent, which ran no model): there
+  an agent step counts 0.
+* **Copied context** (``is_copied_context``): steps copied from an earlier trajectory add neither
+  model calls, nor tokens, nor tool calls; they were counted where they were made.
+* **Tool calls never run.** A tool call marked ``extra.executed: false`` (the run hit its cap
+  before the framework ran it) is not in ``tool_calls`` nor ``tool_counts``.
 """
 
 from __future__ import annotations
@@ -14,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trajguard.atif import Trajectory
+from trajguard.core._calls import Usage, step_calls, usage, was_executed
 from trajguard.core.normalize import Normalized, canonical_json, normalize
 
 __all__ = ["Shape", "content_hash", "message_text", "shape"]
@@ -28,13 +50,15 @@ class Shape:
     Attributes:
         schema_version: the ATIF version the trajectory was written in.
         step_count: steps of the root trajectory.
-        steps: ``(source, llm_call_count)`` per root step, in order; a step copied from an
-            earlier trajectory (``is_copied_context``) counts 0 calls: its call was made there.
-        tool_calls: function names of every tool call, in order.
-        tool_counts: calls per function name.
+        steps: ``(source, model calls)`` per root step, in order (see the module docstring: a
+            split response's calls are on its first step; copied context counts 0).
+        tool_calls: function names of every executed tool call, in order (copied context left
+            out).
+        tool_counts: executed calls per function name.
         subagent_count: embedded subagent trajectories, at any depth.
         crashed: the run raised (``extra.crashed`` on the root).
-        prompt_tokens: prompt tokens summed over every step's metrics.
+        prompt_tokens: prompt tokens of every model response (each counted once, copied
+            context left out).
         completion_tokens: completion tokens, likewise.
         cached_tokens: cached prompt tokens, likewise.
         final_output: text of the last agent step of the root, if any.
@@ -87,33 +111,38 @@ def shape(trajectory: Trajectory | Mapping[str, Any]) -> Shape:
     steps = tree.get("steps", [])
     all_steps = list(_all_steps(tree))
     tools = tuple(
-        call.get("function_name", "") for step in all_steps for call in step.get("tool_calls") or ()
+        call.get("function_name", "")
+        for step in all_steps
+        if step.get("is_copied_context") is not True
+        for call in step.get("tool_calls") or ()
+        if was_executed(call)
     )
     agent_steps = [s for s in steps if s.get("source") == "agent"]
     final = message_text(agent_steps[-1].get("message")) if agent_steps else None
+    calls = step_calls(steps, agent=tree.get("agent") or {})
+    tokens = sum(
+        (usage(node.get("steps", []), agent=node.get("agent") or {}) for node in _trees(tree)),
+        Usage(),
+    )
     return Shape(
         schema_version=str(tree.get("schema_version", "")),
         step_count=len(steps),
-        steps=tuple((s.get("source", ""), _llm_calls(s)) for s in steps),
+        steps=tuple((s.get("source", ""), n) for s, n in zip(steps, calls, strict=True)),
         tool_calls=tools,
         tool_counts=dict(sorted(Counter(tools).items())),
         subagent_count=sum(1 for _ in _subagents(tree)),
         crashed=bool((tree.get("extra") or {}).get("crashed", False)),
-        prompt_tokens=_token_sum(all_steps, "prompt_tokens"),
-        completion_tokens=_token_sum(all_steps, "completion_tokens"),
-        cached_tokens=_token_sum(all_steps, "cached_tokens"),
+        prompt_tokens=tokens.prompt_tokens,
+        completion_tokens=tokens.completion_tokens,
+        cached_tokens=tokens.cached_tokens,
         final_output=final,
         content_hash=content_hash(tree),
     )
 
 
-def _llm_calls(step: Mapping[str, Any]) -> int:
-    if step.get("is_copied_context") is True:
-        return 0
-    count = step.get("llm_call_count")
-    if count is not None:
-        return int(count)
-    return 1 if step.get("source") == "agent" else 0
+def _trees(tree: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    yield tree
+    yield from _subagents(tree)
 
 
 def _subagents(tree: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -126,7 +155,3 @@ def _all_steps(tree: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
     yield from tree.get("steps", [])
     for child in tree.get("subagent_trajectories") or ():
         yield from _all_steps(child)
-
-
-def _token_sum(steps: list[Mapping[str, Any]], field_name: str) -> int:
-    return sum(int((s.get("metrics") or {}).get(field_name) or 0) for s in steps)

@@ -130,9 +130,13 @@ class _Builder:
         self.pending: list[_Pending] = []
         self.errors: list[dict[str, Any]] = []
         self.unjoined = 0
+        self.previous: CallRecord | None = None
+        self.context_break: str | None = None  # why this request starts a new context
 
     def request(self, record: CallRecord) -> None:
         self.clock[0] = record.started_at
+        previous, self.previous = self.previous, record
+        self.context_break = None if previous is None else _context_break(previous, record)
         keys = [_key(m) for m in record.messages]
         new = _new_positions(keys, self.seen)
         after: list[_Pending] = []  # unanswered calls the latest assistant message refers to
@@ -205,7 +209,7 @@ class _Builder:
         self, record: CallRecord, response: LLMResponse, extra: Mapping[str, Any] | None
     ) -> None:
         self.clock[0] = record.ended_at or record.started_at
-        notes = {**(record.notes or {}), **(extra or {})}
+        notes = {**(record.notes or {}), **(extra or {}), **self._new_context()}
         step = self.recorder.agent_step(response, extra=notes or None)
         self.pending = []
         for request, call in zip(response.tool_calls, step.tool_calls or (), strict=True):
@@ -218,12 +222,45 @@ class _Builder:
             "model": record.model,
             "type": error[0],
             "message": error[1],
+            **self._new_context(),
         }
         # a fault the wire endpoint injected (trajguard.faults' model faults) names its kind
         injected = (record.notes or {}).get(FAULTS_KEY) or ()
         if injected:
             entry["fault"] = injected[-1]["kind"]
         self.errors.append(entry)
+
+    def _new_context(self) -> dict[str, Any]:
+        if self.context_break is None:
+            return {}
+        return {"new_context": True, "new_context_reason": self.context_break}
+
+    def unexecuted(self) -> None:
+        """Mark the calls of the run's last response as never run: no request followed it, so
+        no result of them reached the model (the framework stopped at its cap, or gave up)."""
+        for pending in self.pending:
+            for call in pending.step.tool_calls or ():
+                if call.tool_call_id == pending.call_id:
+                    call.extra = {**(call.extra or {}), "executed": False}
+        self.pending = []
+
+
+def _context_break(previous: CallRecord, record: CallRecord) -> str | None:
+    """Why ``record``'s messages do not continue ``previous``'s (its messages, then its
+    response), or ``None`` when they do."""
+    before = [_key(m) for m in previous.messages]
+    now = [_key(m) for m in record.messages]
+    if len(now) < len(before):
+        return f"{len(now)} messages where the previous request had {len(before)}"
+    for index, (old, new) in enumerate(zip(before, now, strict=False)):
+        if old != new:
+            return f"messages[{index}] differs from the previous request's"
+    answered = previous.response is not None and (
+        previous.response.content or previous.response.tool_calls
+    )
+    if answered and len(now) > len(before) and record.messages[len(before)]["role"] != "assistant":
+        return f"messages[{len(before)}] is not the previous response"
+    return None
 
 
 def _names_id(text: str, call_id: str) -> bool:
@@ -239,6 +276,16 @@ def build_trajectory(
     error: BaseException | None = None,
 ) -> Trajectory:
     """The ATIF trajectory of the calls, in the order they were made.
+
+    Two things a framework did are marked where the capture can see them:
+
+    * a request whose messages do not continue the previous request (its messages, then the
+      assistant message of its response) starts a new context: the framework dropped or
+      rewrote the history. Its agent step (or its ``extra.llm_errors`` entry) carries
+      ``extra.new_context = true`` and ``extra.new_context_reason``;
+    * the tool calls of the last response, when no request followed it, are marked
+      ``extra.executed = false``: no result of them reached the model (the framework stopped
+      at its cap), so a shape does not count them.
 
     Args:
         records: the calls of one capture (any order; sorted by ``seq``).
@@ -276,6 +323,8 @@ def build_trajectory(
                 builder.response(record, echoed, {"response": "from_next_request"})
             else:
                 builder.response(record, LLMResponse(content=None), {"response": "unseen"})
+    if ordered and ordered[-1].response is not None:
+        builder.unexecuted()
     if ordered and ordered[-1].error is not None and error is None:
         recorder.agent_error("llm_error", f"{ordered[-1].error[0]}: {ordered[-1].error[1]}")
     trajectory = recorder.finish(error=error)

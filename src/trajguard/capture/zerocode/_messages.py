@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import Enum
 from typing import Any
 
+from trajguard.capture._unparsed import raw_completion
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
 
 __all__ = ["field_of", "is_chat_response", "normalize_messages", "normalize_response", "text"]
@@ -101,7 +103,7 @@ def normalize_response(response: Any, *, latency_s: float = 0.0) -> LLMResponse:
     message = field_of(choices[0], "message") or {}
     usage = field_of(response, "usage") or {}
     details = field_of(usage, "prompt_tokens_details") or {}
-    return LLMResponse(
+    normal = LLMResponse(
         content=text(field_of(message, "content"))
         if field_of(message, "content") is not None
         else None,
@@ -118,6 +120,9 @@ def normalize_response(response: Any, *, latency_s: float = 0.0) -> LLMResponse:
         model=str(field_of(response, "model") or ""),
         latency_s=latency_s,
     )
+    if normal.unparsed:
+        normal = replace(normal, raw_completion=raw_completion(message, choices[0]))
+    return normal
 
 
 def text(content: Any) -> str:

@@ -139,8 +139,9 @@ def test_the_session_keeps_the_folder_and_the_environment(tmp_path: Path) -> Non
 
 def _shape(text: str) -> str:
     """A line with what differs between two real runs masked: numbers, parenthesised counts,
-    the nightly's verdict."""
+    durations (``47 s`` or ``1 min 24 s``), the nightly's verdict."""
     text = re.sub(r"^verdict: [a-z ]+", "verdict: V", re.sub(r" \([^)]*\)", "", text))
+    text = re.sub(r"(\d+ min )?\d+(\.\d+)? s\b", "T", text)
     return re.sub(r"\d+(\.\d+)?", "#", text)
 
 

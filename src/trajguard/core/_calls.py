@@ -133,5 +133,7 @@ def _same_response(previous: Mapping[str, Any], step: Mapping[str, Any], *, repe
 
 
 def _tokens(metrics: Mapping[str, Any], name: str) -> int:
+    """A token count (0 when absent); a value that is no count raises ``ValueError``, so a
+    broken document (a golden file with ``"prompt_tokens": "x"``) is refused, not read as 0."""
     value = metrics.get(name)
-    return int(value) if isinstance(value, int | float) else 0
+    return int(value or 0)

@@ -18,9 +18,9 @@ Every consumer (the row builder, the progress bar, ``trajguard run``'s summary, 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +47,7 @@ __all__ = [
     "UserCodeFailure",
     "classify",
     "common_errors",
+    "crash_reason",
     "is_behavioural",
     "is_crash_row",
     "passed_row",
@@ -173,6 +174,13 @@ def is_crash_row(
         return False
     flag = bool(crashed) if isinstance(crashed, bool | np.bool_) else False
     return status in frozenset(crash_statuses) or flag
+
+
+def crash_reason(row: Mapping[str, Any]) -> str:
+    """The first ``failed_criteria`` entry of a crashed run's row: how it ended."""
+    error = row.get("error_type")
+    detail = f" ({error}: {str(row.get('error_message') or '')[:200]})" if error else ""
+    return f"no crash: the run ended as {row['status']}{detail}"
 
 
 def passed_row(status: str, crashed: object, passed: object) -> bool:

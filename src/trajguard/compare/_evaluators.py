@@ -13,7 +13,7 @@ import numpy as np
 
 from trajguard import stats as st
 from trajguard.compare._arms import Arm
-from trajguard.compare._evaluation import Evaluation, Resampling
+from trajguard.compare._evaluation import Evaluation, Resampling, untestable
 from trajguard.compare._numeric import evaluate_rate, evaluate_ratio, evaluate_shift
 from trajguard.compare._paths import evaluate_failing_paths
 from trajguard.compare._tools import evaluate_sequences, evaluate_tools
@@ -145,20 +145,13 @@ def _unrecorded_tools(evaluation: Evaluation, b: Arm, c: Arm) -> Evaluation:
         f"the {side} runs record no tool calls (imported from logs without trajectories): "
         "not tested"
     )
-    return replace(
-        evaluation,
-        estimate=None,
-        ci=None,
-        test="none",
-        harm=1.0,
-        benefit=1.0,
-        min_harm=1.0,
-        min_benefit=1.0,
-        tost=1.0 if evaluation.tost is not None else None,
-        outside=False,
-        testable=False,
-        notes=(note,),
+    untested = untestable(
+        evaluation.baseline,
+        evaluation.candidate,
+        evaluation.effect,
+        tost=evaluation.tost is not None,
     )
+    return replace(untested, notes=(note,))
 
 
 def _tools_known(

@@ -14,12 +14,11 @@ value (a scorer of several values) gives one criterion per key, ``<scorer>/<key>
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from trajguard.importers._model import ImportedCriterion
-from trajguard.importers._pass_rule import PassRule
+from trajguard.importers._pass_rule import PassRule, as_number
 
 __all__ = ["DEFAULT_RULE", "judge"]
 
@@ -67,20 +66,9 @@ def _holds(value: Any, rule: PassRule | None) -> bool | None:
 
 
 def _credit(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered in _CREDIT:
-            return _CREDIT[lowered]
-        try:
-            number = float(lowered)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
+    if isinstance(value, str) and value.strip().lower() in _CREDIT:
+        return _CREDIT[value.strip().lower()]
+    return as_number(value)
 
 
 def _text(value: Any) -> str:

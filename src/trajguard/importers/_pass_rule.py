@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from trajguard.errors import UsageError
 
-__all__ = ["PassRule", "parse_pass_rule"]
+__all__ = ["PassRule", "as_number", "parse_pass_rule"]
 
 _ORDER: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -38,7 +38,7 @@ class PassRule:
         if value is None:
             return None
         if self.op in _ORDER:
-            number = _number(value)
+            number = as_number(value)
             if number is None:
                 return None
             return _ORDER[self.op](number, float(self.operands[0]))
@@ -58,7 +58,7 @@ def parse_pass_rule(text: str) -> PassRule:
             operand = stripped[len(op) :].strip()
             if not operand:
                 break
-            if op in _ORDER and _number(operand) is None:
+            if op in _ORDER and as_number(operand) is None:
                 raise UsageError(
                     f"pass rule {text!r}: {op} needs a number, not {operand!r}",
                     hint="write e.g. --pass-if '>=0.5', or --pass-if '==C' for a text value",
@@ -74,7 +74,8 @@ def parse_pass_rule(text: str) -> PassRule:
     )
 
 
-def _number(value: object) -> float | None:
+def as_number(value: object) -> float | None:
+    """A finite number a value reads as (``true``/``false`` as 1 and 0), else ``None``."""
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
@@ -92,9 +93,7 @@ def _number(value: object) -> float | None:
 
 
 def _equal(value: object, operand: str) -> bool:
-    left, right = _number(value), _number(operand)
-    if left is not None and right is not None and not isinstance(value, str | bool):
-        return left == right
-    if left is not None and right is not None and isinstance(value, str):
+    left, right = as_number(value), as_number(operand)
+    if left is not None and right is not None and not isinstance(value, bool):
         return left == right
     return str(value).strip() == operand

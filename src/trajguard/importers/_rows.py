@@ -14,7 +14,7 @@ from typing import Any
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
 from trajguard.importers._model import ImportedCriterion, ImportedRun
-from trajguard.outcome import is_behavioural, is_crash_row
+from trajguard.outcome import crash_reason, is_behavioural, is_crash_row
 from trajguard.redaction import Redactor
 
 __all__ = ["imported_row", "run_id"]
@@ -65,7 +65,7 @@ def imported_row(
     if judged:
         row["criteria"] = [_criterion(redactor, c) for c in run.criteria]
         row["passed"] = False if crash else run.passed
-        row["failed_criteria"] = [_crash_reason(row), *failed] if crash else failed
+        row["failed_criteria"] = [crash_reason(row), *failed] if crash else failed
     else:
         row.update(passed=None, failed_criteria=None, criteria=None)
     return row
@@ -115,12 +115,6 @@ def _criterion(redactor: Redactor, criterion: ImportedCriterion) -> dict[str, An
 def _failure(redactor: Redactor, criterion: ImportedCriterion) -> str:
     detail = criterion.reason or (f"value {criterion.value}" if criterion.value else "failed")
     return redactor.text(f"{criterion.name}: {detail}"[:_MESSAGE_CHARS])
-
-
-def _crash_reason(row: Mapping[str, Any]) -> str:
-    error = row.get("error_type")
-    detail = f" ({error}: {str(row.get('error_message') or '')[:200]})" if error else ""
-    return f"no crash: the run ended as {row['status']}{detail}"
 
 
 def _text(redactor: Redactor, text: str | None, limit: int | None) -> str | None:

@@ -36,6 +36,7 @@ from trajguard.outcome import (
     HARNESS_ERROR,
     Status,
     common_errors,
+    crash_reason,
     is_behavioural,
     is_crash_row,
 )
@@ -109,7 +110,7 @@ def build_row(
         row["crashed"] = None
     if trajectory is None:
         if is_crash_row(status, row["crashed"]):
-            row.update(passed=False, failed_criteria=[_crash_reason(row)])
+            row.update(passed=False, failed_criteria=[crash_reason(row)])
         return row
     normalized = redactor.value(normalize(trajectory))
     run_shape = shape(normalized)
@@ -143,7 +144,7 @@ def build_row(
         {
             "atif_schema_version": run_shape.schema_version,
             "passed": (not crash and not failed) if judged else None,
-            "failed_criteria": [_crash_reason(row), *failed] if crash else failed,
+            "failed_criteria": [crash_reason(row), *failed] if crash else failed,
             "criteria": [_criterion_entry(redactor, r) for r in results] if judged else None,
             "step_count": run_shape.step_count,
             "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
@@ -246,13 +247,6 @@ def _criterion_entry(redactor: Redactor, result: CriterionResult) -> dict[str, A
 def _redacted(redactor: Redactor, text: str | None) -> str | None:
     """An error message to store: redacted, and ``None`` for none or an empty one."""
     return (redactor.text(text) or None) if text else None
-
-
-def _crash_reason(row: Mapping[str, Any]) -> str:
-    """The first ``failed_criteria`` entry of a crashed run: how it ended."""
-    error = row.get("error_type")
-    detail = f" ({error}: {str(row.get('error_message') or '')[:200]})" if error else ""
-    return f"no crash: the run ended as {row['status']}{detail}"
 
 
 def _raised_by_agent(error: BaseException | None) -> BaseException | None:

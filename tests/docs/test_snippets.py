@@ -142,6 +142,7 @@ def _shape(text: str) -> str:
     durations (``47 s`` or ``1 min 24 s``), the nightly's verdict."""
     text = re.sub(r"^verdict: [a-z ]+", "verdict: V", re.sub(r" \([^)]*\)", "", text))
     text = re.sub(r"(\d+ min )?\d+(\.\d+)? s\b", "T", text)
+    text = re.sub(r"─+", "─", re.sub(r" {2,}", " ", text))  # a table's widths follow its values
     return re.sub(r"\d+(\.\d+)?", "#", text)
 
 

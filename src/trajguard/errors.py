@@ -19,6 +19,7 @@ __all__ = [
     "AgentFailure",
     "BatchInterrupted",
     "CassetteError",
+    "EmbeddedModelCrashed",
     "GoldenError",
     "ImportPathError",
     "InfrastructureError",
@@ -198,8 +199,20 @@ PROVIDER_FAILURES: dict[str, int] = {
     "malformed_response": 3,  # an answer that is not a chat completion (bad JSON, no choices)
     "auth": 2,  # missing or refused credentials: never retried
     "not_found": 2,  # the endpoint does not serve the model: never retried
+    "crashed": 3,  # the embedded model's server process died (a signal or an exit of its own)
 }
 """How a provider can fail, and the exit code each gives."""
+
+
+class EmbeddedModelCrashed(ModelUnavailable):
+    """The embedded model's llama.cpp server process died: killed by a signal (a segfault of
+    its native build) or exited on its own. Not a network failure, and a rerun will not help:
+    the message says how it died, what its log said last and which CPU features its build
+    uses; the hint says how to install a build that runs on this CPU. A batch that meets it
+    stops (resumably) instead of recording the runs it broke as failures."""
+
+    def __init__(self, message: str, **kwargs: object) -> None:
+        super().__init__(message, reason="crashed", **kwargs)
 
 
 class ModelRequestError(TrajguardError):

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import urllib.request
 from pathlib import Path
 
@@ -191,13 +190,12 @@ def test_failed_start_reports_the_log_and_leaves_nothing(tmp_path: Path) -> None
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"this is not a gguf file")
     server = LocalModelServer(gguf=bad, startup_timeout_s=30)
-    started = time.monotonic()
     with pytest.raises(ModelUnavailable) as info:
         server.start()
-    assert time.monotonic() - started < 30
     text = str(info.value)
-    assert "exited with code" in text
-    assert "server log (tail)" in text
+    assert "exited with code 1 while starting" in text  # not a time-out: it exited
+    assert "server log (last lines)" in text
+    assert "a broken model file or package?" in text
     assert not server.running
     assert server.log_path is None  # the temp dir is removed
 

@@ -53,6 +53,7 @@ from trajguard.local_model import (
     get_local_server,
     is_local_model,
     running_local_server,
+    slot_crash,
 )
 from trajguard.redaction import scrub
 
@@ -280,6 +281,11 @@ class LiteLLMModel:
             except Exception as exc:
                 if not is_transient(exc, retryable):
                     raise self._map_final_error(exc, litellm=litellm, endpoint=endpoint) from exc
+                crash = slot_crash() if self.is_local else None
+                if crash is not None:  # the server died: no backoff, and never "unreachable"
+                    if attempt == attempts:
+                        raise crash from exc
+                    continue  # the next route restarts it, or raises once restarts are spent
                 if attempt == attempts:
                     raise self._spent(exc, litellm, endpoint, attempts) from exc
                 delay = backoff_delay(attempt, base_s=self.backoff_s)
@@ -356,7 +362,10 @@ class LiteLLMModel:
 
     def _unreachable_hint(self) -> str:
         if self.is_local:
-            return "the embedded llama.cpp server stopped answering; rerun, or use --model"
+            return (
+                "the embedded llama.cpp server is running but did not answer (an overloaded "
+                "machine?); rerun with lower --concurrency, or use --model"
+            )
         return "check that the model server is running and reachable, then rerun"
 
 

@@ -20,11 +20,14 @@ from trajguard.local_model._pool import (
     ServerSettings,
     configure_local_servers,
     current_slot,
+    fatal_crash,
     get_local_server,
     local_model_server,
     local_slots,
     model_slot,
     running_local_server,
+    server_crashes,
+    slot_crash,
     stop_local_server,
 )
 from trajguard.local_model._server import LocalModelServer
@@ -37,6 +40,7 @@ __all__ = [
     "ServerSettings",
     "configure_local_servers",
     "current_slot",
+    "fatal_crash",
     "find_gguf",
     "get_local_server",
     "is_local_model",
@@ -44,5 +48,7 @@ __all__ = [
     "local_slots",
     "model_slot",
     "running_local_server",
+    "server_crashes",
+    "slot_crash",
     "stop_local_server",
 ]

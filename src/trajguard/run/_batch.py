@@ -26,7 +26,7 @@ from trajguard import store
 from trajguard._text import safe_str
 from trajguard._tools_seen import TOOL_CRITERIA, unseen_tool_warnings
 from trajguard.capture.types import ChatModel
-from trajguard.errors import BatchInterrupted
+from trajguard.errors import BatchInterrupted, EmbeddedModelCrashed
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
 from trajguard.run._loop import run_to_end
@@ -258,3 +258,10 @@ def execute(
             f"interrupted: finished runs are saved in {runset}",
             hint=f"resume with: trajguard run {suite.path} --resume {runset}",
         ) from None
+    except EmbeddedModelCrashed as error:
+        if (runset / store.MANIFEST_FILE).exists():  # stopped mid-batch, not before the first run
+            error.hint = (
+                f"{error.hint}; the finished runs are saved in {runset}: resume with: "
+                f"trajguard run {suite.path} --resume {runset}"
+            )
+        raise

@@ -99,7 +99,8 @@ def _check(name: str, plan: Plan) -> str:
 
 def _start_servers(slots: int, steps: StartupSteps) -> list[Awaitable[object]]:
     """The embedded model's servers of ``slots`` slots, started in threads (those already
-    running are left alone), as one step."""
+    running are left alone), as one step; then each one's self-test (a real chat request with
+    tools, so a llama.cpp build that crashes on this CPU fails here), as the next step."""
     from trajguard.local_model import get_local_server, running_local_server
 
     missing = [slot for slot in range(slots) if running_local_server(slot) is None]
@@ -110,8 +111,16 @@ def _start_servers(slots: int, steps: StartupSteps) -> list[Awaitable[object]]:
         if len(missing) == 1
         else f"starting {len(missing)} embedded model servers ({_EMBEDDED}; one per run at once)"
     )
-    starts = asyncio.gather(*(asyncio.to_thread(get_local_server, slot) for slot in missing))
-    return [steps.timed(step, starts)]
+    test = "self-test of the embedded model: a chat request with tools" + (
+        "" if len(missing) == 1 else f", on each of the {len(missing)} servers"
+    )
+
+    async def started_and_tested() -> None:
+        starts = (asyncio.to_thread(get_local_server, slot, self_test=False) for slot in missing)
+        servers = await steps.timed(step, asyncio.gather(*starts))
+        await steps.timed(test, asyncio.gather(*(asyncio.to_thread(s.self_test) for s in servers)))
+
+    return [started_and_tested()]
 
 
 _WAITING = {

@@ -196,12 +196,13 @@ def trajguard(*args: str, cwd: Path, **options: Any) -> subprocess.CompletedProc
 
 
 def test_a_predicate_that_never_returns_is_cut_at_its_bound(project: Path) -> None:
-    suite_file(project, command_with_predicate("forever"), defaults="runs: 2, timeout_s: 1")
+    # generous: the agent's own start (a Python process) fits in it on a loaded machine
+    suite_file(project, command_with_predicate("forever"), defaults="runs: 1, timeout_s: 10")
     done = trajguard("run", "suite.yaml", "--out", "rs", "--no-progress", cwd=project)
     assert done.returncode == 0, done.stderr
     runs = store.read_runs(project / "rs")
-    assert list(runs["status"]) == ["ok", "ok"]
-    assert set(runs["error_message"]) == {"predicate: user_code:forever did not return within 1 s"}
+    assert list(runs["status"]) == ["ok"]
+    assert set(runs["error_message"]) == {"predicate: user_code:forever did not return within 10 s"}
     assert not runs["passed"].any()
 
 

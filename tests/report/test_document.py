@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from trajguard_testkit.numbers import assert_same_output
 from trajguard_testkit.reports import ReportCase, report_cases
 
 from trajguard.report import (
@@ -72,7 +73,7 @@ def rendered(document: ReportDocument, name: str) -> dict[str, str]:
 def test_the_document_renders_the_reports_the_run_sets_rendered(name: str) -> None:
     texts = rendered(document_of(CASES[name]), name)
     for file, text in texts.items():
-        assert text == (GOLDEN / file).read_text(encoding="utf-8"), file
+        assert_same_output(text, (GOLDEN / file).read_text(encoding="utf-8"), what=file)
 
 
 def test_the_cases_reach_every_section() -> None:

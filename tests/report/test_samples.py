@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from trajguard_testkit.numbers import assert_same_output, perturbed
 
 REPO = Path(__file__).resolve().parents[2]
 _BLOB = re.compile(r'(<script type="application/octet-stream" id="[^"]+">)([A-Za-z0-9+/=]*)<')
@@ -49,9 +50,13 @@ def test_the_committed_sample_is_what_the_code_renders_now(fresh: Path, sample: 
     committed, now = REPO / "reports" / sample, fresh / sample
     hint = "the code renders it differently now: run python reports/regenerate.py, review, commit"
     for name in ("comparison.json", "ab.md" if sample == "sample-ab" else "report.md"):
-        assert (committed / name).read_text() == (now / name).read_text(), f"{name}: {hint}"
+        assert_same_output(
+            (committed / name).read_text(), (now / name).read_text(), what=name, hint=hint
+        )
     page = _page((committed / "report.html").read_text())
-    assert page == _page((now / "report.html").read_text()), f"report.html: {hint}"
+    assert_same_output(
+        page, _page((now / "report.html").read_text()), what="report.html", hint=hint
+    )
     assert sorted(p.name for p in (committed / "plots").iterdir()) == sorted(
         p.name for p in (now / "plots").iterdir()
     )
@@ -61,6 +66,22 @@ def test_the_committed_sample_is_what_the_code_renders_now(fresh: Path, sample: 
             pq.read_table(now / "runs" / "runs.parquet"),
         )
         assert ours.equals(theirs)
+
+
+@pytest.mark.parametrize("sample", ["sample-nightly", "sample-ab"])
+def test_another_cpus_rounding_of_the_samples_numbers_is_the_same_sample(sample: str) -> None:
+    """The floats of comparison.json and of the page, moved in their last bits as another CPU
+    rounds them, still match; a change in the sixth digit does not."""
+    for name in ("comparison.json", "report.html"):
+        committed = (REPO / "reports" / sample / name).read_text()
+        moved = perturbed(committed)
+        assert moved != committed  # there were numbers with fractions to move
+        assert_same_output(committed, moved, what=name)
+        first = re.search(r"\d\.\d{6,}", committed)
+        assert first is not None
+        changed = committed.replace(first.group(), repr(float(first.group()) * (1 + 1e-6)), 1)
+        with pytest.raises(AssertionError, match=f"{name} differs"):
+            assert_same_output(committed, changed, what=name)
 
 
 @pytest.mark.parametrize("sample", ["sample-nightly", "sample-ab"])

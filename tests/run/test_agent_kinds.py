@@ -725,7 +725,12 @@ async def test_sync_callables_run_concurrently_off_the_event_loop(project: Proje
     finally:
         ticking.cancel()
     assert result.counts == {"ok": 4}
-    assert result.elapsed_s < 3.0, "four 1 s runs at concurrency 4 took as long as in series"
+    spans = [
+        (row["started_at"], row["started_at"] + pd.Timedelta(seconds=row["duration_s"]))
+        for row in runs.to_dict("records")
+    ]
+    # all four were running at once: each started before any of them ended
+    assert max(start for start, _ in spans) < min(end for _, end in spans), spans
     assert loop_ticks >= 10, "the event loop was blocked while the agents slept"
     assert all(name.startswith("trajguard-agent-c/base") for name in runs["final_output"])
 
@@ -741,7 +746,7 @@ async def test_a_sync_callable_that_hangs_times_out(project: Project) -> None:
     assert result.counts == {"timeout": 1}
     (row,) = runs.to_dict("records")
     assert row["error_message"] == "run exceeded its 0.5 s timeout"
-    assert row["duration_s"] < 5, "the run was cut off at its timeout"
+    assert row["duration_s"] < 30, "the run was cut off at its timeout, not at its sleep's end"
     assert row["passed"] is False
 
 

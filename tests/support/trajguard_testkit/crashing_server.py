@@ -42,10 +42,10 @@ def main() -> None:
     def crashing_chat(self: Any, *args: Any, **kwargs: Any) -> Any:
         requests[0] += 1
         kind, _, count = mode.partition("-")
-        if kind in {"request", "once"} and requests[0] == int(count):
-            if kind == "request" or not marker.exists():
-                marker.write_text(f"died at request {requests[0]}\n")
-                _die()
+        at_count = kind in {"request", "once"} and requests[0] == int(count)
+        if at_count and (kind == "request" or not marker.exists()):
+            marker.write_text(f"died at request {requests[0]}\n")
+            _die()
         return chat(self, *args, **kwargs)
 
     llama_cpp.Llama.eval = crashing_eval  # type: ignore[method-assign]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from trajguard_testkit.numbers import assert_same_output
+from trajguard_testkit.close_numbers import assert_same_output
 from trajguard_testkit.reports import ReportCase, report_cases
 
 from trajguard.report import (

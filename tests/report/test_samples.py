@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from trajguard_testkit.numbers import assert_same_output, perturbed
+from trajguard_testkit.close_numbers import assert_same_output, perturbed
 
 REPO = Path(__file__).resolve().parents[2]
 _BLOB = re.compile(r'(<script type="application/octet-stream" id="[^"]+">)([A-Za-z0-9+/=]*)<')

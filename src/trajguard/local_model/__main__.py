@@ -22,6 +22,7 @@ from trajguard.local_model._constants import (
     LOG_DIR_PREFIX,
     SYSTEM_INFO_PREFIX,
 )
+from trajguard.local_model._sampling import install_fast_grammar_sampling
 
 _SEEDED_FORMAT = "chatml-function-calling"
 
@@ -134,11 +135,13 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def serve(argv: list[str]) -> None:
+def serve(argv: list[str], *, fast_grammar: bool = True) -> None:
     """Run ``llama_cpp.server`` with ``argv``, honouring per-request seeds (child process).
 
     Args:
         argv: the server's command-line arguments.
+        fast_grammar: check a grammar on the likely tokens first
+            (:mod:`trajguard.local_model._sampling`; the same tokens, sampled faster).
     """
     log_dir = os.environ.pop(LOG_DIR_ENV, None)
     parent_pid = os.getppid()
@@ -148,6 +151,11 @@ def serve(argv: list[str]) -> None:
         _honour_request_seed()
     except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway
         print(f"trajguard: per-request seeds not available: {exc!r}", file=sys.stderr)
+    if fast_grammar:
+        try:
+            install_fast_grammar_sampling()
+        except Exception as exc:  # an internal API of llama-cpp-python moved: serve anyway
+            print(f"trajguard: fast grammar sampling not available: {exc!r}", file=sys.stderr)
     _plain_text_templates()
     _count_work()
     # uvicorn re-raises a SIGTERM after its graceful shutdown; with the default handler that

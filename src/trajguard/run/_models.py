@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from trajguard.capture.types import ChatModel
+
+if TYPE_CHECKING:
+    from trajguard.capture.llm import LiteLLMModel
 from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.redaction import scrub
 from trajguard.run._plan import Plan
@@ -29,9 +33,26 @@ def make_models(
         if problem is not None:  # the suite and the CLI check this first; the API may not
             raise SuiteError(f"scenario {arm.scenario!r}, variant {arm.variant!r}: {problem}")
         models[arm.model] = (
-            make_model(arm) if make_model else LiteLLMModel(arm.model, api_base=arm.api_base)
+            make_model(arm)
+            if make_model
+            else _client(LiteLLMModel, arm, _timeouts(plan, arm.model))
         )
     return models
+
+
+_ATTEMPT_TIMEOUT_S = 120.0
+
+
+def _client(cls: type[LiteLLMModel], arm: ResolvedScenario, timeouts: list[float]) -> LiteLLMModel:
+    """The model's client. An embedded model's request may take as long as its runs allow: its
+    one-threaded server answers requests one after another, so a request cut at 120 s on a
+    loaded machine and sent again only queues behind itself; the run's timeout is the bound."""
+    from trajguard.local_model import is_local_model
+
+    attempt = max([_ATTEMPT_TIMEOUT_S, *timeouts]) if is_local_model(arm.model) else None
+    if attempt is None:
+        return cls(arm.model, api_base=arm.api_base)
+    return cls(arm.model, api_base=arm.api_base, timeout_s=attempt)
 
 
 def uses_model(arm: ResolvedScenario) -> bool:

@@ -29,12 +29,12 @@ QUESTIONS = ["What is 17 * 23?", "Say hello to Maria.", "What is the capital of 
 
 
 def _complete(server: LocalModelServer, body: dict[str, Any]) -> str:
-    request = urllib.request.Request(  # noqa: S310 - loopback
+    request = urllib.request.Request(
         f"{server.base_url}/chat/completions",
         data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=600) as reply:  # noqa: S310
+    with urllib.request.urlopen(request, timeout=600) as reply:
         message = json.loads(reply.read())["choices"][0]["message"]
     calls = [call["function"] for call in message.get("tool_calls") or []]  # ids are random
     return json.dumps([message.get("content"), calls])

@@ -118,6 +118,14 @@ def _with_runs(argv: list[str], runs: int) -> list[str]:
     return [*argv, "--runs", str(runs)]
 
 
+def command_words(argv: list[str]) -> list[str]:
+    """``argv`` without the environment assignments before its command (``CMAKE_ARGS=… pip``)."""
+    start = 0
+    while start < len(argv) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", argv[start]):
+        start += 1
+    return argv[start:]
+
+
 def is_trajguard(argv: list[str]) -> bool:
     return bool(argv) and Path(argv[0]).name == "trajguard"
 
@@ -188,6 +196,7 @@ class Session:
         return "\n".join(lines) + "\n"
 
     def _segment(self, segment: str, argv: list[str], where: str) -> str:
+        argv = command_words(argv)
         if argv[:3] in (["python3", "-m", "venv"], ["python", "-m", "venv"]) and len(argv) == 4:
             # made where the shell is when it gets there (after a ``cd`` of the same block)
             return shlex.join([sys.executable, str(Path(__file__).resolve()), "stand-in", argv[3]])

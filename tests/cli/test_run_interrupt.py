@@ -75,6 +75,7 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    servers: list[int] = []
     try:
         poller = select.poll()
         poller.register(reader, select.POLLIN)
@@ -83,11 +84,15 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
             assert poller.poll(180_000), "two runs in flight within 3 minutes"
             received += os.read(reader, 1024)
             assert process.poll() is None, "the batch ended before it could be killed"
+        servers = _embedded_servers(process.pid)
     finally:  # killed whatever happened: a failed wait must not leave the batch running
         os.close(keep_open)
         os.close(reader)
-        process.kill()
+        process.kill()  # SIGKILL: no atexit, no finally in the batch
         process.wait()
+    assert len(servers) == 2, "one embedded model server per run at once"
+    gone = [_wait_gone(pid, timeout_s=10) for pid in servers]
+    assert all(gone), "the batch's servers end within 10 s of its kill -9"
     before = store.read_runs(runset)
     assert len(before) == 6, "the kill lands after the sixth run, with two in flight"
     assert store.read_manifest(runset)["status"] == "running"
@@ -110,6 +115,34 @@ def test_resume_after_sigkill_keeps_every_run_exactly_once(project: Path, cli: A
     assert (after["status"] == "ok").all()
     assert store.read_manifest(runset)["status"] == "finished"
     assert not (runset / "parts").exists()
+
+
+def _embedded_servers(parent: int) -> list[int]:
+    """The embedded model servers ``parent`` started: its children running trajguard.local_model."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[1]) == parent and b"trajguard.local_model" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _wait_gone(pid: int, timeout_s: float) -> bool:
+    """Whether ``pid`` ends within ``timeout_s``: a pidfd becomes readable when it does."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(timeout_s * 1000))
+    finally:
+        os.close(pidfd)
 
 
 UNREACHABLE = (

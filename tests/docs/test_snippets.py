@@ -57,6 +57,7 @@ def _commands(text: str) -> list[list[str]]:
                 argv = shlex.split(segment, comments=True)
             except ValueError:
                 continue
+            argv = snippets.command_words(argv)
             if argv and not argv[0].startswith("("):
                 found.append(argv)
     return found

@@ -15,6 +15,10 @@ import pytest
 from trajguard.atif import trajectory_to_dict, validate
 from trajguard.importers import import_logs
 
+HARBOR_MISSING = (
+    "Harbor is not installed: with a Python >= 3.12, python3.12 -m venv .harbor-venv && "
+    ".harbor-venv/bin/pip install harbor (.ci/run does this)"
+)
 pytestmark = pytest.mark.live
 
 SIDE = Path(__file__).parent / "harbor_side"
@@ -37,7 +41,7 @@ def test_harbor_run_against_the_embedded_model_imports_as_harbor_counted_it(
         # missing Harbor fails this test instead of skipping it
         if os.environ.get("TRAJGUARD_REQUIRE_FRAMEWORKS"):
             pytest.fail(f"{make.HARBOR} is missing (.ci/run makes .harbor-venv)")
-        pytest.skip("no .harbor-venv (.ci/run makes it)")
+        pytest.skip(HARBOR_MISSING)
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     (tasks / "capital").symlink_to(SIDE / "tasks" / "capital", target_is_directory=True)

@@ -47,7 +47,10 @@ tests:
 
 def _promptfoo() -> Path:
     if shutil.which("node") is None or not PROMPTFOO.is_file():
-        message = "node and `npm ci` in tests/importers/promptfoo_env are needed"
+        message = (
+            "promptfoo is not installed: (cd tests/importers/promptfoo_env && npm ci) "
+            "with node (.ci/run does this)"
+        )
         if os.environ.get("TRAJGUARD_REQUIRE_FRAMEWORKS") == "1":
             pytest.fail(message)
         pytest.skip(message)

@@ -15,6 +15,10 @@ from trajguard_testkit.runsets import make_row, write_runset
 from trajguard.atif import load_trajectory, validate
 from trajguard.runs import RunFilter, diff_runs, export_file_name, export_runs
 
+HARBOR_MISSING = (
+    "Harbor is not installed: with a Python >= 3.12, python3.12 -m venv .harbor-venv && "
+    ".harbor-venv/bin/pip install harbor (.ci/run does this)"
+)
 REPO = Path(__file__).resolve().parents[2]
 HARBOR_PYTHON = REPO / ".harbor-venv" / "bin" / "python"
 HARBOR_SIDE = REPO / "benchmarks" / "_atif_harbor.py"
@@ -79,7 +83,7 @@ def test_harbor_validates_the_exported_files(small_runset: Path, tmp_path: Path)
             pytest.fail(
                 f"{HARBOR_PYTHON} is missing (make it: python benchmarks/atif_conformance.py)"
             )
-        pytest.skip("no .harbor-venv (python benchmarks/atif_conformance.py makes it)")
+        pytest.skip(HARBOR_MISSING)
     result = export_runs(small_runset, tmp_path / "out")
     listing = tmp_path / "files.txt"
     listing.write_text("\n".join(str(p) for p in result.written), encoding="utf-8")

@@ -113,6 +113,8 @@ def nightly(runs: int, seed: int, out: Path, **settings: Any) -> dict[str, Any]:
         "prompt": sum(c["evaluated"] - c["sampled"] for c in counters),
         "generated": sum(c["sampled"] for c in counters),
         "requests": sum(c["requests"] for c in counters),
+        "grammar_fast": sum(c.get("grammar_fast", 0) for c in counters),
+        "grammar_whole": sum(c.get("grammar_whole", 0) for c in counters),
     }
 
 
@@ -157,7 +159,9 @@ def sampling(args: argparse.Namespace) -> None:
                     f"CPU / limit {limit['cpu_ratio']:.2f}, "
                     f"wall / limit {limit['wall_ratio']:.2f}; "
                     f"counters: {figures['requests']} requests, {figures['prompt']} prompt and "
-                    f"{figures['generated']} generated tokens on {figures['servers']} servers "
+                    f"{figures['generated']} generated tokens on {figures['servers']} servers, "
+                    f"{figures['grammar_fast']} sampled by logit order "
+                    f"({figures['grammar_whole']} of them checking the whole vocabulary) "
                     f"(load {os.getloadavg()[0]:.1f})",
                     flush=True,
                 )

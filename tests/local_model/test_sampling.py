@@ -85,7 +85,9 @@ def test_the_fast_grammar_path_samples_the_same_completions() -> None:
     requests = _requests()
     with LocalModelServer(seed=7) as fast:
         ours = [_complete(fast, body) for body in requests]
+        assert fast.counters()["grammar_fast"] > 0  # the fast path did the sampling
     with LocalModelServer(seed=7, program=(sys.executable, plain.__file__)) as reference:
         theirs = [_complete(reference, body) for body in requests]
+        assert reference.counters()["grammar_fast"] == 0
     assert ours == theirs
     assert len(set(ours)) > 3  # the requests sample different things: the check can fail

@@ -22,7 +22,7 @@ from trajguard.local_model._constants import (
     LOG_DIR_PREFIX,
     SYSTEM_INFO_PREFIX,
 )
-from trajguard.local_model._sampling import install_fast_grammar_sampling
+from trajguard.local_model._sampling import FAST_SAMPLES, install_fast_grammar_sampling
 
 _SEEDED_FORMAT = "chatml-function-calling"
 
@@ -115,7 +115,11 @@ def _count_work() -> None:
 
     def create_app_with_counters(*args: Any, **kwargs: Any) -> Any:
         app = create_app(*args, **kwargs)
-        app.add_api_route(COUNTERS_PATH, lambda: dict(counts), methods=["GET"])
+        app.add_api_route(
+            COUNTERS_PATH,
+            lambda: {**counts, "grammar_fast": FAST_SAMPLES[0], "grammar_whole": FAST_SAMPLES[1]},
+            methods=["GET"],
+        )
         return app
 
     server_app.create_app = create_app_with_counters

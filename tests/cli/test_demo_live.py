@@ -78,19 +78,24 @@ def test_the_run_prints_its_start_up_steps_with_their_times(
     ended = re.findall(r"^trajguard: (.+)… (\d+\.\d) s$", result.stderr, re.M)
     names = [name for name, _ in ended]
     servers = r"starting (the embedded model server|2 embedded model servers) \(SmolLM2-135M"
-    assert len(names) == 5, result.stderr[-3000:]
+    assert len(names) == 6, result.stderr[-3000:]
     assert names[:2] == ["importing trajguard's batch runner", "reading the suite"], names
-    overlapping = sorted(names[2:4], key=lambda name: name.startswith("starting"))
-    assert overlapping[0] == "importing litellm" and re.match(servers, overlapping[1]), names
-    assert names[4] == "checking that local/smollm2 answers", names
+    # litellm's import overlaps the servers' start and then their self-test, which follows it
+    middle = names[2:5]
+    start = next(name for name in middle if re.match(servers, name))
+    test = next(name for name in middle if name.startswith("self-test of the embedded model"))
+    assert "importing litellm" in middle and middle.index(start) < middle.index(test), names
+    assert "a chat request with tools" in test
+    assert names[5] == "checking that local/smollm2 answers", names
     started = re.findall(r"^trajguard: (.+)…", result.stderr, re.M)
     assert started[:3] == [*names[:2], "importing litellm"], "each step said before it ended"
     span = r"((?:\d+ min )?\d+ s)"  # "42 s", "1 min 58 s"
     summary = re.match(rf"(\d+) runs in {span} with {span} of start-up \(", result.stdout)
     assert summary is not None, result.stdout
     assert int(summary.group(1)) == RUNS * len(load_suite(DEMO).scenarios)
-    seconds = [float(took) for _, took in ended]
-    in_turn = seconds[0] + seconds[1] + max(seconds[2:4]) + seconds[4]
+    took = {name: float(seconds) for name, seconds in ended}
+    overlapped = max(took["importing litellm"], took[start] + took[test])
+    in_turn = sum(took[name] for name in names[:2]) + overlapped + took[names[5]]
     start_up, whole = _seconds(summary.group(3)), _seconds(summary.group(2))
     assert in_turn <= start_up + 1, (ended, result.stdout)  # each figure rounded
     assert 0 < start_up < whole

@@ -113,6 +113,12 @@ def _open(reader: str, file: Path) -> InspectLog:
 
 def _files(path: Path) -> list[Path]:
     if not path.is_dir():
+        if path.exists() and not path.is_file():  # a FIFO would block; a device never ends
+            raise SourceLogError(
+                "the log is not a regular file (a FIFO, a device or a socket)",
+                file=path,
+                hint="name the .eval or .json file `inspect eval` wrote",
+            )
         if not _is_log(path):
             raise SourceLogError(
                 "not an Inspect log (an .eval zip or a .json log with an eval spec)",

@@ -42,7 +42,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--scorer",
         metavar="NAME",
-        help="decide passed by this scorer or assertion alone (default: every one must hold)",
+        help="decide passed by this scorer or assertion alone, or one key of an Inspect dict "
+        "scorer as SCORER/KEY (default: every one must hold)",
     )
     parser.set_defaults(handler=main)
 

@@ -20,7 +20,7 @@ from trajguard.errors import SourceLogError, UsageError
 from trajguard.importers import _inspect_files, _inspect_native
 from trajguard.importers._inspect_log import InspectLog, plain
 from trajguard.importers._inspect_map import LogContext, sample_run
-from trajguard.importers._inspect_scores import DEFAULT_RULE
+from trajguard.importers._inspect_scores import DEFAULT_RULE, criterion_names
 from trajguard.importers._model import ImportedBatch, ImportedRun, ImportOptions
 from trajguard.importers._pass_rule import parse_pass_rule
 
@@ -63,7 +63,7 @@ def read(
         order = _order(log.header)
         keyed = []
         for where, sample in log.samples():
-            scorers.update(str(name) for name in (sample.get("scores") or {}))
+            scorers.update(criterion_names(sample.get("scores") or {}))
             run = sample_run(sample, where, context)
             descriptions.setdefault(run.scenario, _describe(sample.get("input")))
             keyed.append(

@@ -49,7 +49,7 @@ def register(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from trajguard.importers import ImportOptions, import_logs
+    from trajguard.importers import ImportOptions, headlines, import_logs
 
     options = ImportOptions(
         suite=args.suite, variant=args.variant, pass_rule=args.pass_if, scorer=args.scorer
@@ -62,6 +62,9 @@ def main(args: argparse.Namespace) -> int:
     )
     if batch.pass_rule:
         print(f"passed: {batch.pass_rule}")
+    for headline in headlines(batch):
+        for line in headline.lines():
+            print(printable(line))
     if batch.lacks:
         print(
             f"trajguard: note: the {args.source} logs do not record {', '.join(batch.lacks)}: "

@@ -61,7 +61,21 @@ def job_provenance(job: Path) -> dict[str, Any]:
             if isinstance(a, dict)
         ],
         "harbor_version": _harbor_version(job),
+        "reward_mean": _reward_mean(result),
     }
+
+
+def _reward_mean(result: dict[str, Any]) -> float | None:
+    """Harbor's own headline: the mean reward of the job's one eval (``None`` otherwise)."""
+    stats = result.get("stats")
+    evals = stats.get("evals") if isinstance(stats, dict) else None
+    if not isinstance(evals, dict) or len(evals) != 1:
+        return None
+    (only,) = evals.values()
+    metrics = only.get("metrics") if isinstance(only, dict) else None
+    first = metrics[0] if isinstance(metrics, list) and metrics else None
+    mean = first.get("mean") if isinstance(first, dict) else None
+    return float(mean) if isinstance(mean, int | float) and not isinstance(mean, bool) else None
 
 
 def _harbor_version(job: Path) -> str | None:

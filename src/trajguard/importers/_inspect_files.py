@@ -37,7 +37,7 @@ from trajguard._json import (
     read_stream_bounded,
 )
 from trajguard.errors import SourceLogError
-from trajguard.importers._inspect_log import SAMPLE_SKIP, InspectLog, check_header
+from trajguard.importers._inspect_log import SAMPLE_SKIP, InspectLog, check_header, check_version
 
 __all__ = ["open_log", "preflight"]
 
@@ -67,14 +67,18 @@ def preflight(path: Path) -> None:
         SourceLogError: a part is over a limit, not a regular file, or not JSON.
     """
     if path.suffix == ".json":
-        _json_document(path)
+        document = _json_document(path)
+        if isinstance(document, Mapping):
+            check_version(document, path)
         return
     _check_archive(path)
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 if info.filename.endswith(".json"):  # an object, or a list (summaries)
-                    _member_json(archive, info, path, objects_only=False)
+                    member = _member_json(archive, info, path, objects_only=False)
+                    if info.filename == _HEADER:
+                        check_version(member, path)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceLogError(
             f"not a readable Inspect .eval log (a zip archive): {exc}",

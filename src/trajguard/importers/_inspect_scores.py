@@ -26,7 +26,8 @@ __all__ = ["DEFAULT_RULE", "criterion_names", "judge"]
 DEFAULT_RULE = (
     "a sample passes when every scorer's value is worth full credit: C, true or yes, or a "
     "number ≥ 1 (I, N, P, false, no and numbers below 1 fail; other text is not decided), "
-    "so a pass rate equals Inspect's accuracy() when the values are C or I"
+    "so a pass rate equals Inspect's accuracy() when the values are C or I and no sample "
+    "errored (Inspect leaves errored samples out; trajguard fails them)"
 )
 
 _CREDIT = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}

@@ -41,3 +41,62 @@ def test_a_document_over_the_size_limit_exits_2(
     monkeypatch.setenv("TRAJGUARD_MAX_FILE_BYTES", "4096")
     code, err = _run(source, capsys)
     assert code == 2 and "more than the 4,096 trajguard reads" in err
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "reports" / "sample-nightly" / "comparison.json"
+
+
+def _first(data: object, key: str, path: str = "$") -> tuple[dict[str, object], str] | None:
+    """The first mapping (depth first) holding ``key`` with a number, and its JSON path."""
+    if isinstance(data, dict):
+        if isinstance(data.get(key), int | float) and not isinstance(data.get(key), bool):
+            return data, f"{path}.{key}"
+        for k, v in data.items():
+            found = _first(v, key, f"{path}.{k}")
+            if found:
+                return found
+    if isinstance(data, list):
+        for i, v in enumerate(data):
+            found = _first(v, key, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def test_the_committed_sample_holds_no_impossible_value(tmp_path: Path, capsys) -> None:
+    source = tmp_path / "comparison.json"
+    source.write_text(SAMPLE.read_text())
+    code, err = _run(source, capsys)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        (
+            "baseline_pass_rate",
+            1e300,
+            "1e+300 is no probability (a rate or p-value lies in [0, 1])",
+        ),
+        ("p_value", -3, "-3 is no probability (a rate or p-value lies in [0, 1])"),
+        ("n", 10**15, "1000000000000000 is no count of runs (0 to 1,000,000,000)"),
+        ("n", -1, "-1 is no count of runs (0 to 1,000,000,000)"),
+    ],
+)
+def test_a_schema_valid_document_with_impossible_values_exits_2(
+    tmp_path: Path, capsys, key: str, value: float, problem: str
+) -> None:
+    import json
+
+    data = json.loads(SAMPLE.read_text())
+    found = _first(data["comparison"]["scenarios"], key, "$.comparison.scenarios")
+    assert found is not None
+    holder, path = found
+    holder[key] = value
+    source = tmp_path / "comparison.json"
+    source.write_text(json.dumps(data))
+    code, err = _run(source, capsys)
+    assert code == 2
+    assert f"1 impossible value(s): {path}: {problem}" in err
+    assert "render the report again from the run sets" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

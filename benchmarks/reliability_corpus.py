@@ -10,6 +10,10 @@ Running it against the checkout before and after a change gives the before / aft
 
     python benchmarks/reliability_corpus.py --checkout /work/orig
     python benchmarks/reliability_corpus.py --checkout .
+
+Each case's peak resident memory (the trajguard process's ``ru_maxrss``, from ``wait4``) is
+measured too: a case over ``--memory-bound`` (512 MB unless given) is counted as ``memory``,
+and the largest peak is printed with the counts.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -41,10 +46,58 @@ def _corpus() -> Any:
     return _load("trajguard_corpus", "corpus.py")
 
 
+class _Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str, peak_mb: float) -> None:
+        self.returncode, self.stdout, self.stderr, self.peak_mb = (
+            returncode,
+            stdout,
+            stderr,
+            peak_mb,
+        )
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], limit_s: float) -> _Result | None:
+    """Run ``argv``; its exit code, output and peak resident memory (MB), or ``None`` when it
+    did not end within ``limit_s`` (it is killed)."""
+    process = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    out: dict[str, bytes] = {}
+
+    def drain(name: str, stream: Any) -> None:
+        out[name] = stream.read()
+
+    readers = [
+        threading.Thread(target=drain, args=(name, stream))
+        for name, stream in (("stdout", process.stdout), ("stderr", process.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    killed: list[bool] = []
+
+    def kill() -> None:
+        killed.append(True)
+        process.kill()
+
+    timer = threading.Timer(limit_s, kill)
+    timer.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    timer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    for reader in readers:
+        reader.join()
+    if killed:
+        return None
+    text = {k: v.decode("utf-8", "replace") for k, v in out.items()}
+    # ru_maxrss is in kilobytes on Linux
+    return _Result(process.returncode, text["stdout"], text["stderr"], usage.ru_maxrss / 1024)
+
+
 def judge(
     case: Any, checkout: Path, python: str, limit_s: float, corpus: Any, stub: Any
-) -> tuple[str, str]:
-    """The case's outcome (clean, traceback, hang, control, wrong) and a one-line detail."""
+) -> tuple[str, str, float]:
+    """The case's outcome (clean, traceback, hang, control, wrong), a one-line detail and the
+    peak resident memory of its trajguard process in MB."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         corpus.materialise(case, root)
@@ -55,24 +108,16 @@ def judge(
             **case.env,
         }
         with corpus.provider_for(case, stub) as api_base:
-            try:
-                result = subprocess.run(
-                    [python, "-m", "trajguard.cli", *corpus.argv_for(case, api_base)],
-                    cwd=root,
-                    capture_output=True,
-                    text=True,
-                    timeout=limit_s,
-                    env=env,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                return "hang", f"no answer within {limit_s:.0f} s"
+            argv = [python, "-m", "trajguard.cli", *corpus.argv_for(case, api_base)]
+            result = _run(argv, root, env, limit_s)
+        if result is None:
+            return "hang", f"no answer within {limit_s:.0f} s", 0.0
         output = result.stdout + result.stderr
         if "Traceback" in output:
             last = [line for line in result.stderr.splitlines() if line.strip()][-1:]
-            return "traceback", last[0] if last else ""
+            return "traceback", last[0] if last else "", result.peak_mb
         if result.returncode != case.exit:
-            return "wrong", f"exit {result.returncode}, expected {case.exit}"
+            return "wrong", f"exit {result.returncode}, expected {case.exit}", result.peak_mb
         missing = [f for f in case.stderr if f not in result.stderr]
         missing += [f for f in case.stdout if f not in result.stdout]
         missing += [
@@ -81,14 +126,14 @@ def judge(
             if not (root / name).is_file() or f not in (root / name).read_text(errors="replace")
         ]
         if missing:
-            return "wrong", f"message lacks {missing[0]!r}"
+            return "wrong", f"message lacks {missing[0]!r}", result.peak_mb
         written = [p for p in case.absent if os.path.lexists(root / p)]
         if written:
-            return "wrong", f"wrote {written[0]}"
+            return "wrong", f"wrote {written[0]}", result.peak_mb
         unclean = corpus.unclean_outputs(case, root, result.stdout, result.stderr)
         if unclean:
-            return "control", unclean[0]
-        return "clean", ""
+            return "control", unclean[0], result.peak_mb
+        return "clean", "", result.peak_mb
 
 
 def main() -> None:
@@ -97,23 +142,34 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="the Python to run it with")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per case at most")
     parser.add_argument("--only", help="run the cases whose id contains this")
+    parser.add_argument(
+        "--memory-bound", type=float, default=512.0, help="MB of peak memory a case may use"
+    )
     args = parser.parse_args()
     corpus = _corpus()
     stub = _load("trajguard_provider_stub", "provider_stub.py")
     cases = [c for c in corpus.load_cases() if args.only is None or args.only in c.id]
     outcomes: Counter[str] = Counter()
+    peaks: list[tuple[float, str]] = []
     for case in cases:
-        outcome, detail = judge(
+        outcome, detail, peak = judge(
             case, args.checkout.resolve(), args.python, args.limit, corpus, stub
         )
+        if outcome == "clean" and peak > args.memory_bound:
+            outcome, detail = "memory", f"peak {peak:.0f} MB over {args.memory_bound:.0f} MB"
         outcomes[outcome] += 1
+        peaks.append((peak, case.id))
         if outcome != "clean":
             print(f"{outcome:>9}  {case.id}: {detail}", flush=True)
     print(
         f"{len(cases)} cases: {outcomes['clean']} clean, {outcomes['wrong']} wrong answer, "
         f"{outcomes['traceback']} traceback, {outcomes['hang']} hang, {outcomes['control']} "
-        "with raw control characters"
+        f"with raw control characters, {outcomes['memory']} over {args.memory_bound:.0f} MB"
     )
+    if peaks:
+        top = sorted(peaks, reverse=True)[:3]
+        shown = ", ".join(f"{case} {peak:.0f} MB" for peak, case in top)
+        print(f"peak memory: highest {shown}; median {sorted(peaks)[len(peaks) // 2][0]:.0f} MB")
 
 
 if __name__ == "__main__":

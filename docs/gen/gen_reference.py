@@ -50,6 +50,7 @@ SHIPPED: dict[str, tuple[str, ...]] = {
     "suite": ("reference/suite.md",),
     "runset": ("reference/runset.md",),
     "atif": ("reference/atif.md",),
+    "limits": ("reference/limits.md",),
     "nightly": ("how-to/nightly.md",),
     "ab": ("how-to/ab.md",),
     "frozen-mode": ("how-to/frozen-mode.md",),

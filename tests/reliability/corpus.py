@@ -5,7 +5,8 @@ exit code it must end with and fragments its stderr must contain. A file's conte
 ``text``, as ``repeat`` (a chunk repeated N times, for huge or deep inputs), as ``hex`` (raw
 bytes), as ``copy`` (a file of this repository), as ``runset`` (a run set written with
 trajguard's store, with the given defects), as ``fifo`` (a named pipe: a reader that opens it
-blocks) or as ``symlink`` (to the given target). A case may also need the fault-injecting
+blocks), as ``symlink`` (to the given target) or as ``eval_zip`` (a hostile Inspect ``.eval``
+log: ``tests/support/trajguard_testkit/hostile_zip.py``). A case may also need the fault-injecting
 provider stub (``provider``: its script and its answer; ``{api_base}`` in the argv is its
 address), must run as a subprocess (``subprocess``: it would hang an in-process test if it
 regressed), and may require that no control character reach its output (``clean_text``: stdout,
@@ -131,8 +132,27 @@ def materialise(case: Case, root: Path) -> None:
             path.symlink_to(spec["symlink"])
         elif "runset" in spec:
             write_runset(path, **spec["runset"])
+        elif "eval_zip" in spec:
+            _testkit("hostile_zip").hostile_eval(path, **spec["eval_zip"])
         else:
             raise ValueError(f"case {case.id}: no content for {name}")
+
+
+def _testkit(name: str) -> Any:
+    """A module of tests/support/trajguard_testkit, loaded by path (the benchmark runs this
+    file without the tests' import path)."""
+    import importlib.util
+    import sys
+
+    qualified = f"trajguard_testkit_{name}"
+    if qualified not in sys.modules:
+        file = REPO / "tests" / "support" / "trajguard_testkit" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(qualified, file)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
 
 
 def _row(suite: str, scenario: str, index: int, **changes: Any) -> dict[str, Any]:

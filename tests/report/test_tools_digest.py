@@ -14,8 +14,11 @@ from trajguard.report._tools import tool_digest
 
 
 def _reference(frame: pd.DataFrame, scenario: str):
-    """What the report computed before: filter the scenario, summarise it, take the first arm."""
+    """What the report computed before (filter the scenario, summarise it, take the first arm),
+    with the mean calls over the runs whose tool use is recorded."""
     rows = frame[(frame["scenario"] == scenario) & (frame["status"] != HARNESS_ERROR)]
+    # a run without a tool_sequence has unknown tool use: missing from the mean (issue 41)
+    rows = rows[rows["tool_sequence"].notna()]
     total: Counter[str] = Counter()
     for value in rows["tool_counts"].dropna():
         total.update(dict(value))

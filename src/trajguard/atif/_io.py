@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from trajguard._json import MAX_DOCUMENT_BYTES, read_regular_bytes
 from trajguard.atif._models import ATIF_VERSION, SUPPORTED_VERSIONS, Trajectory
 from trajguard.errors import InvalidTrajectory, UnsupportedSchemaVersion
 
@@ -105,7 +106,8 @@ def _read_source(source: str | Path | bytes) -> tuple[Any, str | None]:
     else:
         file = str(source)
         try:
-            text = Path(source).read_text(encoding="utf-8")
+            raw = read_regular_bytes(Path(source), max_bytes=MAX_DOCUMENT_BYTES)
+            text = raw.decode("utf-8")
         except FileNotFoundError:
             raise InvalidTrajectory(
                 "file not found", file=file, hint="check the path (relative to the cwd)"

@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from trajguard._catalog import (
     TOLERANCES,
     tolerance,
 )
+from trajguard._text import printable
 from trajguard.errors import UsageError
 
 if TYPE_CHECKING:  # the modules behind these import pandas: each command imports them when it runs
@@ -174,6 +176,12 @@ def add_history_argument(parser: argparse.ArgumentParser) -> None:
         help="pool at most the K newest batches of the baseline's history (default: every "
         "kept batch; 1: the latest only)",
     )
+
+
+def print_warnings(warnings: Sequence[str]) -> None:
+    """Each warning on stderr as ``trajguard: warning: ...`` (control characters escaped)."""
+    for warning in warnings:
+        print(f"trajguard: warning: {printable(warning)}", file=sys.stderr)
 
 
 def add_store_argument(parser: argparse.ArgumentParser) -> None:

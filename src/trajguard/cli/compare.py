@@ -13,6 +13,7 @@ from trajguard.cli._common import (
     add_require_power_argument,
     add_store_argument,
     compare_config,
+    print_warnings,
     report_options,
 )
 from trajguard.errors import UsageError
@@ -70,5 +71,6 @@ def main(args: argparse.Namespace) -> int:
         allow_unfinished=args.allow_unfinished,
         store=store,
     )
+    print_warnings(outcome.warnings)
     print(printable(outcome.headline))
     return outcome.exit_code

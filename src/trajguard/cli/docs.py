@@ -27,6 +27,7 @@ DOCS = {
     "suite": "suite files: agents, variants, pass criteria, checks, every field",
     "runset": "run sets: their files, every Parquet column, statuses and error types",
     "atif": "ATIF conformance: what trajguard validate checks, as Harbor's validator",
+    "limits": "what every reader refuses: sizes, depth, inflated size, rows, and the overrides",
     "tutorial": "from an empty folder to a nightly in CI with your own agent",
     "importing": "Inspect AI, promptfoo and Harbor logs as run sets: commands, field mappings",
 }

@@ -42,13 +42,14 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--scorer",
         metavar="NAME",
-        help="decide passed by this scorer or assertion alone (default: every one must hold)",
+        help="decide passed by this scorer or assertion alone, or one key of an Inspect dict "
+        "scorer as SCORER/KEY (default: every one must hold)",
     )
     parser.set_defaults(handler=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from trajguard.importers import ImportOptions, import_logs
+    from trajguard.importers import ImportOptions, headlines, import_logs
 
     options = ImportOptions(
         suite=args.suite, variant=args.variant, pass_rule=args.pass_if, scorer=args.scorer
@@ -61,6 +62,9 @@ def main(args: argparse.Namespace) -> int:
     )
     if batch.pass_rule:
         print(f"passed: {batch.pass_rule}")
+    for headline in headlines(batch):
+        for line in headline.lines():
+            print(printable(line))
     if batch.lacks:
         print(
             f"trajguard: note: the {args.source} logs do not record {', '.join(batch.lacks)}: "

@@ -18,6 +18,7 @@ from trajguard.cli._common import (
     compare_config,
     observer_factory,
     prepare_imports,
+    print_warnings,
     report_options,
     startup_log,
 )
@@ -91,5 +92,6 @@ def main(args: argparse.Namespace) -> int:
             require_power=args.require_power,
             store=store,
         )
+    print_warnings(outcome.warnings)
     print(printable(outcome.headline))
     return outcome.exit_code

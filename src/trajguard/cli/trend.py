@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from trajguard._text import printable
+from trajguard.cli._common import print_warnings
 
 NAME = "trend"
 HELP = "a suite's nights from the store of nights: pass rates, since when, flaky, drift"
@@ -44,6 +45,7 @@ def main(args: argparse.Namespace) -> int:
     facts = trend(
         args.store, suite=args.suite, scenario=args.scenario, last=args.last, alpha=args.alpha
     )
+    print_warnings([skipped.warning for skipped in facts.skipped])
     if args.json:
         from trajguard.results import dumps
 

@@ -52,8 +52,9 @@ class Arm:
         passed: pass/fail of the judged runs (a crash is a failure).
         crashed: crash flag of every run.
         numbers: per column of :data:`NUMBER_COLUMNS`, the values present.
-        tool_counts: calls per tool, one mapping per run.
-        tool_sequences: tool names in call order, one tuple per run.
+        tool_counts: calls per tool, one mapping per run (empty where the run's tool use is
+            unknown: see ``tools_known``).
+        tool_sequences: tool names in call order, one tuple per run (likewise).
         missing: per column, runs whose value was null.
         judged_runs: per run, whether it has a pass/fail outcome (the joint permutation of a
             scenario's runs needs every metric aligned on the same runs).
@@ -64,6 +65,9 @@ class Arm:
             the run was not judged on it).
         tools_recorded: some run records its tool calls (a ``tool_sequence``, empty or not);
             false for runs imported from logs without trajectories, whose tool use is unknown.
+        tools_known: per run, whether it records its tool calls. A run imported without a
+            trajectory does not: it is missing from every tool metric (tool usage, order,
+            failing paths), never counted as a run that called no tool.
     """
 
     runs: int
@@ -80,6 +84,23 @@ class Arm:
     batches: tuple[str, ...] = ()
     flags: Mapping[str, FloatArray] = field(default_factory=dict)
     tools_recorded: bool = True
+    tools_known: BoolArray | None = None
+
+    def tools_mask(self) -> BoolArray:
+        """One bool per run: its tool use is recorded (every run, when not said)."""
+        if self.tools_known is None:
+            return np.ones(len(self.tool_counts), dtype=bool)
+        return self.tools_known
+
+    def known_tool_counts(self) -> tuple[Mapping[str, int], ...]:
+        """The calls per tool of the runs whose tool use is recorded."""
+        mask = self.tools_mask()
+        return tuple(counts for counts, known in zip(self.tool_counts, mask, strict=True) if known)
+
+    def known_tool_sequences(self) -> tuple[tuple[str, ...], ...]:
+        """The tool sequences of the runs whose tool use is recorded."""
+        mask = self.tools_mask()
+        return tuple(seq for seq, known in zip(self.tool_sequences, mask, strict=True) if known)
 
     def flag(self, name: str) -> FloatArray:
         """One value per run of a flag column: 1.0, 0.0, NaN where not judged."""
@@ -194,5 +215,6 @@ def split_runs(
             batches=tuple(str(b) for b in batch_ids[kept]),
             flags={c: v[kept] for c, v in flags.items()},
             tools_recorded=any(not _is_null(sequences[i]) for i in kept),
+            tools_known=np.array([not _is_null(sequences[i]) for i in kept], dtype=bool),
         )
     return arms

@@ -170,16 +170,23 @@ def _tools_known(
     return evaluate
 
 
+def _arrangements(b: Arm, c: Arm, ctx: Context) -> st.Arrangements | np.random.Generator:
+    """The shared arrangements of the scenario's runs, or this metric's own generator when some
+    runs are missing from the tool metrics (the shared ones arrange every run)."""
+    every = bool(b.tools_mask().all() and c.tools_mask().all())
+    return ctx.shared if every else ctx.rng
+
+
 @_tools_known
 def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     """Which tools, how often: the calls-by-tool table."""
     return evaluate_tools(
-        b.tool_counts,
-        c.tool_counts,
+        b.known_tool_counts(),
+        c.known_tool_counts(),
         margin=ctx.margin,
         equivalence=ctx.equivalence,
         alpha=ctx.alpha,
-        rng=ctx.shared,
+        rng=_arrangements(b, c, ctx),
         resampling=ctx.resampling,
     )
 
@@ -188,10 +195,10 @@ def tool_usage(b: Arm, c: Arm, ctx: Context) -> Evaluation:
 def tool_order(b: Arm, c: Arm, ctx: Context) -> Evaluation:
     """The order of tool calls: edit distances between sequences."""
     return evaluate_sequences(
-        b.tool_sequences,
-        c.tool_sequences,
+        b.known_tool_sequences(),
+        c.known_tool_sequences(),
         margin=ctx.margin,
-        rng=ctx.shared,
+        rng=_arrangements(b, c, ctx),
         resampling=ctx.resampling,
     )
 

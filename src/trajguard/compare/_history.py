@@ -164,8 +164,11 @@ def _one(
         )
         return "G test of the batches, permutation", res.p_value, values
     if m.kind == "tools":
-        counts = tool_matrix(arm.tool_counts)
-        p, values = _mixes(counts, groups, len(labels), rng, resamples)
+        known = arm.tools_mask()
+        if len(set(groups[known].tolist())) < 2:  # tool use unknown in all batches but one
+            return None
+        counts = tool_matrix(arm.known_tool_counts())
+        p, values = _mixes(counts, groups[known], len(labels), rng, resamples)
         return "G test of the batches' tool mixes, permutation", p, values
     if m.kind == "paths":
         cells = PathCells.of((arm,)).cells

@@ -184,19 +184,21 @@ def statistic_column(kind: str) -> JointBuilder:
                 return Component(p=np.ones(len(masks)))
             stat = st.rise_statistic(found.cells, found.failing)(masks)
             return _ranked(stat, False, ctx.two_sided)
+        # a run whose tool use is unknown (imported without a trajectory) is missing here
+        known = np.r_[b.tools_mask(), c.tools_mask()]
         if kind == "tools":
-            counts = tool_matrix((*b.tool_counts, *c.tool_counts))
-            if np.all(counts == counts[0]):
+            counts = tool_matrix((*b.known_tool_counts(), *c.known_tool_counts()))
+            if counts.shape[0] == 0 or np.all(counts == counts[0]):
                 return Component(p=np.ones(len(masks)))
-            return _ranked(st.tvd_statistic(counts)(masks), False, ctx.two_sided)
-        sequences = (*b.tool_sequences, *c.tool_sequences)
+            return _ranked(st.tvd_statistic(counts)(masks[:, known]), False, ctx.two_sided)
+        sequences = (*b.known_tool_sequences(), *c.known_tool_sequences())
         encoded = encode_sequences(sequences)
         if len(set(encoded)) <= 1:
             return Component(p=np.ones(len(masks)))
         distances = process.cdist(
             encoded, encoded, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1
         )
-        stat = st.distance_statistic(np.asarray(distances))(masks)
+        stat = st.distance_statistic(np.asarray(distances))(masks[:, known])
         return _ranked(stat, False, ctx.two_sided)
 
     return build

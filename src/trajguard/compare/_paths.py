@@ -57,7 +57,8 @@ class PathCells:
     """The runs of some arms (in order) by cell: one-hot over the judged runs.
 
     Attributes:
-        cells: runs x cells, 1 where the run fell; rows of unjudged runs are zero.
+        cells: runs x cells, 1 where the run fell; rows of unjudged runs, and of runs whose
+            tool use is unknown, are zero.
         failing: columns of the failing cells.
         paths: the path of each column.
     """
@@ -70,7 +71,8 @@ class PathCells:
     def of(cls, arms: Sequence[Arm]) -> PathCells:
         """The cells of the runs of ``arms``, in order."""
         paths = [run_path(counts) for arm in arms for counts in arm.tool_counts]
-        judged = np.concatenate([arm.judged_runs for arm in arms]).astype(bool)
+        # a run whose path is unknown (imported without a trajectory) is in no cell
+        judged = np.concatenate([arm.judged_runs & arm.tools_mask() for arm in arms]).astype(bool)
         passed = np.concatenate([arm.passed_runs for arm in arms]).astype(bool)
         keys = [(path, bool(ok)) for path, ok in zip(paths, passed, strict=True)]
         columns = sorted({key for key, counted in zip(keys, judged, strict=True) if counted})

@@ -9,6 +9,7 @@ field by field: ``docs/reference/import-<source>.md``.
 """
 
 from trajguard.importers._api import ImportResult, import_logs, read_logs
+from trajguard.importers._headline import Headline, headlines
 from trajguard.importers._model import ImportedBatch, ImportedCriterion, ImportedRun, ImportOptions
 from trajguard.importers._pass_rule import PassRule, parse_pass_rule
 from trajguard.importers._registry import SOURCES, detect_source
@@ -17,6 +18,7 @@ from trajguard.importers._write import IMPORTED_KEY, write_batch
 __all__ = [
     "IMPORTED_KEY",
     "SOURCES",
+    "Headline",
     "ImportOptions",
     "ImportResult",
     "ImportedBatch",
@@ -24,6 +26,7 @@ __all__ = [
     "ImportedRun",
     "PassRule",
     "detect_source",
+    "headlines",
     "import_logs",
     "parse_pass_rule",
     "read_logs",

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 from typing import Any
 
+from trajguard._json import (
+    MAX_SOURCE_BYTES,
+    FileKindError,
+    JSONLimitError,
+    loads_bounded,
+    read_regular_bytes,
+)
 from trajguard.errors import SourceLogError
 
 __all__ = ["head", "job_provenance", "read_json", "trial_dirs", "trial_result"]
 
 
 def trial_dirs(job: Path) -> list[Path]:
+    """The job's trial directories: each with a ``result.json`` of any kind (one that is no
+    regular file is refused when read, never passed over)."""
     if not (job / "config.json").is_file() or not (job / "result.json").is_file():
         return []
     return sorted(
         child
         for child in job.iterdir()
-        if child.is_dir() and "__" in child.name and (child / "result.json").is_file()
+        if child.is_dir() and "__" in child.name and os.path.lexists(child / "result.json")
     )
 
 
@@ -52,7 +61,21 @@ def job_provenance(job: Path) -> dict[str, Any]:
             if isinstance(a, dict)
         ],
         "harbor_version": _harbor_version(job),
+        "reward_mean": _reward_mean(result),
     }
+
+
+def _reward_mean(result: dict[str, Any]) -> float | None:
+    """Harbor's own headline: the mean reward of the job's one eval (``None`` otherwise)."""
+    stats = result.get("stats")
+    evals = stats.get("evals") if isinstance(stats, dict) else None
+    if not isinstance(evals, dict) or len(evals) != 1:
+        return None
+    (only,) = evals.values()
+    metrics = only.get("metrics") if isinstance(only, dict) else None
+    first = metrics[0] if isinstance(metrics, list) and metrics else None
+    mean = first.get("mean") if isinstance(first, dict) else None
+    return float(mean) if isinstance(mean, int | float) and not isinstance(mean, bool) else None
 
 
 def _harbor_version(job: Path) -> str | None:
@@ -60,17 +83,32 @@ def _harbor_version(job: Path) -> str | None:
     if not lock.is_file():
         return None
     try:
-        harbor = json.loads(lock.read_text(encoding="utf-8")).get("harbor") or {}
-    except (OSError, ValueError, AttributeError):
+        harbor = read_json(lock).get("harbor") or {}
+    except (SourceLogError, AttributeError):
         return None
     return str(harbor.get("version")) if isinstance(harbor, dict) and "version" in harbor else None
 
 
 def read_json(file: Path) -> dict[str, Any]:
+    """The JSON object in ``file``, read within the limits (a regular file; size and depth).
+
+    Raises:
+        SourceLogError: unreadable, over a limit, not JSON, or not an object.
+    """
     try:
-        document = json.loads(file.read_text(encoding="utf-8"))
+        document = loads_bounded(read_regular_bytes(file, max_bytes=MAX_SOURCE_BYTES))
+    except FileKindError as exc:
+        raise SourceLogError(
+            str(exc).replace(str(file), "the file"),
+            file=file,
+            hint="a trial's files are regular files Harbor wrote; replace it with one"
+            if "regular" in str(exc)
+            else "raise the limit as the message says, if the file is genuine",
+        ) from None
     except OSError as exc:
-        raise SourceLogError(f"cannot read: {exc.strerror}", file=file) from None
+        raise SourceLogError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    except JSONLimitError as exc:
+        raise SourceLogError(f"the file is {exc}", file=file) from None
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise SourceLogError(

@@ -20,7 +20,7 @@ from trajguard.errors import SourceLogError, UsageError
 from trajguard.importers import _inspect_files, _inspect_native
 from trajguard.importers._inspect_log import InspectLog, plain
 from trajguard.importers._inspect_map import LogContext, sample_run
-from trajguard.importers._inspect_scores import DEFAULT_RULE
+from trajguard.importers._inspect_scores import DEFAULT_RULE, criterion_names
 from trajguard.importers._model import ImportedBatch, ImportedRun, ImportOptions
 from trajguard.importers._pass_rule import parse_pass_rule
 
@@ -63,7 +63,7 @@ def read(
         order = _order(log.header)
         keyed = []
         for where, sample in log.samples():
-            scorers.update(str(name) for name in (sample.get("scores") or {}))
+            scorers.update(criterion_names(sample.get("scores") or {}))
             run = sample_run(sample, where, context)
             descriptions.setdefault(run.scenario, _describe(sample.get("input")))
             keyed.append(
@@ -113,6 +113,12 @@ def _open(reader: str, file: Path) -> InspectLog:
 
 def _files(path: Path) -> list[Path]:
     if not path.is_dir():
+        if path.exists() and not path.is_file():  # a FIFO would block; a device never ends
+            raise SourceLogError(
+                "the log is not a regular file (a FIFO, a device or a socket)",
+                file=path,
+                hint="name the .eval or .json file `inspect eval` wrote",
+            )
         if not _is_log(path):
             raise SourceLogError(
                 "not an Inspect log (an .eval zip or a .json log with an eval spec)",

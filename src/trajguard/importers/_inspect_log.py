@@ -10,7 +10,15 @@ from typing import Any
 
 from trajguard.errors import SourceLogError
 
-__all__ = ["SAMPLE_SKIP", "InspectLog", "check_header", "plain", "resolve_attachments"]
+__all__ = [
+    "LOG_VERSIONS",
+    "SAMPLE_SKIP",
+    "InspectLog",
+    "check_header",
+    "check_version",
+    "plain",
+    "resolve_attachments",
+]
 
 SAMPLE_SKIP = ("events", "events_data", "store", "timelines")
 """Sample fields the import does not read (the events repeat the messages many times over)."""
@@ -28,12 +36,38 @@ class InspectLog:
     samples: Callable[[], Iterator[tuple[str, Mapping[str, Any]]]]
 
 
-def check_header(header: Mapping[str, Any], file: Path) -> Mapping[str, Any]:
-    """The header, if it has what the import reads (``eval.task``, ``eval.model``).
+LOG_VERSIONS = frozenset({1, 2})
+"""The log format versions trajguard reads (Inspect writes 2; it migrates 1 on reading)."""
+
+
+def check_version(header: Mapping[str, Any], file: Path) -> None:
+    """Refuse a log whose ``version`` this trajguard does not read (a header without one, as
+    a journal's start, passes).
 
     Raises:
-        SourceLogError: a field is missing or of the wrong type.
+        SourceLogError: another version.
     """
+    version = header.get("version")
+    if version is not None and (isinstance(version, bool) or version not in LOG_VERSIONS):
+        raise SourceLogError(
+            f"Inspect log version {version!r} is not read (trajguard reads versions "
+            f"{', '.join(map(str, sorted(LOG_VERSIONS)))})",
+            file=file,
+            path="$.version",
+            hint="upgrade trajguard, or convert the log with a matching Inspect "
+            "(`inspect log convert`)",
+        )
+
+
+def check_header(header: Mapping[str, Any], file: Path) -> Mapping[str, Any]:
+    """The header, if it has what the import reads (a known ``version``, ``eval.task``,
+    ``eval.model``).
+
+    Raises:
+        SourceLogError: a version this trajguard does not read, or a field missing or of the
+            wrong type.
+    """
+    check_version(header, file)
     spec = header.get("eval")
     if not isinstance(spec, Mapping):
         raise SourceLogError(

@@ -1,8 +1,10 @@
 """Inspect AI logs read by Inspect's own reader (``inspect_ai.log``), when it is installed.
 
-Inspect's reader migrates older log versions and checks every field against its models; each
-sample is then dumped to the same plain JSON the built-in reader (:mod:`._inspect_files`)
-yields, so the mapping cannot tell the two apart.
+Inspect's reader migrates older log versions and checks every field against its models, but
+bounds nothing: every log is first read through the built-in reader's limits
+(:func:`~trajguard.importers._inspect_files.preflight`). Each sample is then dumped to the
+same plain JSON the built-in reader (:mod:`._inspect_files`) yields, so the mapping cannot tell
+the two apart.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.errors import SourceLogError
+from trajguard.importers._inspect_files import preflight
 from trajguard.importers._inspect_log import SAMPLE_SKIP, InspectLog, check_header, plain
 
 __all__ = ["available", "open_log"]
@@ -31,6 +34,7 @@ def open_log(path: Path) -> InspectLog:
     """
     from inspect_ai.log import read_eval_log
 
+    preflight(path)  # Inspect's reader has no limits: it must not see what would pass ours
     try:
         header_log = read_eval_log(str(path), header_only=True)
     except Exception as exc:  # Inspect's reader raises many kinds; all mean the file is bad

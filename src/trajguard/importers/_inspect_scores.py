@@ -8,7 +8,8 @@ of that sample (the mean over its epochs). Other text, and list values, are not 
 value (a scorer of several values) gives one criterion per key, ``<scorer>/<key>``.
 
 ``--pass-if RULE`` replaces the default with a rule applied to each value as the log writes it
-(``==C``, ``in C,P``, ``>=0.5``); ``--scorer NAME`` lets that scorer alone decide.
+(``==C``, ``in C,P``, ``>=0.5``); ``--scorer NAME`` lets that scorer alone decide, and
+``--scorer NAME/KEY`` one key of a dict scorer (the criterion of that name).
 """
 
 from __future__ import annotations
@@ -20,15 +21,28 @@ from typing import Any
 from trajguard.importers._model import ImportedCriterion
 from trajguard.importers._pass_rule import PassRule, as_number
 
-__all__ = ["DEFAULT_RULE", "judge"]
+__all__ = ["DEFAULT_RULE", "criterion_names", "judge"]
 
 DEFAULT_RULE = (
     "a sample passes when every scorer's value is worth full credit: C, true or yes, or a "
     "number ≥ 1 (I, N, P, false, no and numbers below 1 fail; other text is not decided), "
-    "so a pass rate equals Inspect's accuracy() when the values are C or I"
+    "so a pass rate equals Inspect's accuracy() when the values are C or I and no sample "
+    "errored (Inspect leaves errored samples out; trajguard fails them)"
 )
 
 _CREDIT = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+def criterion_names(scores: Mapping[str, Any]) -> set[str]:
+    """The names ``--scorer`` may take for these scores: each scorer's, and ``<scorer>/<key>``
+    for each key of a dict value."""
+    names = set()
+    for name, score in scores.items():
+        names.add(str(name))
+        value = score.get("value") if isinstance(score, Mapping) else None
+        if isinstance(value, Mapping):
+            names.update(f"{name}/{key}" for key in value)
+    return names
 
 
 def judge(
@@ -45,13 +59,13 @@ def judge(
             continue
         value = score.get("value")
         reason = _reason(score)
-        deciding = scorer is None or name == scorer
         items = value.items() if isinstance(value, Mapping) else [(None, value)]
         for key, item in items:
+            label = name if key is None else f"{name}/{key}"
+            deciding = scorer is None or scorer in (name, label)
             held = _holds(item, rule) if deciding else None
             if deciding:
                 decided.append(held)
-            label = name if key is None else f"{name}/{key}"
             found.append(ImportedCriterion(name=label, held=held, value=_text(item), reason=reason))
     if not decided or (None in decided and False not in decided):
         return tuple(found), None

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from trajguard._json import MAX_SOURCE_BYTES, loads_bounded, read_regular_bytes
 from trajguard.errors import SourceLogError, UsageError
 from trajguard.importers._model import ImportedBatch, ImportedRun, ImportOptions
 from trajguard.importers._pass_rule import parse_pass_rule
@@ -112,17 +113,21 @@ def read(paths: Sequence[Path], options: ImportOptions) -> ImportedBatch:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular_bytes(Path(path), max_bytes=MAX_SOURCE_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceLogError(f"cannot read the promptfoo results file: {exc}", file=path) from None
     try:
-        document = json.loads(text)
+        document = loads_bounded(text)
     except json.JSONDecodeError as exc:
         raise SourceLogError(
             f"not JSON ({exc.msg}): the file is truncated or not a promptfoo results file",
             file=path,
             line=exc.lineno,
             hint=_REWRITE,
+        ) from None
+    except ValueError as exc:  # nested too deep, or a number too long to convert
+        raise SourceLogError(
+            f"not readable JSON: {exc}", file=path, hint=f"if it is a promptfoo file, {_REWRITE}"
         ) from None
     if not isinstance(document, dict) or "evalId" not in document:
         raise SourceLogError(

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from trajguard._json import loads_bounded
 from trajguard.atif import Agent, Metrics, Step, ToolCall, Trajectory
 
 __all__ = ["canonical", "number", "one_call"]
@@ -77,8 +78,8 @@ def _chat(raw: str) -> list[dict[str, Any]] | None:
     if not raw.lstrip().startswith("["):
         return None
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
+        value = loads_bounded(raw)
+    except ValueError:  # not JSON, or nested too deep: the prompt is kept as text
         return None
     if not isinstance(value, list) or not value:
         return None
@@ -102,8 +103,8 @@ def _tool_calls(output: object) -> list[ToolCall]:
         arguments = function.get("arguments")
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
+                arguments = loads_bounded(arguments)
+            except ValueError:  # not JSON, or nested too deep: kept as the text it is
                 arguments = {"arguments": arguments}
         found.append(
             ToolCall(

@@ -20,6 +20,7 @@ from typing import Any
 from trajguard import __version__
 from trajguard._files import default_mode
 from trajguard.errors import StoreError
+from trajguard.importers._headline import headlines
 from trajguard.importers._model import ImportedBatch
 from trajguard.importers._rows import imported_row, run_id
 from trajguard.redaction import Redactor, environment_secrets
@@ -95,6 +96,7 @@ def _manifest(batch: ImportedBatch) -> dict[str, Any]:
         "provenance": dict(batch.provenance),
         "lacks": list(batch.lacks),
         "pass_rule": batch.pass_rule,
+        "figures": [line for headline in headlines(batch) for line in headline.lines()],
         "imported_at": now,
     }
     hashes = {

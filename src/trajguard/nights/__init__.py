@@ -14,7 +14,7 @@ per scenario, a sustained change ("since when"), flaky nights and the baseline's
 from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
 from trajguard.nights._location import StoreLocation, is_url, open_location
-from trajguard.nights._read import read_nights
+from trajguard.nights._read import NightFiles, StoreRows, list_night_files, read_nights, read_store
 from trajguard.nights._record import NightInput, night_table, tool_mix
 from trajguard.nights._schema import (
     NIGHT_SCHEMA,
@@ -36,16 +36,20 @@ __all__ = [
     "READ_SCHEMA",
     "ChangeScan",
     "Dispersion",
+    "NightFiles",
     "NightInput",
     "StoreLocation",
+    "StoreRows",
     "append_night",
     "change_scan",
     "is_url",
+    "list_night_files",
     "night_path",
     "night_table",
     "open_location",
     "overdispersion",
     "read_nights",
+    "read_store",
     "record_night",
     "tool_mix",
     "trend",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from trajguard.errors import StoreError
 from trajguard.nights._append import append_night
 from trajguard.nights._location import open_location
-from trajguard.nights._read import newest_dates, read_nights
+from trajguard.nights._read import newest_dates, read_store
 from trajguard.nights._record import NightInput, night_table
 from trajguard.nights._trend import trend_of
 from trajguard.results import TrendFacts
@@ -50,8 +51,11 @@ def trend(
         band: the pass-rate band of the drift rule.
         extra: a night not yet appended, shown as the newest (a nightly's own night).
 
+    Files of the store that are no readable night (a README, a corrupt file) are skipped and
+    named in the result's ``skipped``; the trend is of the other nights.
+
     Raises:
-        StoreError: the store cannot be read, holds no nights (of the suite), or holds several
+        StoreError: the store cannot be listed, holds no nights (of the suite), or holds several
             suites and none was named.
     """
     if last is not None and last < 1:
@@ -61,7 +65,8 @@ def trend(
     location = open_location(store)
     named = suite or (extra.suite if extra else None)
     since = newest_dates(location, suite=named, nights=last) if last and named else None
-    rows = read_nights(location, suite=named, scenario=scenario, since=since)
+    read = read_store(location, suite=named, scenario=scenario, since=since)
+    rows = read.rows
     if extra is not None:
         import pandas as pd
 
@@ -79,6 +84,7 @@ def trend(
         raise StoreError(
             "the store holds no nights" + (f" of suite {suite!r}" if suite else ""),
             file=location.text,
+            details=[f"skipped {s.path}: {s.reason}" for s in read.skipped],
             hint="append nights with `trajguard nightly SUITE --store STORE` "
             "or `trajguard compare BASELINE CANDIDATE --store STORE`",
         )
@@ -95,7 +101,7 @@ def trend(
     if last is not None:
         keys = rows[["date", "recorded_at", "night_id"]].drop_duplicates().tail(last)
         rows = rows.merge(keys, on=list(keys.columns))
-    return trend_of(
+    facts = trend_of(
         rows.reset_index(drop=True),
         store=location.text,
         suite=chosen,
@@ -103,3 +109,4 @@ def trend(
         sims=simulations,
         band=band,
     )
+    return replace(facts, skipped=read.skipped) if read.skipped else facts

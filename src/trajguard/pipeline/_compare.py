@@ -56,6 +56,9 @@ class CompareOutcome:
     """The candidate run set (when the pipeline ran it)."""
     history: PooledBaseline | None = None
     """The batches pooled from the baseline's history (``None``: one batch)."""
+    warnings: tuple[str, ...] = ()
+    """What the user should know that did not stop the comparison (files of the store of
+    nights skipped, a store whose trend could not be read)."""
 
     @property
     def regressed(self) -> bool:
@@ -192,19 +195,21 @@ def compare_loaded(
         explain=options.explain,
     )
     night = None
+    warnings: tuple[str, ...] = ()
     if store is not None:
         night = night_of(document, baseline, candidate, report=report, date=store.date)
-        document = with_trend(document, night, store)
+        document, warnings = with_trend(document, night, store)
     runs = run_payload(document, baseline, candidate) if options.html else None
     write_outputs(document, report, options=options, runs=runs)
     if store is not None and night is not None:
-        keep_night(document, night, store)
+        keep_night(document, night, store, report=report)
     return CompareOutcome(
         comparison=comparison,
         document=document,
         report=report,
         junit=options.junit,
         history=history,
+        warnings=warnings,
     )
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "StoreRequest",
     "night_of",
     "promote_from_store",
+    "skipped_warnings",
     "store_for_suite",
     "with_trend",
 ]
@@ -158,23 +159,56 @@ def _promotion(document: ReportDocument, facts: TrendFacts) -> Promotion:
     )
 
 
+def skipped_warnings(facts: TrendFacts | None) -> tuple[str, ...]:
+    """One warning per file of the store the trend's read skipped (foreign or unreadable)."""
+    if facts is None:
+        return ()
+    return tuple(skipped.warning for skipped in facts.skipped)
+
+
 def with_trend(
     document: ReportDocument, night: NightInput, request: StoreRequest
-) -> ReportDocument:
+) -> tuple[ReportDocument, tuple[str, ...]]:
     """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
-    night the newest) and, if asked, the promotion decision."""
+    night the newest) and, if asked, the promotion decision; and the warnings of the read.
+
+    A store that cannot be read does not cost the night its report: the document comes back
+    without a trend (so nothing is promoted) and a warning says why.
+
+    Raises:
+        StoreError: the night cannot be filed in the store (its suite, date or id).
+    """
     # refuse a night that cannot be filed before anything is written
     location = _location(request)
     night_path(open_location(location), suite=night.suite, date=night.date, night_id=night.night_id)
-    facts = trend(location, suite=night.suite, extra=night, last=REPORT_WINDOW)
+    try:
+        facts = trend(location, suite=night.suite, extra=night, last=REPORT_WINDOW)
+    except StoreError as exc:
+        return document, (f"the report has no trend section: {exc}",)
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))
-    return replace(document, trend=facts)
+    return replace(document, trend=facts), skipped_warnings(facts)
 
 
-def keep_night(document: ReportDocument, night: NightInput, request: StoreRequest) -> None:
-    """Append the night; promote its run set when the document's trend says so."""
-    record_night(_location(request), night)
+def keep_night(
+    document: ReportDocument, night: NightInput, request: StoreRequest, *, report: Path
+) -> None:
+    """Append the night (its report is written by then); promote its run set when the
+    document's trend says so.
+
+    Raises:
+        StoreError: the night could not be appended (the message names the report written).
+    """
+    try:
+        record_night(_location(request), night)
+    except StoreError as exc:
+        raise StoreError(
+            f"the report is written ({report}), but the night was not appended to the store: "
+            f"{exc.message}",
+            file=exc.file,
+            hint=(exc.hint + "; then " if exc.hint else "")
+            + "run the same command again: the night replaces itself in the store",
+        ) from None
     promotion = document.trend.promotion if document.trend else None
     if promotion is not None and promotion.promoted and request.promote_to is not None:
         promote(

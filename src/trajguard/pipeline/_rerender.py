@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from trajguard._json import read_regular_bytes
 from trajguard.errors import StoreError
 from trajguard.pipeline._outputs import ReportOptions, write_outputs
 from trajguard.results import COMPARISON_FILE, ReportDocument, ReportKind, read_document
@@ -27,22 +27,14 @@ class Rerendered:
 
 def _read(source: Path) -> bytes:
     try:
-        info = source.stat()
+        return read_regular_bytes(source, max_bytes=_MAX_BYTES)
     except OSError as exc:
+        message = str(exc.strerror or exc).replace(str(source), "it")
         raise StoreError(
-            f"cannot read: {exc.strerror or exc}",
+            f"cannot read: {message}",
             file=source,
             hint=f"pass the {COMPARISON_FILE} a comparison wrote beside its report",
         ) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise StoreError(
-            "not a regular file",
-            file=source,
-            hint=f"pass the {COMPARISON_FILE} a comparison wrote beside its report",
-        )
-    if info.st_size > _MAX_BYTES:
-        raise StoreError(f"larger than {_MAX_BYTES // 2**20} MB: not a comparison", file=source)
-    return source.read_bytes()
 
 
 def rerender(

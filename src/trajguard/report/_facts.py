@@ -117,6 +117,8 @@ def _imported(manifest: Mapping[str, Any]) -> dict[str, Any]:
         "imported_from": _text(imported.get("source")),
         "lacks": _texts(imported.get("lacks")),
         "pass_rule": _text(imported.get("pass_rule")),
+        "source_files": _texts(imported.get("files")),
+        "source_figures": _texts(imported.get("figures")),
     }
 
 

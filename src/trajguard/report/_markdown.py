@@ -227,6 +227,12 @@ def _imported(baseline: Side, candidate: Side) -> list[str]:
         if side.imported_from is None:
             continue
         text = f"\n> **The {role} was imported from {md(side.imported_from, limit=40)} logs.**"
+        if side.source_files:
+            shown = ", ".join(side.source_files[:5])
+            more = f" and {len(side.source_files) - 5} more" if len(side.source_files) > 5 else ""
+            text += f" Its logs: {md(shown, limit=300)}{more}."
+        for figure in side.source_figures:
+            text += f" {md(figure.strip(), limit=300)}."
         if side.pass_rule:
             text += f" Passed: {md(side.pass_rule, limit=300)}."
         if side.lacks:

@@ -25,7 +25,8 @@ class ToolDigest:
     """One side's tool usage per scenario.
 
     Attributes:
-        calls: scenario → tool → mean calls per behavioural run (every variant of the scenario).
+        calls: scenario → tool → mean calls per behavioural run whose tool use is recorded
+            (every variant of the scenario).
         top: scenario → its first arm's most common sequence (absent without one).
     """
 
@@ -37,9 +38,15 @@ def _calls(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
     out = {}
     for scenario, rows in frame.groupby("scenario", sort=False):
         total: Counter[str] = Counter()
-        for value in rows["tool_counts"].dropna():
+        # a run whose tool use is unknown (no tool_sequence: imported without a trajectory)
+        # is missing from the mean, not a run that called no tool
+        known = (
+            rows["tool_sequence"].notna() if "tool_sequence" in rows else rows.index == rows.index
+        )
+        for value in rows.loc[known, "tool_counts"].dropna():
             total.update(dict(value))
-        out[str(scenario)] = {str(k): float(v / max(len(rows), 1)) for k, v in total.items()}
+        n = int(known.sum())
+        out[str(scenario)] = {str(k): float(v / max(n, 1)) for k, v in total.items()}
     return out
 
 

@@ -46,6 +46,7 @@ from trajguard.results._explanation import (
     RunRef,
 )
 from trajguard.results._schema import json_schema
+from trajguard.results._skipped import SkippedFile
 from trajguard.results._trend import (
     BaselineDrift,
     ChangeFacts,
@@ -84,6 +85,7 @@ __all__ = [
     "ScenarioTrend",
     "Side",
     "SideFacts",
+    "SkippedFile",
     "ToolUse",
     "TopSequence",
     "TrendFacts",

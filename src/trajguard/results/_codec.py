@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from trajguard._json import JSONLimitError, loads_bounded
 from trajguard.errors import InvalidResultData
 from trajguard.results._decode import decoder
 from trajguard.results._encode import encoder
@@ -121,11 +122,13 @@ def loads(
             version, or data that does not fit ``tp``.
     """
     try:
-        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+        data = loads_bounded(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as error:
         raise InvalidResultData(
             f"not JSON: {error.msg} (column {error.colno})", file=file, line=error.lineno
         ) from None
+    except JSONLimitError as error:
+        raise InvalidResultData(f"the document is {error}", file=file, path="$") from None
     except InvalidResultData as error:
         error.file = None if file is None else str(file)
         raise

@@ -10,8 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from trajguard.results._codec import dumps, loads
+from trajguard.errors import InvalidResultData
+from trajguard.results._codec import dumps, loads, to_data
 from trajguard.results._document import DOCUMENT_SCHEMA_VERSION, ReportDocument
+from trajguard.results._sanity import impossible_values
 from trajguard.results._schema import json_schema
 
 __all__ = ["COMPARISON_FILE", "SCHEMA_FILE", "document_json", "document_schema", "read_document"]
@@ -31,12 +33,22 @@ def read_document(text: str | bytes, *, file: str | Path | None = None) -> Repor
     """The document in the text of a ``comparison.json``.
 
     Raises:
-        InvalidResultData: not JSON, another schema version, or not a report document (the
-            message names the JSON path).
+        InvalidResultData: not JSON, another schema version, not a report document, or one
+            holding impossible values (a rate or p-value outside [0, 1], a negative or absurd
+            count); the message names the JSON path.
     """
     document: ReportDocument = loads(
         ReportDocument, text, version=DOCUMENT_SCHEMA_VERSION, file=file
     )
+    wrong = impossible_values(to_data(document))
+    if wrong:
+        raise InvalidResultData(
+            f"{len(wrong)} impossible value(s): {wrong[0]}",
+            file=file,
+            details=wrong[1:20],
+            hint="the file was edited or written by something else than trajguard; render the "
+            "report again from the run sets (trajguard compare BASELINE CANDIDATE)",
+        )
     return document
 
 

@@ -91,6 +91,9 @@ class Side:
             ``promptfoo``, ``harbor``; ``None``: trajguard ran it).
         lacks: what those logs do not record (missing in its rows: trajectories, token usage).
         pass_rule: how the logs' scores became ``passed``, as the importer stated it.
+        source_files: the logs it was imported from, as given to ``trajguard import``.
+        source_figures: the tool's own headline figure beside trajguard's pass rate, and why
+            they differ, as the import summary printed them.
     """
 
     label: str
@@ -110,6 +113,8 @@ class Side:
     imported_from: str | None = None
     lacks: tuple[str, ...] = ()
     pass_rule: str | None = None
+    source_files: tuple[str, ...] = ()
+    source_figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

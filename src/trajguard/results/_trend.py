@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trajguard.results._skipped import SkippedFile
+
 __all__ = [
     "BaselineDrift",
     "ChangeFacts",
@@ -170,6 +172,8 @@ class TrendFacts:
             (``benchmarks/bench_trend_calibration.py``; ``None``: not stated).
         scenarios: every scenario, sorted by id.
         promotion: what ``--promote-if-clean`` did (``None``: not asked).
+        skipped: files in the store no night was read from (foreign or unreadable), each
+            named with the reason; the trend is of the other nights.
     """
 
     store: str
@@ -181,3 +185,4 @@ class TrendFacts:
     scenarios: tuple[ScenarioTrend, ...]
     false_alarm_rate: float | None = None
     promotion: Promotion | None = None
+    skipped: tuple[SkippedFile, ...] = ()

@@ -156,7 +156,8 @@ def list_runs(runset: Path, chosen: RunFilter | None = None) -> tuple[RunLine, .
     Reads only :data:`LISTING_COLUMNS` (never the trajectories).
 
     Raises:
-        UsageError: a limit below 1 or an unknown status.
+        UsageError: a limit below 1, an unknown status, or a scenario or variant the run set
+            does not hold (named, with the ones it holds).
         StoreError: not a run set, or a file in it cannot be read.
     """
     chosen = chosen or RunFilter()
@@ -165,5 +166,16 @@ def list_runs(runset: Path, chosen: RunFilter | None = None) -> tuple[RunLine, .
     lines = sorted(
         (_line(row) for row in rows), key=lambda r: (r.scenario, r.variant, r.run_index, r.run_id)
     )
+    for field, named in (("scenario", chosen.scenario), ("variant", chosen.variant)):
+        there = sorted({getattr(line, field) for line in lines})
+        if named is not None and named not in there:
+            shown = ", ".join(there[:10]) + (
+                f" and {len(there) - 10} more" if len(there) > 10 else ""
+            )
+            raise UsageError(
+                f"the run set has no {field} {named!r}",
+                file=runset,
+                hint=f"its {field}s: {shown}" if there else "it holds no runs",
+            )
     kept = [line for line in lines if _keep(line, chosen)]
     return tuple(kept[: chosen.limit] if chosen.limit is not None else kept)

@@ -29,12 +29,29 @@ import json
 import math
 import string
 from collections.abc import Mapping
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from trajguard._json import (
+    MAX_SOURCE_BYTES,
+    check_regular_file,
+    env_limit,
+    file_limit,
+    loads_bounded,
+)
 from trajguard.errors import SuiteError
 
-__all__ = ["ENTRY_KEYS", "DataRow", "as_text", "fill", "read_rows", "scenario_of"]
+__all__ = [
+    "ENTRY_KEYS",
+    "MAX_DATA_ROWS",
+    "ROWS_ENV",
+    "DataRow",
+    "as_text",
+    "fill",
+    "read_rows",
+    "scenario_of",
+]
 
 ENTRY_KEYS = (
     "path",
@@ -202,50 +219,89 @@ def _json_safe(value: Any) -> Any:
     return str(value)
 
 
-def read_rows(path: Path, shown: str) -> list[DataRow]:
-    """Every row of a JSONL, CSV or Parquet file (by its suffix).
+ROWS_ENV = "TRAJGUARD_MAX_DATA_ROWS"
+"""Set to a whole number to replace :data:`MAX_DATA_ROWS`."""
 
-    Raises:
-        SuiteError: the file is missing, unreadable, of another kind, or a row is not an object.
-    """
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".jsonl", ".ndjson"):
-            return _jsonl(path)
-        if suffix == ".csv":
-            with path.open(encoding="utf-8", newline="") as handle:
-                reader = csv.DictReader(handle)
-                return [DataRow(path, reader.line_num, dict(r)) for r in reader]
-        if suffix == ".parquet":
-            return _parquet(path)
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise SuiteError(
-            f"cannot read scenarios_from file {shown!r}: {reason}",
-            file=path,
-            hint="the path is relative to the suite file",
-        ) from None
-    raise SuiteError(
-        f"scenarios_from file {shown!r} is not .jsonl, .csv or .parquet",
+MAX_DATA_ROWS = 20_000
+"""Most rows a ``scenarios_from`` file may hold (each becomes a scenario, run ``runs`` times):
+a file with more is refused before it is read to its end."""
+
+
+def _too_many(path: Path, shown: str, limit: int) -> SuiteError:
+    return SuiteError(
+        f"scenarios_from file {shown!r} holds more than {limit:,} rows (trajguard's limit; "
+        f"set ${ROWS_ENV} to raise it)",
         file=path,
-        hint="name a JSON Lines (.jsonl), CSV (.csv, with a header row) or Parquet file",
+        hint="split the data into several suites, or sample it (each row is a scenario)",
     )
 
 
-def _jsonl(path: Path) -> list[DataRow]:
-    rows = []
-    with path.open(encoding="utf-8") as handle:
+def read_rows(path: Path, shown: str) -> list[DataRow]:
+    """Every row of a JSONL, CSV or Parquet file (by its suffix), read within the limits: a
+    regular file of at most :data:`~trajguard._json.MAX_SOURCE_BYTES`, :data:`MAX_DATA_ROWS`
+    rows, JSON nested at most :data:`~trajguard._json.MAX_JSON_DEPTH` levels. A UTF-8 byte
+    order mark (Excel's "CSV UTF-8") is read as none.
+
+    Raises:
+        SuiteError: the file is missing, unreadable, not a regular file, over a limit, of
+            another kind, or a row is not an object.
+    """
+    suffix = path.suffix.lower()
+    limit = env_limit(ROWS_ENV, MAX_DATA_ROWS)
+    try:
+        if suffix in (".jsonl", ".ndjson", ".csv", ".parquet"):
+            check_regular_file(path, max_bytes=file_limit(MAX_SOURCE_BYTES))
+        if suffix in (".jsonl", ".ndjson"):
+            rows = _jsonl(path, limit)
+        elif suffix == ".csv":
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                reader = csv.DictReader(handle)
+                rows = [DataRow(path, reader.line_num, dict(r)) for r in islice(reader, limit + 1)]
+        elif suffix == ".parquet":
+            rows = _parquet(path, shown, limit)
+        else:
+            raise SuiteError(
+                f"scenarios_from file {shown!r} is not .jsonl, .csv or .parquet",
+                file=path,
+                hint="name a JSON Lines (.jsonl), CSV (.csv, with a header row) or Parquet file",
+            )
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SuiteError(
+            f"cannot read scenarios_from file {shown!r}: {reason.replace(str(path), 'it')}",
+            file=path,
+            hint="name a regular file (a path relative to the suite file)"
+            if "regular file" in reason
+            else "the path is relative to the suite file",
+        ) from None
+    if len(rows) > limit:
+        raise _too_many(path, shown, limit)
+    return rows
+
+
+def _jsonl(path: Path, limit: int) -> list[DataRow]:
+    rows: list[DataRow] = []
+    with path.open(encoding="utf-8-sig") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
+            if len(rows) > limit:
+                break
             try:
-                values = json.loads(text)
+                values = loads_bounded(text)
             except json.JSONDecodeError as exc:
                 raise SuiteError(
                     f"line {number} is not JSON: {exc.msg} (column {exc.colno})",
                     file=path,
                     line=number,
                     hint="a JSON Lines file holds one JSON object per line",
+                ) from None
+            except ValueError as exc:  # nested too deep, or a number too long to convert
+                raise SuiteError(
+                    f"line {number} is not readable JSON: {exc}",
+                    file=path,
+                    line=number,
+                    hint="a row holds a scenario's fields: flat values, a few levels at most",
                 ) from None
             if not isinstance(values, dict):
                 raise SuiteError(
@@ -258,11 +314,13 @@ def _jsonl(path: Path) -> list[DataRow]:
     return rows
 
 
-def _parquet(path: Path) -> list[DataRow]:
+def _parquet(path: Path, shown: str, limit: int) -> list[DataRow]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
+        if pq.read_metadata(path).num_rows > limit:  # refused before any row is read
+            raise _too_many(path, shown, limit)
         table = pq.read_table(path)
     except (pa.ArrowInvalid, pa.ArrowIOError) as exc:
         raise SuiteError(

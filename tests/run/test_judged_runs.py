@@ -1,7 +1,7 @@
 """Judged criteria in a batch, against a scripted judge (an OpenAI-compatible stub on
 127.0.0.1, reached through litellm): a random judge is flagged unstable and a consistent one is
-not; an identical answer is judged once; a judge that fails leaves the run a harness_error;
-the judge's calls never enter the agent's columns (issue 25)."""
+not; runs with one answer are judged independently (issue 35); a judge that fails leaves the
+run a harness_error; the judge's calls never enter the agent's columns (issue 25)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, compare_runsets
+from trajguard.judge import sample_seed
 from trajguard.run import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
@@ -135,17 +136,20 @@ async def test_the_judges_calls_are_kept_apart_from_the_agents(tmp_path: Path, j
     assert [s["prompt_tokens"] for s in record["samples"]] == [10]  # stopped at the first
 
 
-async def test_an_identical_answer_is_judged_once(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 2)
+async def test_runs_with_one_answer_are_judged_independently(tmp_path: Path, judge: Any) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes", "VERDICT: FAIL\nREASON: no"] * 4)
     suite = make_suite(tmp_path, judge.api_base, samples=2, answer="Paris.", runs=4)
     runs = await batch(tmp_path, suite)
-    assert len(judge.seen) == 2  # four runs, one answer: judged once (two samples)
+    assert len(judge.seen) == 8  # four runs, one answer: each run judged on its own (issue 35)
     records = [json.loads(r)[0] for r in runs["judge_calls"]]
-    assert [r["cached"] for r in records] == [False, True, True, True]
-    assert all(r["held"] is True for r in records) and runs["passed"].all()
+    assert [r["cached"] for r in records] == [False] * 4
     first = judge.seen[0].body
     assert "Paris." in first["messages"][-1]["content"]
-    assert first["temperature"] == 0.7 and [s.body["seed"] for s in judge.seen] == [0, 1]
+    assert first["temperature"] == 0.7
+    seeds = [s.body["seed"] for s in judge.seen]
+    assert len(set(seeds)) == 8  # no two requests alike: no provider can answer two runs as one
+    plan_seeds = sorted(int(s) for s in runs["seed"])
+    assert sorted(seeds) == sorted(sample_seed(s, i) for s in plan_seeds for i in range(2))
 
 
 async def test_an_unparseable_verdict_is_a_harness_error(tmp_path: Path, judge: Any) -> None:

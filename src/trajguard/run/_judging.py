@@ -1,4 +1,5 @@
-"""The judges of a batch: one model client per judge model, one cache of judgements.
+"""The judges of a batch: one model client per judge model, one cache of judgements (each
+run's own: a run is never answered with another run's judgement, see :mod:`trajguard.judge`).
 
 A run's row is built off the event loop (its predicates are user code), so a judge criterion
 asks the loop for its judgement and waits: :meth:`Judges.function` is the blocking function
@@ -13,7 +14,7 @@ import asyncio
 import contextvars
 from typing import TYPE_CHECKING
 
-from trajguard.judge import JudgeCache, Judgement, JudgeSettings
+from trajguard.judge import JudgeCache, Judgement, JudgeSettings, RunKey
 from trajguard.suite import JudgeFunction, ResolvedScenario
 
 if TYPE_CHECKING:
@@ -44,11 +45,15 @@ class Judges:
             self._models[key] = LiteLLMModel(settings.model, api_base=settings.api_base)
         return self._models[key]
 
-    def function(self, loop: asyncio.AbstractEventLoop) -> JudgeFunction:
-        """A blocking judge for a thread other than ``loop``'s."""
+    def function(
+        self, loop: asyncio.AbstractEventLoop, *, run_id: str, seed: int | None
+    ) -> JudgeFunction:
+        """A blocking judge for a thread other than ``loop``'s, asking for run ``run_id`` (its
+        samples seeded from the run's ``seed``)."""
+        run = RunKey(run_id, seed)
 
         def judge(settings: JudgeSettings, text: str) -> Judgement:
-            coroutine = self.cache.judgement(self.model, settings, text)
+            coroutine = self.cache.judgement(self.model, settings, text, run)
             future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, coroutine, loop)
             return future.result()
 

@@ -250,3 +250,36 @@ def test_a_blind_comparison_says_so_and_exits_4_only_when_power_is_required(
         cwd=runsets,
     )
     assert worse.returncode == 1, worse.stderr
+
+
+def test_plan_notes_a_baseline_judge_that_gave_one_verdict_per_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from trajguard_testkit.runsets import write_runset
+
+    from trajguard.cli import main
+
+    record = {"criterion": 'judge: "names Paris"', "model": "openai/judge", "samples_wanted": 1}
+    rows = [
+        {
+            "run_id": f"s/base/{i}",
+            "batch_id": "b1",
+            "suite": "demo",
+            "scenario": "s",
+            "variant": "base",
+            "run_index": i,
+            "model": "fake/agent",
+            "status": "ok",
+            "passed": i % 2 == 0,
+            "crashed": False,
+            "judge_calls": json.dumps([{**record, "held": i % 2 == 0}]),
+        }
+        for i in range(6)
+    ]
+    write_runset(tmp_path / "base", rows)
+    assert main(["plan", str(tmp_path / "base"), "--runs", "20"]) == 0
+    out = capsys.readouterr().out
+    assert 'note: scenario s: judge: "names Paris" (openai/judge) gave one verdict per run' in out
+    assert "add `samples: 3`" in out

@@ -90,3 +90,25 @@ def test_one_sample_or_a_failed_judgement_is_not_measured():
 def test_runs_without_judge_calls_have_no_figures(calls):
     rows = [{**run(), "judge_calls": calls} for _ in range(3)]
     assert compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows)).judges == ()
+
+
+def test_a_gating_judge_sampled_once_says_its_noise_is_unknown_in_the_headline():
+    rows = [judged(["PASS"], True) for _ in range(5)] + [judged(["FAIL"], False)] * 3
+    comparison = compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows))
+    assert [(j.side, j.runs, j.model) for j in comparison.judged_once] == [
+        ("baseline", 8, "local/smollm2"),
+        ("candidate", 8, "local/smollm2"),
+    ]
+    text = render(rows, rows, CompareConfig())
+    headline = text.split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "Judge noise unknown" in x]
+    assert 's, judge: "names Paris" (local/smollm2) gave one verdict per run' in line
+    assert "Set `samples: 3`" in line
+
+
+def test_a_judge_sampled_once_is_not_in_the_headline_when_the_pass_rate_does_not_gate():
+    rows = [judged(["PASS"], True) for _ in range(5)] + [judged(["FAIL"], False)] * 3
+    config = CompareConfig(gating=frozenset({"crash_rate"}))
+    assert "Judge noise unknown" not in render(rows, rows, config)
+    sampled = [judged(["PASS"] * 3, True) for _ in range(8)]
+    assert "Judge noise unknown" not in render(sampled, sampled, CompareConfig())

@@ -17,6 +17,7 @@ from trajguard.compare._escalation import EscalationLook, EscalationPlan, Escala
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
+from trajguard.compare._judges import judged_once
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -34,6 +35,7 @@ from trajguard.compare._results import (
     Comparison,
     Family,
     JudgeConsistency,
+    JudgeOnce,
     MetricResult,
     PassK,
     ScenarioGate,
@@ -80,6 +82,7 @@ __all__ = [
     "Family",
     "FixedDesign",
     "JudgeConsistency",
+    "JudgeOnce",
     "Look",
     "LookRecord",
     "Metric",
@@ -106,6 +109,7 @@ __all__ = [
     "compare_runsets",
     "drive",
     "exit_code",
+    "judged_once",
     "metric",
     "plan_assumed",
     "plan_runset",

@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from trajguard.compare._results import UNSTABLE_JUDGE_DISAGREEMENT, JudgeConsistency
+from trajguard.compare._results import UNSTABLE_JUDGE_DISAGREEMENT, JudgeConsistency, JudgeOnce
 
-__all__ = ["judge_consistency"]
+__all__ = ["judge_consistency", "judged_once"]
 
 Side = Literal["baseline", "candidate"]
 
@@ -40,6 +40,26 @@ def judge_consistency(runs: pd.DataFrame, side: Side) -> tuple[JudgeConsistency,
     return tuple(
         _consistency(scenario, criterion, side, *models[(scenario, criterion)], judged)
         for (scenario, criterion), judged in sorted(verdicts.items())
+    )
+
+
+def judged_once(runs: pd.DataFrame, side: Side) -> tuple[JudgeOnce, ...]:
+    """One entry per (scenario, judge criterion) that gave one verdict per run in ``runs``."""
+    if "judge_calls" not in runs.columns:
+        return ()
+    decided: dict[tuple[str, str], int] = {}
+    models: dict[tuple[str, str], str] = {}
+    for scenario, raw in zip(runs["scenario"], runs["judge_calls"], strict=True):
+        for record in _records(raw):
+            if int(record.get("samples_wanted") or 1) != 1:
+                continue
+            key = (str(scenario), str(record.get("criterion")))
+            decided[key] = decided.get(key, 0) + (record.get("held") is not None)
+            models[key] = str(record.get("model"))
+    return tuple(
+        JudgeOnce(scenario=scenario, criterion=criterion, side=side, model=models[key], runs=n)
+        for key, n in sorted(decided.items())
+        for scenario, criterion in [key]
     )
 
 

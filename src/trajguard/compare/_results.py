@@ -19,6 +19,7 @@ __all__ = [
     "Comparison",
     "Family",
     "JudgeConsistency",
+    "JudgeOnce",
     "MetricResult",
     "PassK",
     "ScenarioGate",
@@ -287,6 +288,27 @@ class JudgeConsistency:
 
 
 @dataclass(frozen=True, kw_only=True)
+class JudgeOnce:
+    """A ``judge`` criterion that gave one verdict per run (``samples: 1``) on one side: how
+    often the judge contradicts itself is not measured, so the share of a pass-rate change
+    that is the judge's noise is unknown.
+
+    Attributes:
+        scenario: the scenario.
+        criterion: the criterion's label (``judge: "…"``).
+        side: ``baseline`` or ``candidate``.
+        model: the judge model.
+        runs: runs the judge decided.
+    """
+
+    scenario: str
+    criterion: str
+    side: Literal["baseline", "candidate"]
+    model: str
+    runs: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class TagGroup:
     """The scenarios of one tag: pass rates, and the stratified pass-rate test over them.
 
@@ -352,6 +374,9 @@ class Comparison:
     """Results grouped by the scenarios' tags (empty without tags)."""
     judges: tuple[JudgeConsistency, ...] = ()
     """The consistency of each judge criterion sampled more than once, per scenario and side."""
+    judged_once: tuple[JudgeOnce, ...] = ()
+    """Judge criteria that gave one verdict per run (their noise unknown), per scenario and
+    side."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""

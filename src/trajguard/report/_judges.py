@@ -7,7 +7,7 @@ from __future__ import annotations
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
 from trajguard.report._format import md
 
-__all__ = ["judge_section", "unstable_judge_warnings"]
+__all__ = ["judge_section", "unmeasured_judge_warnings", "unstable_judge_warnings"]
 
 
 def _pct(value: float | None) -> str:
@@ -24,6 +24,25 @@ def unstable_judge_warnings(comparison: Comparison) -> list[str]:
         "this scenario's pass-rate change as the agent's"
         for j in comparison.judges
         if j.unstable
+    ]
+
+
+def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the gating judged criteria whose judge gave one verdict per run: its
+    noise is unknown (once per scenario and criterion, whichever side sampled once)."""
+    config = comparison.config
+    if "pass_rate" not in config.gating or "pass_rate" not in config.metrics:
+        return []
+    seen: dict[tuple[str, str], str] = {}
+    for j in comparison.judged_once:
+        seen.setdefault((j.scenario, j.criterion), j.model)
+    return [
+        f"- **Judge noise unknown:** {md(scenario, limit=40)}, {md(criterion, limit=80)} "
+        f"({md(model, limit=40)}) gave one verdict per run (`samples: 1`): how often this "
+        "judge contradicts itself is not measured, so how much of the scenario's pass-rate "
+        "change is the judge's cannot be said. Set `samples: 3` to measure it (each run is "
+        "then decided by the majority of its verdicts)."
+        for (scenario, criterion), model in sorted(seen.items())
     ]
 
 

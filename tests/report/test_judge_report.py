@@ -62,18 +62,45 @@ def test_a_disagreeing_judge_is_flagged_in_the_headline_and_the_table():
     text = render(stable, noisy, CompareConfig())
     assert "## Judge consistency" in text
     assert (
-        '| s | baseline | judge: "names Paris" | local/smollm2 | 3 | 8 | 0% | 0% | 75% | stable |'
-        in text
+        '| s | baseline | judge: "names Paris" | local/smollm2 | 3 | 8 | 0% | 0% (0%–32%) | '
+        "0% (0%–0%) | 75% | stable |" in text
     )
-    # every run disagrees; each run's own variance is 2/9, the total 1/4: 89% is noise
+    # every run splits 2 to 1: two verdicts disagree 2 times in 3 (unbiased: not 4/9); the
+    # within-run variance 1/3 exceeds the total 1/4 + the estimate's variance: pure noise
     assert (
-        '| s | candidate | judge: "names Paris" | local/smollm2 | 3 | 8 | 100% | 89% | 50% | '
-        "**unstable** |" in text
+        '| s | candidate | judge: "names Paris" | local/smollm2 | 3 | 8 | 100% | 67% (34%–89%) | '
+        "100% (100%–100%) | 50% | **unstable** |" in text
     )
     assert (
         "- **Unstable judge:** s (candidate)" in text
-        and "disagree in 100% of runs (limit 20%)" in text
+        and "disagree 67% (34%–89%) of the time (flagged above 20% with 95% confidence)" in text
     )
+    assert not compare_runsets(pd.DataFrame(stable), pd.DataFrame(noisy)).regressed
+
+
+def test_an_unstable_judge_fails_the_night_only_when_asked():
+    noisy = [judged(["PASS", "FAIL", "PASS"], True) for _ in range(4)] + [
+        judged(["FAIL", "PASS", "FAIL"], False) for _ in range(4)
+    ]
+    b, c = pd.DataFrame(noisy), pd.DataFrame(noisy)
+    assert not compare_runsets(b, c).regressed
+    failing = CompareConfig(judge_unstable="fail")
+    assert compare_runsets(b, c, config=failing).regressed
+    assert "Unstable judge (fails the night: judge_unstable: fail)" in render(noisy, noisy, failing)
+
+
+def test_the_noise_share_of_a_pure_noise_judge_is_not_biased_low():
+    import numpy as np
+
+    draw = np.random.default_rng(3)
+    rows = [
+        judged(["PASS" if v else "FAIL" for v in draw.random(3) < 0.5], True) for _ in range(400)
+    ]
+    (found,) = compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows)).judges[1:]
+    # the naive within-run variance reads (k - 1) / k = 67 % here; the unbiased one about 100 %
+    assert found.noise_share is not None and found.noise_share > 0.9
+    assert found.noise_share_low is not None and found.noise_share_low > 0.8
+    assert found.pair_disagreement_low < 0.5 < found.pair_disagreement_high
 
 
 def test_one_sample_or_a_failed_judgement_is_not_measured():

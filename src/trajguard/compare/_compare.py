@@ -316,7 +316,14 @@ def compare_runsets(
     )
     judges = judge_consistency(baseline, "baseline") + judge_consistency(candidate, "candidate")
     once = judged_once(baseline, "baseline") + judged_once(candidate, "candidate")
-    return replace(comparison, warnings=_unseen_tools(candidate), judges=judges, judged_once=once)
+    unstable = config.judge_unstable == "fail" and any(j.unstable for j in judges)
+    return replace(
+        comparison,
+        warnings=_unseen_tools(candidate),
+        judges=judges,
+        judged_once=once,
+        regressed=comparison.regressed or unstable,
+    )
 
 
 def _unseen_tools(runs: pd.DataFrame) -> tuple[str, ...]:

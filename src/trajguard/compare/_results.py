@@ -249,8 +249,10 @@ class BlindSpot:
 
 
 UNSTABLE_JUDGE_DISAGREEMENT = 0.2
-"""A judge is flagged unstable when its ``samples`` verdicts on one run disagree in more than
-this share of the runs it judged."""
+"""A judge is flagged unstable when two of its verdicts on one run disagree more often than
+this (its pairwise disagreement), with 95 % confidence: the lower end of the interval of
+:attr:`JudgeConsistency.pair_disagreement` is above it. 0.2 is a judge flipping about 11 % of
+its verdicts at random."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -266,12 +268,24 @@ class JudgeConsistency:
         runs: runs whose every sample gave a verdict (the ones measured).
         disagreeing_runs: runs whose verdicts were not all the same.
         disagreement: ``disagreeing_runs / runs``.
-        noise_share: the share of the verdicts' variance that is within runs (the judge's own
-            noise) over their total variance (law of total variance: within + between);
-            ``None`` when every verdict was the same (no variance at all).
+        noise_share: the share of one verdict's variance that is the judge's own noise: the
+            within-run variance (each run's ``s (k - s) / (k (k - 1))``, unbiased, ``s`` its
+            PASS verdicts of ``k``) over the total (``p (1 - p)``, ``p`` the share of PASS,
+            corrected by the variance of its estimate); clipped to [0, 1]; ``None`` when every
+            verdict was the same (no variance at all). A judge that is pure noise reads 1.
         verdict_pass_rate: the share of PASS among all the verdicts.
-        unstable: ``disagreement`` above :data:`UNSTABLE_JUDGE_DISAGREEMENT`: the scenario's
-            pass rate moves with the judge's noise, not only with the agent.
+        unstable: the lower end of ``pair_disagreement``'s interval is above
+            :data:`UNSTABLE_JUDGE_DISAGREEMENT`: the scenario's pass rate moves with the
+            judge's noise, not only with the agent.
+        pair_disagreement: the chance that two verdicts of the judge on the same run disagree
+            (each run's share of disagreeing pairs of its verdicts, averaged: unbiased, and the
+            same figure whatever ``samples``).
+        pair_disagreement_low: its lower 95 % bound (a Wilson interval over the runs, which is
+            conservative for a mean of values in [0, 1]).
+        pair_disagreement_high: its upper 95 % bound.
+        noise_share_low: the lower end of the noise share's 95 % interval (percentile bootstrap
+            over runs, 999 resamples); ``None`` with ``noise_share``.
+        noise_share_high: its upper end.
     """
 
     scenario: str
@@ -285,6 +299,11 @@ class JudgeConsistency:
     noise_share: float | None
     verdict_pass_rate: float
     unstable: bool
+    pair_disagreement: float = 0.0
+    pair_disagreement_low: float = 0.0
+    pair_disagreement_high: float = 0.0
+    noise_share_low: float | None = None
+    noise_share_high: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

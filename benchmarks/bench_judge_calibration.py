@@ -17,6 +17,11 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the comman
   cache before issue 35); with the mean width of the pass-rate difference's 95 % interval.
 * ``power``: share of nights failed on the 20-point drop, per judge, k and N (judgements per
   run), and the judged drop the comparison saw (the judge's attenuation of the true 20 points).
+* ``stability``: the judge-consistency figures of ``compare`` (``judge_consistency``) on one
+  side of ``--stability-nights`` nights per judge, k and N: the mean pair disagreement and its
+  interval's coverage of the truth, the noise share (unbiased) beside the naive within-run
+  variance's (biased low by (k - 1) / k), and the share of nights that flag the judge unstable
+  (what ``judge_unstable: fail`` would fail).
 * ``http``: the same A/A nights through real batches (``run_batch``: a callable agent, the
   judge criterion on a scripted judge server on 127.0.0.1, through litellm) for a few judges,
   beside the in-process figure of the same condition, and the batches' pass-count variance over
@@ -188,6 +193,72 @@ def part_power(args: argparse.Namespace, tables: dict[int, Decisions]) -> None:
             print(f"| {judge} | {k} | {100 * np.mean(drops):.1f} pts | {cells[0]} | {cells[1]} |")
 
 
+def _stability_rows(said: np.ndarray) -> pd.DataFrame:
+    import json
+
+    records = [
+        json.dumps(
+            [
+                {
+                    "criterion": "judge",
+                    "model": "scripted",
+                    "samples_wanted": len(v),
+                    "held": None,
+                    "error": None,
+                    "samples": [{"verdict": "PASS" if x else "FAIL"} for x in v],
+                }
+            ]
+        )
+        for v in said
+    ]
+    return pd.DataFrame({"scenario": "capital", "judge_calls": records})
+
+
+def part_stability(args: argparse.Namespace, tables: dict[int, Decisions]) -> None:
+    from trajguard.compare._judges import judge_consistency
+
+    rng = np.random.default_rng(args.seed + 3)
+    nights = args.stability_nights
+    print(f"\nStability figures, {nights} batches per cell (one side), 70 % right answers")
+    print(
+        "| judge | k | N | pair disagreement: true | mean | interval covers | noise share: "
+        "true | mean (unbiased) | mean (naive, before) | flagged unstable |"
+    )
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---|")
+    mix = np.array(BASELINE_MIX)
+    for judge in JUDGES:
+        f = float(judge.split("-")[1]) if judge.startswith("random-") else 0.0
+        true_pair = 2 * f * (1 - f)
+        right = float(mix @ RIGHT)
+        p_verdict = right * (1 - f) + (1 - right) * f
+        if judge == "biased":
+            p_verdict = right + mix[2]
+        true_share = f * (1 - f) / (p_verdict * (1 - p_verdict))
+        for k in (3, 5):
+            for n in (20, 50):
+                pairs, covers, shares, naive, flagged = [], 0, [], [], 0
+                for _ in range(nights):
+                    answers = rng.choice(len(mix), size=n, p=mix)
+                    said = verdicts(judge, answers, k, rng)
+                    (found,) = judge_consistency(_stability_rows(said), "candidate")
+                    pairs.append(found.pair_disagreement)
+                    covers += (
+                        found.pair_disagreement_low <= true_pair <= (found.pair_disagreement_high)
+                    )
+                    flagged += found.unstable
+                    if found.noise_share is not None:
+                        shares.append(found.noise_share)
+                        q = said.mean(-1)
+                        p = said.mean()
+                        naive.append(min(1.0, float((q * (1 - q)).mean() / (p * (1 - p)))))
+                print(
+                    f"| {judge} | {k} | {n} | {true_pair:.3f} | {np.mean(pairs):.3f} | "
+                    f"{_share(covers, nights)} | {true_share:.2f} | "
+                    f"{np.mean(shares) if shares else float('nan'):.2f} | "
+                    f"{np.mean(naive) if naive else float('nan'):.2f} | {_share(flagged, nights)} |"
+                )
+
+
 def _suite(path: Path, api_base: str, samples: int, runs: int) -> Any:
     from trajguard.suite import load_suite
 
@@ -263,21 +334,23 @@ def _dispersion(counts: np.ndarray, n: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("aa", "power", "http"))
+    parser.add_argument("--only", choices=("aa", "power", "stability", "http"))
     parser.add_argument("--nights", type=int, default=1000)
     parser.add_argument("--power-nights", type=int, default=500)
+    parser.add_argument("--stability-nights", type=int, default=300)
     parser.add_argument("--http-nights", type=int, default=20)
     parser.add_argument("--seed", type=int, default=35)
     args = parser.parse_args()
     began = time.perf_counter()
-    tables = {n: decisions(n) for n in (20, 50)}
+    tables = {} if args.only == "stability" else {n: decisions(n) for n in (20, 50)}
     print(
         "decision tables: "
         + ", ".join(f"N = {n}: {t.compares} comparisons" for n, t in tables.items())
         + f" ({time.perf_counter() - began:.0f} s)"
     )
     assert RIGHT.sum() == 2
-    for name, part in (("aa", part_aa), ("power", part_power), ("http", part_http)):
+    parts = (("aa", part_aa), ("power", part_power), ("stability", part_stability))
+    for name, part in (*parts, ("http", part_http)):
         if args.only in (None, name):
             part(args, tables)
     print(f"\n{time.perf_counter() - began:.0f} s")

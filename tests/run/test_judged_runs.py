@@ -9,10 +9,12 @@ import importlib.util
 import json
 import random
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from trajguard_testkit.scripted import Scripted
 
@@ -70,11 +72,12 @@ def make_suite(
     answer: str = "",
     extra: str = "",
     runs: int = 10,
+    defaults: str = "",
 ) -> Any:
     params = f", params: {{answer: {json.dumps(answer)}}}" if answer else ""
     path = tmp_path / "suite.yaml"
     path.write_text(
-        f"name: judged\ndefaults: {{runs: {runs}, concurrency: 1}}\nscenarios:\n"
+        f"name: judged\ndefaults: {{runs: {runs}, concurrency: 1{defaults}}}\nscenarios:\n"
         f"  - id: capital\n    agent: {{kind: callable, function: judged_agent:answer{params}}}\n"
         "    input: What is the capital of France?\n    pass:\n"
         f"      - judge: {{rubric: 'The answer names Paris.', model: openai/judge, "
@@ -186,3 +189,46 @@ async def test_a_failed_criterion_decides_despite_a_failed_judge(
     assert runs["status"].tolist() == ["ok", "ok"]  # fails on Berlin whatever the judge says
     assert runs["passed"].tolist() == [False, False]
     assert [e["held"] for e in runs["criteria"][0]] == [None, False]
+
+
+async def test_a_judge_that_never_answers_is_bounded_by_the_runs_timeout(
+    tmp_path: Path, judge: Any
+) -> None:
+    judge.then(*[stub.Fault(kind="hang", hang_s=90) for _ in range(8)])
+    suite = make_suite(tmp_path, judge.api_base, samples=3, runs=2, defaults=", timeout_s: 2")
+    began = time.monotonic()
+    runs = await batch(tmp_path, suite)
+    took = time.monotonic() - began
+    judge.release.set()  # let the stub's handler threads go
+    # each attempt of the judge's client would wait 120 s and be retried (issue 35): the run's
+    # 2 s bound it; 60 s leaves a loaded machine room and is far below one such attempt
+    assert took < 60, took
+    assert runs["status"].tolist() == ["harness_error"] * 2
+    assert runs["error_type"].tolist() == ["judge_failed"] * 2  # never the agent's crash
+    assert runs["crashed"].isna().all()
+    assert "did not answer within the run's 2 s timeout" in runs["error_message"][0]
+
+
+async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
+    tmp_path: Path, judge: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "judge-key-0123456789abcdef-not-a-pattern"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    judge.then(
+        stub.Fault(kind="echo_key"),  # run 0: 401 quoting the key
+        stub.Fault(kind="ok", reply=f"VERDICT: FAIL\nREASON: your key {key} is wrong"),  # run 1
+    )
+    extra = "      - final_output_contains: Berlin\n"  # fails: failed_criteria is written
+    suite = make_suite(tmp_path, judge.api_base, samples=1, runs=2, extra=extra)
+    runs = await batch(tmp_path, suite)
+    sent = {name.lower(): value for name, value in judge.seen[0].headers.items()}
+    assert len(judge.seen) == 2 and sent["authorization"] == f"Bearer {key}"
+    assert any("REDACTED" in " ".join(f) for f in runs["failed_criteria"])
+    for path in sorted((tmp_path / "rs").rglob("*")):
+        if not path.is_file():
+            continue
+        if path.suffix == ".parquet":
+            text = str(pq.read_table(path).to_pylist())
+        else:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        assert key not in text, path

@@ -217,10 +217,13 @@ class JudgeCache:
         self.calls += 1
         try:
             result = await grade(model(settings), settings, text, seed=run.seed)
-        except BaseException as exc:
+        except BaseException as exc:  # cancelled (the run's timeout), or the model raised
             del self._known[key]
-            future.set_exception(exc)
-            future.exception()  # retrieved: no "never retrieved" warning
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+                future.exception()  # retrieved: no "never retrieved" warning
             raise
         if result.error is not None:
             self._known.pop(key, None)

@@ -1,6 +1,11 @@
 """The judges of a batch: one model client per judge model, one cache of judgements (each
 run's own: a run is never answered with another run's judgement, see :mod:`trajguard.judge`).
 
+A judgement is bounded by the run's ``timeout_s``: a judge that accepts the connection and never
+answers (each attempt of its client would wait 120 s, and be retried) leaves the criterion not
+judged when the run's timeout has passed, with the reason; the judge's client also gets at most
+that long per attempt.
+
 A run's row is built off the event loop (its predicates are user code), so a judge criterion
 asks the loop for its judgement and waits: :meth:`Judges.function` is the blocking function
 :func:`~trajguard.suite.evaluate_criteria` calls. The judgement runs in an empty context, so
@@ -14,7 +19,7 @@ import asyncio
 import contextvars
 from typing import TYPE_CHECKING
 
-from trajguard.judge import JudgeCache, Judgement, JudgeSettings, RunKey
+from trajguard.judge import JudgeCache, Judgement, JudgeSample, JudgeSettings, RunKey
 from trajguard.suite import JudgeFunction, ResolvedScenario
 
 if TYPE_CHECKING:
@@ -32,8 +37,10 @@ class Judges:
     """The judge models and the judgement cache of a batch (of this process: on Ray each run
     has its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, attempt_timeout_s: float = 120.0) -> None:
         self.cache = JudgeCache()
+        self.attempt_timeout_s = attempt_timeout_s
+        """The longest one attempt of a judge's client waits (the longest run timeout bounds it)."""
         self._models: dict[tuple[str, str | None], ChatModel] = {}
 
     def model(self, settings: JudgeSettings) -> ChatModel:
@@ -42,18 +49,38 @@ class Judges:
         if key not in self._models:
             from trajguard.capture.llm import LiteLLMModel
 
-            self._models[key] = LiteLLMModel(settings.model, api_base=settings.api_base)
+            self._models[key] = LiteLLMModel(
+                settings.model, api_base=settings.api_base, timeout_s=self.attempt_timeout_s
+            )
         return self._models[key]
 
     def function(
-        self, loop: asyncio.AbstractEventLoop, *, run_id: str, seed: int | None
+        self,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        run_id: str,
+        seed: int | None,
+        timeout_s: float | None = None,
     ) -> JudgeFunction:
         """A blocking judge for a thread other than ``loop``'s, asking for run ``run_id`` (its
-        samples seeded from the run's ``seed``)."""
+        samples seeded from the run's ``seed``), each judgement bounded by ``timeout_s``."""
         run = RunKey(run_id, seed)
 
+        async def bounded(settings: JudgeSettings, text: str) -> Judgement:
+            asked = self.cache.judgement(self.model, settings, text, run)
+            if timeout_s is None:
+                return await asked
+            try:
+                return await asyncio.wait_for(asked, timeout_s)
+            except TimeoutError:
+                error = (
+                    f"the judge {settings.model} did not answer within the run's "
+                    f"{timeout_s:g} s timeout"
+                )
+                return Judgement(samples=(JudgeSample(verdict=None, reason="", error=error),))
+
         def judge(settings: JudgeSettings, text: str) -> Judgement:
-            coroutine = self.cache.judgement(self.model, settings, text, run)
+            coroutine = bounded(settings, text)
             future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, coroutine, loop)
             return future.result()
 

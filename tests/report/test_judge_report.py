@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from trajguard.compare import CompareConfig, compare_runsets
 from trajguard.report import build_document, render_report
-from trajguard.results import ReportKind
+from trajguard.report.html import render_html
+from trajguard.results import ReportKind, document_json, read_document
 from trajguard.store import RunSet
 
 
@@ -28,15 +30,18 @@ def run(passed: bool = True) -> dict:
     }
 
 
-def render(base: list[dict], cand: list[dict], config: CompareConfig) -> str:
+def document_of(base: list[dict], cand: list[dict], config: CompareConfig) -> Any:
     b, c = pd.DataFrame(base), pd.DataFrame(cand)
-    document = build_document(
+    return build_document(
         compare_runsets(b, c, config=config),
         kind=ReportKind.COMPARE,
         baseline=RunSet(path="b", manifest={"suite": "t"}, runs=b),
         candidate=RunSet(path="c", manifest={"suite": "t"}, runs=c),
     )
-    return render_report(document)
+
+
+def render(base: list[dict], cand: list[dict], config: CompareConfig) -> str:
+    return render_report(document_of(base, cand, config))
 
 
 def judged(verdicts: list[str], passed: bool) -> dict:
@@ -139,3 +144,19 @@ def test_a_judge_sampled_once_is_not_in_the_headline_when_the_pass_rate_does_not
     assert "Judge noise unknown" not in render(rows, rows, config)
     sampled = [judged(["PASS"] * 3, True) for _ in range(8)]
     assert "Judge noise unknown" not in render(sampled, sampled, CompareConfig())
+
+
+def test_the_page_and_comparison_json_carry_the_judge_figures():
+    noisy = [judged(["PASS", "FAIL", "PASS"], True) for _ in range(4)] + [
+        judged(["FAIL", "PASS", "FAIL"], False) for _ in range(4)
+    ]
+    once = [judged(["PASS"], True) for _ in range(8)]
+    document = document_of(once, noisy, CompareConfig())  # baseline once, candidate thrice
+    page = render_html(document)
+    assert "Judge consistency" in page and "67% (34%–89%)" in page
+    assert "Judge noise unknown" in page
+    read = read_document(document_json(document)).comparison
+    (judge,) = read.judges
+    assert judge == document.comparison.judges[0] and judge.unstable
+    assert judge.pair_disagreement_low > 0.2 and judge.noise_share_high == 1.0
+    assert [j.side for j in read.judged_once] == ["baseline"]

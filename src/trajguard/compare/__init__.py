@@ -17,7 +17,7 @@ from trajguard.compare._escalation import EscalationLook, EscalationPlan, Escala
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
-from trajguard.compare._judges import judged_once
+from trajguard.compare._judges import judge_consistency, judged_once
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -109,6 +109,7 @@ __all__ = [
     "compare_runsets",
     "drive",
     "exit_code",
+    "judge_consistency",
     "judged_once",
     "metric",
     "plan_assumed",

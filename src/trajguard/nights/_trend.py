@@ -74,6 +74,7 @@ def _point(row: Mapping[Any, Any]) -> TrendPoint:
         tool_distance=_distance(row.get("tool_mix"), row.get("baseline_tool_mix")),
         mean_tokens=_number(row.get("mean_tokens")),
         verdict=verdict if isinstance(verdict := row.get("verdict"), str) else None,
+        judge_disagreement=_number(row.get("judge_disagreement")),
     )
 
 

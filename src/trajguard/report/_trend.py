@@ -49,19 +49,26 @@ def _scenario(s: ScenarioTrend) -> list[str]:
     for d, what in ((s.drift, "baseline"), (s.anchor_drift, "pinned anchor")):
         if d is not None:
             lines += ["", _drift(d, what)]
+    judged = any(p.judge_disagreement is not None for p in s.points[-_SHOWN:])
+    judge_head, judge_rule = (" judge disagreement |", "---:|") if judged else ("", "")
     lines += [
         "",
-        "| date | night | pass rate (95% CI) | crash rate | tool mix vs baseline | tokens |",
-        "|---|---|---|---|---|---:|",
+        "| date | night | pass rate (95% CI) | crash rate | tool mix vs baseline | tokens |"
+        + judge_head,
+        "|---|---|---|---|---|---:|" + judge_rule,
     ]
     for p in s.points[-_SHOWN:]:
         tools = f"TVD {p.tool_distance:.2f}" if p.tool_distance is not None else "–"
         tokens = f"{p.mean_tokens:.0f}" if p.mean_tokens is not None else "–"
+        judge = ""
+        if judged:
+            shown = p.judge_disagreement
+            judge = f" {_pct(shown) if shown is not None else '–'} |"
         lines.append(
             f"| {md(p.date)} | {md(p.night_id, limit=24)} | {p.passes}/{p.runs} = "
             f"{_pct(p.pass_rate)} ({_pct(p.pass_low)}–{_pct(p.pass_high)}) | "
             f"{_pct(p.crash_rate)} ({_pct(p.crash_low)}–{_pct(p.crash_high)}) | {tools} | "
-            f"{tokens} |"
+            f"{tokens} |" + judge
         )
     return lines
 

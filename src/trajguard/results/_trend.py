@@ -35,6 +35,9 @@ class TrendPoint:
             (``None``: no baseline tool mix recorded).
         mean_tokens: mean tokens per run.
         verdict: the scenario's verdict that night.
+        judge_disagreement: the largest pair disagreement of the scenario's judges sampled more
+            than once that night (the chance two verdicts on one run disagree); ``None``: no
+            such judge, or a night recorded before the store kept it.
     """
 
     date: str
@@ -50,6 +53,7 @@ class TrendPoint:
     tool_distance: float | None = None
     mean_tokens: float | None = None
     verdict: str | None = None
+    judge_disagreement: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -160,3 +160,19 @@ def test_the_page_and_comparison_json_carry_the_judge_figures():
     assert judge == document.comparison.judges[0] and judge.unstable
     assert judge.pair_disagreement_low > 0.2 and judge.noise_share_high == 1.0
     assert [j.side for j in read.judged_once] == ["baseline"]
+
+
+def test_a_judge_that_passes_every_different_answer_is_flagged_in_the_headline():
+    def answered(text: str) -> dict:
+        return {**judged(["PASS"] * 3, True), "final_output": text}
+
+    rows = [answered(t) for t in ("Paris.", "Lyon.", "I do not know.", "Berlin.", "Paris!")] * 2
+    comparison = compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows))
+    (found,) = comparison.uniform_judges
+    assert (found.verdict, found.runs, found.answers) == ("PASS", 20, 5)
+    headline = render(rows, rows, CompareConfig()).split("\n## ")[0]
+    assert "**Judge that may not judge:** s" in headline and "said PASS of all 20 runs" in headline
+    same = [answered("Paris.") for _ in range(10)]  # one answer: passing it every time is fine
+    assert compare_runsets(pd.DataFrame(same), pd.DataFrame(same)).uniform_judges == ()
+    mixed = [*rows[:-1], {**judged(["FAIL"] * 3, False), "final_output": "Lyon."}]
+    assert compare_runsets(pd.DataFrame(rows), pd.DataFrame(mixed)).uniform_judges == ()

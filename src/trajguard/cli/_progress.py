@@ -45,6 +45,7 @@ class BatchProgress:
         self._passed = 0
         self._crashed = 0
         self._errors = 0
+        self._judge_failed = 0
         self._last_line = 0.0
         self._started = time.monotonic()
 
@@ -99,13 +100,15 @@ class BatchProgress:
             )
 
     def _stats(self) -> str:
-        return f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}"
+        judge = f" (judge failed {self._judge_failed})" if self._judge_failed else ""
+        return f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}{judge}"
 
     def update(self, row: Mapping[str, Any]) -> None:
         self._done += 1
         self._passed += passed_row(row["status"], row.get("crashed"), row.get("passed"))
         self._crashed += is_crash_row(row["status"], row.get("crashed"))
         self._errors += row.get("status") == "harness_error"
+        self._judge_failed += row.get("error_type") == "judge_failed"  # never the agent's crash
         if self._progress is not None:
             self._progress.update(self._task, advance=1, stats=self._stats())
         elif self._enabled:

@@ -42,6 +42,7 @@ from trajguard.compare._results import (
     ScenarioResult,
     SuiteTest,
     TagGroup,
+    UniformJudge,
 )
 from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcome, Stop
 from trajguard.compare._sequential_design import SequentialDesign
@@ -103,6 +104,7 @@ __all__ = [
     "Summary",
     "TagGroup",
     "Tolerance",
+    "UniformJudge",
     "Verdict",
     "combine_verdicts",
     "compare_ab",

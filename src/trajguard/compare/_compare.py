@@ -29,7 +29,7 @@ from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
 from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
 from trajguard.compare._history import baseline_drift
-from trajguard.compare._judges import judge_consistency, judged_once
+from trajguard.compare._judges import judge_consistency, judged_once, uniform_judges
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
     Comparison,
@@ -322,6 +322,7 @@ def compare_runsets(
         warnings=_unseen_tools(candidate),
         judges=judges,
         judged_once=once,
+        uniform_judges=uniform_judges(baseline, candidate),
         regressed=comparison.regressed or unstable,
     )
 

@@ -24,10 +24,18 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from trajguard.compare._results import UNSTABLE_JUDGE_DISAGREEMENT, JudgeConsistency, JudgeOnce
+from trajguard.compare._results import (
+    UNSTABLE_JUDGE_DISAGREEMENT,
+    JudgeConsistency,
+    JudgeOnce,
+    UniformJudge,
+)
 from trajguard.stats import norm_ppf
 
-__all__ = ["judge_consistency", "judged_once"]
+__all__ = ["judge_consistency", "judged_once", "uniform_judges"]
+
+UNIFORM_MIN_RUNS = 10
+"""Runs (both sides) below which a judge that said the same every time is not flagged."""
 
 Side = Literal["baseline", "candidate"]
 
@@ -70,6 +78,42 @@ def judged_once(runs: pd.DataFrame, side: Side) -> tuple[JudgeOnce, ...]:
         JudgeOnce(scenario=scenario, criterion=criterion, side=side, model=models[key], runs=n)
         for key, n in sorted(decided.items())
         for scenario, criterion in [key]
+    )
+
+
+def uniform_judges(*sides: pd.DataFrame) -> tuple[UniformJudge, ...]:
+    """The judge criteria whose every verdict on the runs of ``sides`` was the same, over at
+    least :data:`UNIFORM_MIN_RUNS` runs that gave at least two distinct final outputs."""
+    said: dict[tuple[str, str], set[str]] = {}
+    answers: dict[tuple[str, str], set[str]] = {}
+    runs: dict[tuple[str, str], int] = {}
+    models: dict[tuple[str, str], str] = {}
+    for table in sides:
+        if "judge_calls" not in table.columns or "final_output" not in table.columns:
+            continue
+        for scenario, raw, output in zip(
+            table["scenario"], table["judge_calls"], table["final_output"], strict=True
+        ):
+            for record in _records(raw):
+                verdicts = {str(s.get("verdict")) for s in record.get("samples") or ()}
+                if record.get("error") or not verdicts <= {"PASS", "FAIL"} or not verdicts:
+                    continue
+                key = (str(scenario), str(record.get("criterion")))
+                said.setdefault(key, set()).update(verdicts)
+                answers.setdefault(key, set()).add(str(output))
+                runs[key] = runs.get(key, 0) + 1
+                models[key] = str(record.get("model"))
+    return tuple(
+        UniformJudge(
+            scenario=key[0],
+            criterion=key[1],
+            model=models[key],
+            verdict="PASS" if said[key] == {"PASS"} else "FAIL",
+            runs=runs[key],
+            answers=len(answers[key]),
+        )
+        for key in sorted(said)
+        if len(said[key]) == 1 and runs[key] >= UNIFORM_MIN_RUNS and len(answers[key]) >= 2
     )
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "ScenarioGate",
     "ScenarioResult",
     "SuiteTest",
+    "UniformJudge",
     "settle",
 ]
 
@@ -328,6 +329,28 @@ class JudgeOnce:
 
 
 @dataclass(frozen=True, kw_only=True)
+class UniformJudge:
+    """A ``judge`` criterion whose every verdict, on both sides, was the same although the runs
+    gave different answers: a judge that passes (or fails) everything cannot see a change.
+
+    Attributes:
+        scenario: the scenario.
+        criterion: the criterion's label (``judge: "…"``).
+        model: the judge model.
+        verdict: ``PASS`` or ``FAIL``, every time.
+        runs: runs judged, both sides.
+        answers: distinct final outputs among them.
+    """
+
+    scenario: str
+    criterion: str
+    model: str
+    verdict: Literal["PASS", "FAIL"]
+    runs: int
+    answers: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class TagGroup:
     """The scenarios of one tag: pass rates, and the stratified pass-rate test over them.
 
@@ -393,6 +416,8 @@ class Comparison:
     """Results grouped by the scenarios' tags (empty without tags)."""
     judges: tuple[JudgeConsistency, ...] = ()
     """The consistency of each judge criterion sampled more than once, per scenario and side."""
+    uniform_judges: tuple[UniformJudge, ...] = ()
+    """Judge criteria that gave one verdict to every run of both sides, whose answers differ."""
     judged_once: tuple[JudgeOnce, ...] = ()
     """Judge criteria that gave one verdict per run (their noise unknown), per scenario and
     side."""

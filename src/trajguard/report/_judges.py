@@ -7,7 +7,12 @@ from __future__ import annotations
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
 from trajguard.report._format import md
 
-__all__ = ["judge_section", "unmeasured_judge_warnings", "unstable_judge_warnings"]
+__all__ = [
+    "judge_section",
+    "uniform_judge_warnings",
+    "unmeasured_judge_warnings",
+    "unstable_judge_warnings",
+]
 
 
 def _pct(value: float | None) -> str:
@@ -35,6 +40,19 @@ def unstable_judge_warnings(comparison: Comparison) -> list[str]:
         "agent's"
         for j in comparison.judges
         if j.unstable
+    ]
+
+
+def uniform_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the judges that said the same of every run though the answers
+    differ: such a judge cannot see a change."""
+    return [
+        f"- **Judge that may not judge:** {md(j.scenario, limit=40)}, "
+        f"{md(j.criterion, limit=80)} ({md(j.model, limit=40)}) said {j.verdict} of all "
+        f"{j.runs} runs of both sides, which gave {j.answers} different answers: a judge that "
+        f"{'passes' if j.verdict == 'PASS' else 'fails'} everything cannot see a change. Check "
+        "it on answers you know are wrong (and right) before gating on it."
+        for j in comparison.uniform_judges
     ]
 
 

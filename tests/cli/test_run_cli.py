@@ -140,6 +140,11 @@ def test_progress_shows_a_failed_judge_apart_from_the_agents_crashes(
         bar.update({"status": "ok", "crashed": False, "passed": True, "error_type": None})
     err = capsys.readouterr().err
     assert "x: 2/2 · pass 1 · crash 0 · harness error 1 (judge failed 1)" in err
+    bar = BatchProgress(enabled=True, label="x")
+    bar.judging(2)
+    assert bar._stats().endswith(" · judging 2")
+    bar.judging(0)
+    assert "judging" not in bar._stats()
 
 
 # --- options (items 4, 11) ---------------------------------------------------------------------

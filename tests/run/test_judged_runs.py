@@ -232,3 +232,31 @@ async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
         else:
             text = path.read_bytes().decode("utf-8", errors="replace")
         assert key not in text, path
+
+
+async def test_an_observer_is_told_the_judgements_in_flight(tmp_path: Path, judge: Any) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 6)
+
+    class Watcher:
+        def __init__(self) -> None:
+            self.seen: list[int] = []
+
+        def start(self, total: int, skipped: int, interrupted: int) -> None:
+            pass
+
+        def update(self, row: Any) -> None:
+            pass
+
+        def judging(self, active: int) -> None:
+            self.seen.append(active)
+
+    watcher = Watcher()
+    suite = make_suite(tmp_path, judge.api_base, samples=2, runs=3)
+    await run_batch(
+        suite,
+        tmp_path / "rs",
+        BatchOptions(seed=7),
+        make_model=lambda _: Scripted(lambda m, o: "ok"),
+        observer=watcher,
+    )
+    assert watcher.seen == [1, 0] * 3  # one run at a time: each judged, then done

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 class BatchProgress:
     """Shows runs done / total, ETA, pass and crash counts (crashes as
-    :mod:`trajguard.outcome` counts them, timeouts included) and harness errors.
+    :mod:`trajguard.outcome` counts them, timeouts included), harness errors (failed judges
+    counted apart: never the agent's crash) and the judgements in flight.
     Writes to stderr. The batch's start-up steps go to ``startup`` (printed whatever
     ``enabled`` says)."""
 
@@ -46,6 +47,7 @@ class BatchProgress:
         self._crashed = 0
         self._errors = 0
         self._judge_failed = 0
+        self._judging = 0
         self._last_line = 0.0
         self._started = time.monotonic()
 
@@ -101,7 +103,17 @@ class BatchProgress:
 
     def _stats(self) -> str:
         judge = f" (judge failed {self._judge_failed})" if self._judge_failed else ""
-        return f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}{judge}"
+        judging = f" · judging {self._judging}" if self._judging else ""
+        return (
+            f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}{judge}"
+            + judging
+        )
+
+    def judging(self, active: int) -> None:
+        """``active`` judgements are in flight (shown as "judging N" while any are)."""
+        self._judging = active
+        if self._progress is not None:
+            self._progress.update(self._task, stats=self._stats())
 
     def update(self, row: Mapping[str, Any]) -> None:
         self._done += 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from trajguard.judge import JudgeCache, Judgement, JudgeSample, JudgeSettings, RunKey
@@ -40,8 +41,12 @@ class Judges:
     def __init__(self, *, attempt_timeout_s: float = 120.0) -> None:
         self.cache = JudgeCache()
         self.attempt_timeout_s = attempt_timeout_s
-        """The longest one attempt of a judge's client waits (the longest run timeout bounds it)."""
+        """The longest one attempt of a judge's client waits (each judgement is bounded too)."""
         self._models: dict[tuple[str, str | None], ChatModel] = {}
+        self.active = 0
+        """Judgements in flight."""
+        self.on_change: Callable[[int], None] | None = None
+        """Told ``active`` whenever it changes (a progress display: "judging N")."""
 
     def model(self, settings: JudgeSettings) -> ChatModel:
         """The client of a judge model (one per model string and endpoint)."""
@@ -67,6 +72,13 @@ class Judges:
         run = RunKey(run_id, seed)
 
         async def bounded(settings: JudgeSettings, text: str) -> Judgement:
+            self._count(+1)
+            try:
+                return await within(settings, text)
+            finally:
+                self._count(-1)
+
+        async def within(settings: JudgeSettings, text: str) -> Judgement:
             asked = self.cache.judgement(self.model, settings, text, run)
             if timeout_s is None:
                 return await asked
@@ -85,3 +97,8 @@ class Judges:
             return future.result()
 
         return judge
+
+    def _count(self, change: int) -> None:
+        self.active += change
+        if self.on_change is not None:
+            self.on_change(self.active)

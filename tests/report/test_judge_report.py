@@ -92,6 +92,11 @@ def test_an_unstable_judge_fails_the_night_only_when_asked():
     failing = CompareConfig(judge_unstable="fail")
     assert compare_runsets(b, c, config=failing).regressed
     assert "Unstable judge (fails the night: judge_unstable: fail)" in render(noisy, noisy, failing)
+    # a design settling the verdicts again (sequential, escalation) keeps the judge's failure
+    from trajguard.compare._results import settle
+
+    assert settle(compare_runsets(b, c, config=failing)).regressed
+    assert not settle(compare_runsets(b, c)).regressed
 
 
 def test_the_noise_share_of_a_pure_noise_judge_is_not_biased_low():

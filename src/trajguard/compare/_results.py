@@ -430,7 +430,8 @@ class Comparison:
 def settle(comparison: Comparison) -> Comparison:
     """The comparison with its scenario verdicts, report verdict and exit flag derived from its
     gating metrics' and suite-level tests' verdicts: the one rule for "this night failed"
-    (some gating metric or suite-level test regressed), whatever design set those verdicts."""
+    (some gating metric or suite-level test regressed, or, under ``judge_unstable: fail``, a
+    judge was flagged unstable), whatever design set those verdicts."""
     scenarios = tuple(
         replace(s, verdict=combine_verdicts([m.verdict for m in s.metrics if m.kind == "gating"]))
         for s in comparison.scenarios
@@ -439,6 +440,8 @@ def settle(comparison: Comparison) -> Comparison:
     failed = Verdict.REGRESSED in suite or any(
         m.verdict is Verdict.REGRESSED for s in scenarios for m in s.metrics if m.kind == "gating"
     )
+    if comparison.config.judge_unstable == "fail":  # an unstable judge fails the night too
+        failed = failed or any(j.unstable for j in comparison.judges)
     return replace(
         comparison,
         scenarios=scenarios,

@@ -35,8 +35,12 @@ def test_trend_names_the_first_night_of_a_drop(tmp_path: Path, cli) -> None:
     result = cli("trend", str(store), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "# Trend (12 nights of suite demo" in result.stdout
-    assert "### multiply (base): **changed since 2026-11-07 (n06)**" in result.stdout
-    assert "### capital (base): steady" in result.stdout
+    assert (
+        "### multiply (base): **pass rate dropped since 2026-11-07 (n06): 88% → 15% "
+        "(alarm raised 2026-11-07" in result.stdout
+    )
+    assert "### capital (base): steady (no alarm)" in result.stdout
+    assert "an unchanged suite raises a false alarm once per 365 nights" in result.stdout
     assert "| 2026-11-12 | n11 |" in result.stdout
 
 
@@ -47,8 +51,11 @@ def test_trend_json_holds_every_night_and_the_change(tmp_path: Path, cli) -> Non
     data = json.loads(result.stdout)
     (multiply,) = data["scenarios"]
     assert [p["night_id"] for p in multiply["points"]] == [f"n{i:02d}" for i in range(12)]
-    assert multiply["change"]["night_id"] == "n06"
-    assert multiply["change"]["before"] > 0.7 > 0.4 > multiply["change"]["after"]
+    (alarm,) = multiply["alarms"]
+    assert alarm["start_night_id"] == "n06" and alarm["shape"] == "step" and alarm["harmful"]
+    assert alarm["before"] > 0.7 > 0.4 > alarm["after"]
+    assert 6 <= alarm["raised_index"] <= 8 and alarm["statistic"] > alarm["threshold"]
+    assert data["monitoring"]["statistics"] == 3 and data["monitoring"]["target_arl"] == 365
     point = multiply["points"][0]
     assert point["pass_low"] <= point["pass_rate"] <= point["pass_high"]
     assert multiply["drift"]["batch"] == "base1" and multiply["drift"]["pinned"] is True
@@ -100,14 +107,22 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     edited_id = json.loads((NIGHTS / "edited-seed1" / "manifest.json").read_text())["batch_id"]
     report = (tmp_path / "edited-seed3" / "report.md").read_text()
     assert "## Trend (6 nights of suite demo" in report
-    assert f"### multiply (base): **changed since 2026-12-01 ({edited_id})**" in report
+    for edited in ("greeting", "multiply"):
+        assert f"### {edited} (base): **pass rate dropped since 2026-12-01 ({edited_id})" in report
+    # nothing else alarms: the unedited scenarios, and no crash-rate or rise alarm anywhere
+    assert "### capital (base): steady (no alarm)" in report
+    assert "### population\\_per\\_thousand (base): **flaky**" in report
     # comparison.json carries the trend, and the report renders again from it byte for byte
     from trajguard.results import read_document
 
     document = read_document((tmp_path / "edited-seed3" / "comparison.json").read_text())
     assert document.trend is not None and document.trend.nights == 6
-    multiply = next(s for s in document.trend.scenarios if s.scenario == "multiply")
-    assert multiply.change is not None and multiply.change.night_id == edited_id
+    alarms = {s.scenario: s.alarms for s in document.trend.scenarios}
+    assert {name for name, found in alarms.items() if found} == {"greeting", "multiply"}
+    for name in ("greeting", "multiply"):
+        (alarm,) = alarms[name]
+        assert (alarm.metric, alarm.direction, alarm.shape) == ("pass_rate", "drop", "step")
+        assert alarm.start_night_id == edited_id and alarm.start_index == 3
     again_dir = tmp_path / "rerendered"
     rendered = cli(
         "report",

@@ -32,9 +32,6 @@ __all__ = [
     "with_trend",
 ]
 
-REPORT_WINDOW = 30
-"""Nights a report's trend section covers (the newest; ``trajguard trend`` reads them all)."""
-
 ROLLING = "promote-if-clean"
 """``promoted_by`` in the manifest of a baseline ``--promote-if-clean`` promoted (not pinned)."""
 
@@ -135,38 +132,60 @@ def night_of(
     )
 
 
+def _since_baseline(facts: TrendFacts) -> int:
+    """The first night (index) that ran against the newest night's baseline (0: unknown)."""
+    newest = [s.drift.nights for s in facts.scenarios if s.drift is not None]
+    return facts.nights - max(newest) if newest else 0
+
+
 def _promotion(document: ReportDocument, facts: TrendFacts) -> Promotion:
     if document.exit_code != 0 or document.comparison.regressed:
         return Promotion(promoted=False, reason="the night is not clean (it failed its gates).")
-    moved = sorted(
+    first = _since_baseline(facts)
+    alarmed = {
         s.scenario
         for s in facts.scenarios
-        if any(d is not None and d.beyond_band for d in (s.drift, s.anchor_drift))
-        or s.change is not None
-    )
-    if moved:
+        for a in s.alarms
+        if a.harmful and a.raised_index >= first
+    }
+    # the slide a rolling baseline hides: below the pinned anchor beyond the band
+    slid = {
+        s.scenario
+        for s in facts.scenarios
+        for d in (s.drift, s.anchor_drift)
+        if d is not None and d.pinned and d.beyond_band and d.difference < 0
+    }
+    reasons = [
+        text + ", ".join(sorted(names))
+        for text, names in (
+            ("the trend raised an alarm since the baseline was set in ", alarmed),
+            ("the nights slid below the pinned anchor beyond the band in ", slid),
+        )
+        if names
+    ]
+    if reasons:
         return Promotion(
             promoted=False,
-            reason="boiling-frog guard: the series since the pinned anchor moved beyond the "
-            f"bands, or changed, in {', '.join(moved)}; promote by hand after a look "
+            reason=f"boiling-frog guard: {'; '.join(reasons)}; promote by hand after a look "
             "(`trajguard baseline promote --from-store`).",
         )
     return Promotion(
         promoted=True,
-        reason="the night is clean and no scenario's series moved beyond the bands since the "
-        "pinned anchor; it is the rolling baseline now.",
+        reason="the night is clean and the trend raised no alarm since the baseline was set; "
+        "it is the rolling baseline now.",
     )
 
 
 def with_trend(
     document: ReportDocument, night: NightInput, request: StoreRequest
 ) -> ReportDocument:
-    """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
-    night the newest) and, if asked, the promotion decision."""
+    """The document with the suite's trend over every night of the store (this night the newest:
+    the monitoring procedure runs from the oldest, so a night's report extends yesterday's)
+    and, if asked, the promotion decision."""
     # refuse a night that cannot be filed before anything is written
     location = _location(request)
     night_path(open_location(location), suite=night.suite, date=night.date, night_id=night.night_id)
-    facts = trend(location, suite=night.suite, extra=night, last=REPORT_WINDOW)
+    facts = trend(location, suite=night.suite, extra=night)
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))
     return replace(document, trend=facts)

@@ -48,10 +48,11 @@ from trajguard.results._explanation import (
 from trajguard.results._schema import json_schema
 from trajguard.results._trend import (
     BaselineDrift,
-    ChangeFacts,
     FlakyFacts,
+    Monitoring,
     Promotion,
     ScenarioTrend,
+    TrendAlarm,
     TrendFacts,
     TrendPoint,
 )
@@ -63,7 +64,6 @@ __all__ = [
     "VERSION_KEY",
     "ABOverall",
     "BaselineDrift",
-    "ChangeFacts",
     "CriterionShift",
     "DesignRecord",
     "Exemplars",
@@ -71,6 +71,7 @@ __all__ = [
     "FlakyFacts",
     "HistoryFacts",
     "InvalidResultData",
+    "Monitoring",
     "PathShare",
     "PlotSample",
     "Promotion",
@@ -86,6 +87,7 @@ __all__ = [
     "SideFacts",
     "ToolUse",
     "TopSequence",
+    "TrendAlarm",
     "TrendFacts",
     "TrendPoint",
     "document_json",

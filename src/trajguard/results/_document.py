@@ -46,7 +46,7 @@ __all__ = [
     "TopSequence",
 ]
 
-DOCUMENT_SCHEMA_VERSION = 1
+DOCUMENT_SCHEMA_VERSION = 2
 """Bumped whenever a field of the document changes meaning or goes away."""
 
 Scalar = str | int | float | bool | None

@@ -29,7 +29,15 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
-from trajguard.nights import cusum, shape_of, threshold, wilson
+from trajguard.nights import (
+    change_scan,
+    cusum,
+    newcombe,
+    shape_of,
+    spread_ratio,
+    threshold,
+    wilson,
+)
 
 REAL = Path(__file__).parent / "data" / "real-nights-2026-12-01"
 CALM = ("baseline", *(f"unedited-seed{i}" for i in range(1, 6)))
@@ -90,7 +98,11 @@ def _run(
     x = np.vstack([passes, crashes])
     n = np.full(x.shape, float(runs))
     sides = np.r_[np.zeros(len(passes), np.int64), np.ones(len(crashes), np.int64)]
-    return list(cusum(x, n, h=h, sides=sides, restart=restart).raised), h
+    # one suite's streams of one metric share their spread's prior, as in the product
+    suites = len(passes) // (statistics // 3)
+    suite = np.repeat(np.arange(suites), statistics // 3)
+    pool = np.r_[suite, suites + suite]
+    return list(cusum(x, n, h=h, sides=sides, restart=restart, pool=pool).raised), h
 
 
 def _share(hits: int, total: int) -> str:
@@ -174,6 +186,78 @@ def drift(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng
     )
 
 
+def _beyond(k: float, n: float, bk: float, bn: float, band: float = 0.10) -> bool:
+    d, low, high = newcombe(k, n, bk, bn)
+    return (low > 0 or high < 0) and abs(d) > band
+
+
+def drift_rule(args: argparse.Namespace, rho: float, rng) -> str:
+    """The baseline drift line on A/A series of 30 nights against a 20-run baseline night:
+    binomial counts (before) and flaky nights, the baseline's among them, counted as fewer
+    runs (after)."""
+    before = after = 0
+    for _ in range(args.series):
+        p = float(rng.uniform(0.2, 0.45))
+        rates = _rates(np.full(31, p), rho, rng)
+        x = rng.binomial(args.runs, rates).astype(float)
+        base, nights = x[0], x[1:]
+        n = np.full(30, float(args.runs))
+        phi = spread_ratio(nights, n)
+        for scale, count in ((1.0, "before"), (phi, "after")):
+            bk, bn = base / scale, args.runs / scale
+            hit = _beyond(nights.sum() / scale, n.sum() / scale, bk, bn) or _beyond(
+                nights[-3:].sum() / scale, n[-3:].sum() / scale, bk, bn
+            )
+            if count == "before":
+                before += hit
+            else:
+                after += hit
+    return (
+        f"drift rule A/A rho={rho}: beyond the band before {_share(before, args.series)}; "
+        f"after {_share(after, args.series)}"
+    )
+
+
+def old_scan(args: argparse.Namespace, rng) -> list[str]:
+    """Before (main at 07a0b52): the per-look change scan over the newest 30 nights, re-run
+    every night at alpha 0.05, on 60-night A/A streams of a 4-scenario suite; and the night it
+    names for a 1-point-a-night drift from night k (read at k + 40)."""
+    streams = max(args.series // 4, 10)
+    alarmed = 0
+    for _ in range(streams):
+        x, _c = _suite(4, 60, source="sim", rho=0.0, runs=args.runs, rng=rng)
+        n = np.full(60, float(args.runs))
+        hit = False
+        for t in range(10, 60):
+            lo = max(0, t + 1 - 30)
+            for s in range(4):
+                scan = change_scan(x[s, lo : t + 1], n[lo : t + 1], sims=199, rng=rng)
+                if scan.p_value <= 0.05:
+                    hit = True
+                    break
+            if hit:
+                break
+        alarmed += hit
+    onsets = []
+    for _ in range(streams):
+        k = int(rng.integers(20, 60))
+        nights = k + 40
+        p = np.clip(0.45 - 0.01 * np.maximum(0, np.arange(nights) - k + 1), 0, 1)
+        x = rng.binomial(args.runs, p).astype(float)
+        lo = nights - 30
+        scan = change_scan(x[lo:], np.full(30, float(args.runs)), sims=199, rng=rng)
+        if scan.p_value <= 0.05 and scan.start is not None:
+            onsets.append(lo + scan.start - k)
+    within = sum(abs(o) <= 5 for o in onsets)
+    return [
+        f"before: A/A 4-scenario 60-night streams with a 'changed since' in some night's report "
+        f"{_share(alarmed, streams)}",
+        f"before: 1-point-a-night drift, named start within 5 nights of its onset "
+        f"{_share(within, streams)} (median offset "
+        f"{np.median(onsets) if onsets else float('nan'):.0f} nights; worded a step)",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suites", type=int, default=200, help="A/A suites per case")
@@ -181,7 +265,7 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=300, help="series per power case")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=20261203)
-    parser.add_argument("--only", choices=("aa", "drop", "drift"))
+    parser.add_argument("--only", choices=("aa", "drop", "drift", "rule", "before"))
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     began = time.process_time()
@@ -192,6 +276,12 @@ def main() -> None:
         for scenarios in (4, 20):
             for source, rho in cases:
                 print(measure(args, scenarios, source, rho, rng), flush=True)
+    if args.only in (None, "rule"):
+        for rho in (0.0, 0.1, 0.2):
+            print(drift_rule(args, rho, rng), flush=True)
+    if args.only in (None, "before"):
+        for line in old_scan(args, rng):
+            print(line, flush=True)
     print(f"CPU {time.process_time() - began:.1f} s")
 
 

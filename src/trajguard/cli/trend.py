@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajguard._text import printable
 
+if TYPE_CHECKING:
+    from trajguard.results import TrendFacts
+
 NAME = "trend"
-HELP = "a suite's nights from the store of nights: pass rates, since when, flaky, drift"
+HELP = "a suite's nights from the store of nights: pass rates, alarms, flaky, drift"
+
+EXIT_ALARM = 5
+"""``--fail-on-change``: the newest night raised a harmful alarm."""
 
 
 def register(commands: Any) -> None:
@@ -18,8 +24,10 @@ def register(commands: Any) -> None:
         description="Read the nights `nightly --store` and `compare --store` kept in STORE (a "
         "directory or s3://BUCKET/PREFIX) and print, per scenario, its pass rate (crash rate, "
         "tool-mix distance from the baseline, tokens) night by night with 95% Wilson "
-        "intervals; the first night of a sustained change (a change-point scan calibrated by "
-        "simulation); scenarios flaky beyond binomial noise; the baseline's age and drift. "
+        "intervals; the alarms of a CUSUM per scenario and metric with one threshold for the "
+        "suite (an unchanged suite false-alarms about once per 365 nights), each dated and "
+        "worded (a step or a drift, a drop or a rise); scenarios flaky beyond binomial noise; "
+        "the baseline's age and drift. "
         "The method: `trajguard docs nights`.",
     )
     parser.add_argument("store", metavar="STORE", help="the store of nights")
@@ -30,7 +38,13 @@ def register(commands: Any) -> None:
         "--alpha",
         type=float,
         default=0.05,
-        help="level of the change scan and the flaky test (default %(default)s)",
+        help="level of the flaky test (default %(default)s)",
+    )
+    parser.add_argument(
+        "--fail-on-change",
+        action="store_true",
+        help=f"exit {EXIT_ALARM} when the newest night raised a harmful alarm (pass rate down, "
+        "crash rate up); an alarm gates once, on the night it is raised",
     )
     parser.add_argument(
         "--json", action="store_true", help="print the trend as JSON (every night, every field)"
@@ -52,4 +66,11 @@ def main(args: argparse.Namespace) -> int:
         from trajguard.report import render_trend
 
         print(printable(render_trend(facts), keep="\n"), end="")
+    if args.fail_on_change and _alarmed(facts):
+        return EXIT_ALARM
     return 0
+
+
+def _alarmed(facts: TrendFacts) -> bool:
+    newest = facts.nights - 1
+    return any(a.harmful and a.raised_index == newest for s in facts.scenarios for a in s.alarms)

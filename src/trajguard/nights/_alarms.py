@@ -12,11 +12,11 @@ from numpy.typing import NDArray
 
 from trajguard.nights._monitor import (
     ALLOWANCE,
-    FLAKY_EXTRA,
     TARGET_ARL,
     WARMUP,
     Raised,
     cusum,
+    flaky_extra,
     stream_arl,
     threshold,
 )
@@ -138,14 +138,14 @@ def monitor(
 ) -> tuple[Monitoring, list[tuple[TrendAlarm, ...]]]:
     """Every scenario's alarms (``series``: per scenario, its point on each of the suite's
     ``nights`` (date, night id), ``None`` where it did not run) and the procedure's figures."""
-    streams = [(s, metric, side) for s in range(len(series)) for metric, side in METRICS]
+    streams = [(s, m, side) for s in range(len(series)) for m, (_, side) in enumerate(METRICS)]
     statistics = sum(2 if side == 0 else 1 for _, _, side in streams)
     h = threshold(statistics)
     figures = Monitoring(
         method=METHOD,
         statistics=statistics,
         threshold=h,
-        flaky_extra=FLAKY_EXTRA,
+        flaky_extra=flaky_extra(h),
         allowance=ALLOWANCE,
         target_arl=TARGET_ARL,
         statistic_arl=stream_arl(h),
@@ -154,12 +154,13 @@ def monitor(
     found: list[list[TrendAlarm]] = [[] for _ in series]
     if not streams or not nights:
         return figures, [tuple(a) for a in found]
-    counts = [_counts(series[s], metric) for s, metric, _ in streams]
+    counts = [_counts(series[s], METRICS[m][0]) for s, m, _ in streams]
     x = np.vstack([c[0] for c in counts])
     n = np.vstack([c[1] for c in counts])
     sides = np.array([side for _, _, side in streams], np.int64)
-    path = cusum(x, n, h=h, sides=sides)
+    pool = np.array([m for _, m, _ in streams], np.int64)
+    path = cusum(x, n, h=h, sides=sides, pool=pool)
     for raised in path.raised:
-        s, metric, _ = streams[raised.stream]
-        found[s].append(_alarm(raised, metric, x[raised.stream], n[raised.stream], nights))
+        s, m, _ = streams[raised.stream]
+        found[s].append(_alarm(raised, METRICS[m][0], x[raised.stream], n[raised.stream], nights))
     return figures, [tuple(a) for a in found]

@@ -115,11 +115,13 @@ def _drift(
     base_n = float(records[first]["baseline_runs"])
     base_k = float(records[first]["baseline_passes"])
     since, recent = points[first:], points[first:][-RECENT_NIGHTS:]
-    # flaky nights count as fewer runs (their spread's design effect), so the rule holds its level
+    # flaky nights count as fewer runs (their spread's design effect), the baseline's night too,
+    # so the rule holds its level
     phi = spread_ratio(
         np.array([p.passes for p in since], np.float64),
         np.array([p.runs for p in since], np.float64),
     )
+    base_n, base_k = base_n / phi, base_k / phi
     n, k = float(sum(p.runs for p in since)) / phi, float(sum(p.passes for p in since)) / phi
     rn, rk = float(sum(p.runs for p in recent)) / phi, float(sum(p.passes for p in recent)) / phi
     d, low, high = newcombe(k, n, base_k, base_n) if n else (0.0, 0.0, 0.0)

@@ -11,10 +11,12 @@ for that many statistics (``trajguard.nights.threshold``):
 1. A/A: the suite's in-control ARL (suite-nights per false alarm, restarting after each alarm
    as the product does; 95 % interval from the Poisson count) and the share of suites with an
    alarm in their first 60 nights;
-2. a 20-point drop of one scenario from night k (k uniform in 20..59): the share named within
-   5 nights (raised on nights k..k+4) and, of those, dated (a step's start) within 2 of k;
-3. a drift of 1 point a night from night k: the share whose first alarm from k on is worded as
-   a drift (a drop), with its onset within 5 nights of k, within 40 nights of k.
+2. a 20-point drop of one scenario from night k (k uniform in 20..59), series of k + 30
+   nights: the share named within 5 nights (raised on nights k..k+4) and, of those, dated (a
+   step's start, as the report at the series' end shapes it) within 2 of k;
+3. a drift of 1 point a night from night k, series of k + 40 nights: the share whose first
+   alarm from k on reads, at the series' end, as a drift (a drop) with its onset within 5
+   nights of k.
 
     python benchmarks/bench_trend_monitor.py --suites 200 --nights 730
 """
@@ -33,6 +35,7 @@ from trajguard.nights import (
     change_scan,
     cusum,
     newcombe,
+    shape_end,
     shape_of,
     spread_ratio,
     threshold,
@@ -78,10 +81,12 @@ def _suite(
         for s in range(scenarios):
             passed, crashed = pools[s % len(pools)]
             pick = rng.integers(0, len(passed), (nights, runs))
-            base = passed[pick].mean(axis=1)
-            # a shift thins (or adds) passes at random: the pass rate moves by `shift`
-            p = np.clip(base + shift[s], 0, 1)
-            passes[s] = rng.binomial(runs, p) if shift[s].any() else passed[pick].sum(axis=1)
+            won = passed[pick]
+            # a drop thins the resampled passes (each fails with probability -shift / rate),
+            # so the nights keep the real runs' own noise, no second layer of it
+            rate = max(float(passed.mean()), 1e-9)
+            fail = np.clip(-shift[s] / rate, 0, 1)[:, None]
+            passes[s] = (won & (rng.random((nights, runs)) >= fail)).sum(axis=1)
             crashes[s] = crashed[pick].sum(axis=1)
         return passes, crashes
     p0 = rng.uniform(0.2, 0.45, (scenarios, 1)) * np.ones((1, nights))
@@ -147,12 +152,12 @@ def drop(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng)
                 _rates(np.clip(np.r_[np.full(k, 0.45), np.full(nights - k, 0.25)], 0, 1), rho, rng),
             )
         raised, _ = _run(x, c, args.runs, 3 * scenarios)
-        hit = next((r for r in raised if r.stream == 0 and r.night >= k), None)
-        if hit is None or hit.night > k + 4:
+        i = next((i for i, r in enumerate(raised) if r.stream == 0 and r.night >= k), None)
+        if i is None or raised[i].night > k + 4:
             continue
         named += 1
-        lo = hit.since
-        shape = shape_of(x[0, lo : hit.night + 1], np.full(hit.night + 1 - lo, float(args.runs)))
+        lo, hi = raised[i].since, shape_end(raised, i, nights)
+        shape = shape_of(x[0, lo : hi + 1], np.full(hi + 1 - lo, float(args.runs)))
         dated += abs(lo + shape.start - k) <= 2
     return (
         f"20-point drop {source} S={scenarios} rho={rho}: named within 5 nights "
@@ -174,12 +179,12 @@ def drift(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng
         if source == "sim":
             x[0] = rng.binomial(args.runs, _rates(np.clip(0.45 + shift[0], 0, 1), rho, rng))
         raised, _ = _run(x, c, args.runs, 3 * scenarios)
-        hit = next((r for r in raised if r.stream == 0 and r.night >= k), None)
-        if hit is None:
+        i = next((i for i, r in enumerate(raised) if r.stream == 0 and r.night >= k), None)
+        if i is None:
             continue
-        lo = hit.since
-        shape = shape_of(x[0, lo : hit.night + 1], np.full(hit.night + 1 - lo, float(args.runs)))
-        worded += shape.drift and not hit.rise and abs(lo + shape.start - k) <= 5
+        lo, hi = raised[i].since, shape_end(raised, i, nights)
+        shape = shape_of(x[0, lo : hi + 1], np.full(hi + 1 - lo, float(args.runs)))
+        worded += shape.drift and not raised[i].rise and abs(lo + shape.start - k) <= 5
     return (
         f"1-point-a-night drift {source} S={scenarios} rho={rho}: worded a drift with onset "
         f"within 5 nights {_share(worded, series)}"

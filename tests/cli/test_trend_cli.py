@@ -36,7 +36,7 @@ def test_trend_names_the_first_night_of_a_drop(tmp_path: Path, cli) -> None:
     assert result.returncode == 0, result.stderr
     assert "# Trend (12 nights of suite demo" in result.stdout
     assert (
-        "### multiply (base): **pass rate dropped since 2026-11-07 (n06): 88% → 15% "
+        "### multiply (base): **pass rate dropped since 2026-11-07 (n06): 88% → 19% "
         "(alarm raised 2026-11-07" in result.stdout
     )
     assert "### capital (base): steady (no alarm)" in result.stdout

@@ -12,7 +12,7 @@ per scenario and metric, a CUSUM with one threshold for the suite (an unchanged 
 false-alarms about once a year of nights), names flaky scenarios and the baseline's drift.
 """
 
-from trajguard.nights._alarms import Shape, monitor, shape_of
+from trajguard.nights._alarms import Shape, monitor, shape_end, shape_of
 from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
 from trajguard.nights._location import StoreLocation, is_url, open_location
@@ -63,6 +63,7 @@ __all__ = [
     "overdispersion",
     "read_nights",
     "record_night",
+    "shape_end",
     "shape_of",
     "spread_ratio",
     "stream_arl",

@@ -22,7 +22,7 @@ from trajguard.nights._monitor import (
 )
 from trajguard.results import Monitoring, TrendAlarm, TrendPoint
 
-__all__ = ["METRICS", "Shape", "monitor", "shape_of"]
+__all__ = ["METRICS", "Shape", "monitor", "shape_end", "shape_of"]
 
 Floats = NDArray[np.float64]
 
@@ -98,6 +98,14 @@ def shape_of(passes: Floats, runs: Floats) -> Shape:
     )
 
 
+def shape_end(raised: Sequence[Raised], i: int, nights: int) -> int:
+    """The last night alarm ``i`` is shaped on: every night of its regime seen so far (up to the
+    night before its stream's next alarm, or the newest night), so a drift read later is told
+    with all its nights."""
+    later = [r.night for r in raised[i + 1 :] if r.stream == raised[i].stream]
+    return (later[0] - 1) if later else nights - 1
+
+
 def _counts(points: Sequence[TrendPoint | None], metric: str) -> tuple[Floats, Floats]:
     n = np.array([p.runs if p is not None else 0 for p in points], np.float64)
     if metric == "pass_rate":
@@ -108,10 +116,16 @@ def _counts(points: Sequence[TrendPoint | None], metric: str) -> tuple[Floats, F
 
 
 def _alarm(
-    raised: Raised, metric: str, x: Floats, n: Floats, nights: Sequence[tuple[str, str]]
+    raised: Raised,
+    metric: str,
+    x: Floats,
+    n: Floats,
+    nights: Sequence[tuple[str, str]],
+    *,
+    upto: int,
 ) -> TrendAlarm:
     lo = raised.since
-    shape = shape_of(x[lo : raised.night + 1], n[lo : raised.night + 1])
+    shape = shape_of(x[lo : upto + 1], n[lo : upto + 1])
     start = lo + shape.start
     rise = raised.rise
     return TrendAlarm(
@@ -160,7 +174,10 @@ def monitor(
     sides = np.array([side for _, _, side in streams], np.int64)
     pool = np.array([m for _, m, _ in streams], np.int64)
     path = cusum(x, n, h=h, sides=sides, pool=pool)
-    for raised in path.raised:
+    for i, raised in enumerate(path.raised):
         s, m, _ = streams[raised.stream]
-        found[s].append(_alarm(raised, METRICS[m][0], x[raised.stream], n[raised.stream], nights))
+        upto = shape_end(path.raised, i, len(nights))
+        found[s].append(
+            _alarm(raised, METRICS[m][0], x[raised.stream], n[raised.stream], nights, upto=upto)
+        )
     return figures, [tuple(a) for a in found]

@@ -61,8 +61,9 @@ class TrendAlarm:
         metric: ``pass_rate`` or ``crash_rate``.
         direction: ``drop`` or ``rise``.
         shape: ``step`` (the rate jumped at ``start``) or ``drift`` (it began to slide at
-            ``start``, by ``slope`` a night): whichever fits the nights since the stream's
-            reference began better.
+            ``start``, by ``slope`` a night): whichever fits better the nights from the
+            stream's reference start to the newest night of this regime (the night before the
+            stream's next alarm, or the newest night read).
         harmful: a drop of the pass rate or a rise of the crash rate (what a gate fails on).
         raised: the date of the night the CUSUM crossed its threshold.
         raised_night_id: that night's key.
@@ -71,7 +72,8 @@ class TrendAlarm:
         start_night_id: its key.
         start_index: its position in the series.
         before: the rate of the reference nights before ``start``.
-        after: a step's rate from ``start`` to ``raised``; a drift's fitted rate at ``raised``.
+        after: a step's rate from ``start`` on; a drift's fitted rate on the regime's newest
+            night.
         slope: a drift's change of rate per night (``None``: a step).
         statistic: the CUSUM's value when it crossed.
         threshold: the threshold it crossed.

@@ -84,3 +84,39 @@ def test_the_boiling_frog_guard_refuses_a_clean_night_after_a_slide(tmp_path: Pa
         "**Baseline: not promoted.** boiling-frog guard"
         in (tmp_path / "unedited-seed2" / "report.md").read_text()
     )
+
+
+def test_a_clean_night_after_an_alarm_since_the_baseline_is_not_promoted(tmp_path: Path) -> None:
+    from trajguard_testkit.nights import night
+
+    from trajguard.nights import record_night
+
+    baselines, store = tmp_path / "baselines", tmp_path / "store"
+    pipeline.promote(NIGHTS / "unedited-seed1", baselines=baselines)
+    anchor = json.loads((baselines / "demo" / "manifest.json").read_text())["batch_id"]
+    # against the same baseline: multiply steady at 95 %, then two nights at 10 % (the alarm)
+    for i, rate in enumerate([0.95] * 5 + [0.1] * 2):
+        record_night(
+            store,
+            night(
+                f"n{i}",
+                date=f"2026-11-{20 + i}",
+                rates={"multiply": rate},
+                baseline_rates={"multiply": 0.6},
+                baseline_batch=anchor,
+                seed=i,
+            ),
+        )
+    clean = _night("unedited-seed2", tmp_path, baselines, store)
+    assert clean.exit_code == 0
+    trend = clean.document.trend
+    assert trend is not None and trend.promotion is not None
+    multiply = next(s for s in trend.scenarios if s.scenario == "multiply")
+    (alarm,) = [a for a in multiply.alarms if a.harmful]
+    assert alarm.start_night_id == "n5" and alarm.raised_night_id in ("n5", "n6")
+    assert not trend.promotion.promoted
+    assert "the trend raised an alarm since the baseline was set in multiply" in (
+        trend.promotion.reason
+    )
+    after = json.loads((baselines / "demo" / "manifest.json").read_text())
+    assert after["batch_id"] == anchor

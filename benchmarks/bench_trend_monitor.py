@@ -226,7 +226,8 @@ def drift_rule(args: argparse.Namespace, rho: float, rng) -> str:
 def old_scan(args: argparse.Namespace, rng) -> list[str]:
     """Before (main at 07a0b52): the per-look change scan over the newest 30 nights, re-run
     every night at alpha 0.05, on 60-night A/A streams of a 4-scenario suite; and the night it
-    names for a 1-point-a-night drift from night k (read at k + 40)."""
+    names for a 1-point-a-night drift from night k (read at k + 20, the onset inside the
+    window)."""
     streams = max(args.series // 4, 10)
     alarmed = 0
     for _ in range(streams):
@@ -246,7 +247,7 @@ def old_scan(args: argparse.Namespace, rng) -> list[str]:
     onsets = []
     for _ in range(streams):
         k = int(rng.integers(20, 60))
-        nights = k + 40
+        nights = k + 20
         p = np.clip(0.45 - 0.01 * np.maximum(0, np.arange(nights) - k + 1), 0, 1)
         x = rng.binomial(args.runs, p).astype(float)
         lo = nights - 30

@@ -65,7 +65,7 @@ PRIOR_NIGHTS = 4.0
 of a stream's own: a model flaky in one scenario is flaky in others, and a stream's first few
 nights say little about its spread; the estimate never goes below binomial noise."""
 
-LOG_ARL_AT_4 = 3.27
+LOG_ARL_AT_4 = 3.20
 """log10 of one statistic's in-control ARL at threshold 4: binomial nights of 20 runs,
 demo-shaped pass rates (20-45 %) with a crash rate of 0-3 %, series of 365 nights from their
 first night (``benchmarks/bench_trend_monitor.py``, RESULTS.md)."""

@@ -248,6 +248,14 @@ def test_nightly_promote_if_clean_needs_a_store(tmp_path: Path, cli, monkeypatch
     assert not (tmp_path / "reports").exists()
 
 
+def test_nightly_fail_on_change_needs_a_store(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.delenv("TRAJGUARD_STORE", raising=False)
+    result = cli("nightly", str(REPO / "suites" / "demo.yaml"), "--fail-on-change", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--fail-on-change needs the series of nights: pass --store STORE" in result.stderr
+    assert not (tmp_path / "reports").exists()
+
+
 def test_trajguard_docs_nights_prints_the_method(tmp_path: Path, cli) -> None:
     result = cli("docs", "nights", cwd=tmp_path)
     assert result.returncode == 0

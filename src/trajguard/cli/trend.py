@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trajguard._text import printable
 
-if TYPE_CHECKING:
-    from trajguard.results import TrendFacts
-
 NAME = "trend"
 HELP = "a suite's nights from the store of nights: pass rates, alarms, flaky, drift"
-
-EXIT_ALARM = 5
-"""``--fail-on-change``: the newest night raised a harmful alarm."""
 
 
 def register(commands: Any) -> None:
@@ -43,7 +37,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--fail-on-change",
         action="store_true",
-        help=f"exit {EXIT_ALARM} when the newest night raised a harmful alarm (pass rate down, "
+        help="exit 5 when the newest night raised a harmful alarm (pass rate down, "
         "crash rate up); an alarm gates once, on the night it is raised",
     )
     parser.add_argument(
@@ -66,11 +60,8 @@ def main(args: argparse.Namespace) -> int:
         from trajguard.report import render_trend
 
         print(printable(render_trend(facts), keep="\n"), end="")
-    if args.fail_on_change and _alarmed(facts):
+    if args.fail_on_change and facts.alarmed_tonight:
+        from trajguard.results import EXIT_ALARM
+
         return EXIT_ALARM
     return 0
-
-
-def _alarmed(facts: TrendFacts) -> bool:
-    newest = facts.nights - 1
-    return any(a.harmful and a.raised_index == newest for s in facts.scenarios for a in s.alarms)

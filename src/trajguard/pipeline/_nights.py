@@ -45,11 +45,14 @@ class StoreRequest:
             no store when the suite names none; only ``nightly`` reads a suite).
         date: file the night under this date (default: the candidate batch's start date).
         promote_to: with ``--promote-if-clean``, the baselines root to promote a clean night to.
+        fail_on_change: ``--fail-on-change``: exit 5 when the trend raises a harmful alarm on
+            this night.
     """
 
     location: str | None
     date: str | None = None
     promote_to: Path | None = None
+    fail_on_change: bool = False
 
 
 def store_for_suite(
@@ -65,9 +68,10 @@ def store_for_suite(
     if request is None or request.location is not None:
         return request
     if named is None:
-        if request.promote_to is not None:
+        if request.promote_to is not None or request.fail_on_change:
+            flag = "--promote-if-clean" if request.promote_to is not None else "--fail-on-change"
             raise UsageError(
-                "--promote-if-clean needs the series of nights: pass --store STORE, set "
+                f"{flag} needs the series of nights: pass --store STORE, set "
                 "$TRAJGUARD_STORE or the suite's defaults.store (`trajguard docs nights`)"
             )
         return None
@@ -185,7 +189,9 @@ def with_trend(
     # refuse a night that cannot be filed before anything is written
     location = _location(request)
     night_path(open_location(location), suite=night.suite, date=night.date, night_id=night.night_id)
-    facts = trend(location, suite=night.suite, extra=night)
+    facts = replace(
+        trend(location, suite=night.suite, extra=night), fail_on_change=request.fail_on_change
+    )
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))
     return replace(document, trend=facts)

@@ -47,6 +47,7 @@ from trajguard.results._explanation import (
 )
 from trajguard.results._schema import json_schema
 from trajguard.results._trend import (
+    EXIT_ALARM,
     BaselineDrift,
     FlakyFacts,
     Monitoring,
@@ -60,6 +61,7 @@ from trajguard.results._trend import (
 __all__ = [
     "COMPARISON_FILE",
     "DOCUMENT_SCHEMA_VERSION",
+    "EXIT_ALARM",
     "SCHEMA_FILE",
     "VERSION_KEY",
     "ABOverall",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "EXIT_ALARM",
     "BaselineDrift",
     "FlakyFacts",
     "Monitoring",
@@ -15,6 +16,11 @@ __all__ = [
     "TrendFacts",
     "TrendPoint",
 ]
+
+
+EXIT_ALARM = 5
+"""The exit code of ``trend --fail-on-change`` and ``nightly --fail-on-change`` when the newest
+night raised a harmful alarm (and nothing else failed)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,6 +223,8 @@ class TrendFacts:
         monitoring: the monitoring procedure's figures.
         scenarios: every scenario, sorted by id.
         promotion: what ``--promote-if-clean`` did (``None``: not asked).
+        fail_on_change: ``--fail-on-change``: a harmful alarm raised on the newest night fails
+            the command (:data:`EXIT_ALARM`).
     """
 
     store: str
@@ -228,3 +236,14 @@ class TrendFacts:
     scenarios: tuple[ScenarioTrend, ...]
     monitoring: Monitoring | None = None
     promotion: Promotion | None = None
+    fail_on_change: bool = False
+
+    @property
+    def alarmed_tonight(self) -> tuple[str, ...]:
+        """The scenarios with a harmful alarm raised on the newest night."""
+        newest = self.nights - 1
+        return tuple(
+            s.scenario
+            for s in self.scenarios
+            if any(a.harmful and a.raised_index == newest for a in s.alarms)
+        )

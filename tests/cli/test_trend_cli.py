@@ -65,6 +65,66 @@ def test_fail_on_change_exits_5_on_the_night_an_alarm_is_raised_and_only_then(
     assert missing.returncode == 2 and "holds no nights" in missing.stderr
 
 
+def test_webhook_gets_the_newest_nights_alarms_as_json(tmp_path: Path, cli) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    received: list[tuple[str, str, bytes]] = []
+
+    class Hook(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received.append((self.path, self.headers["Content-Type"], body))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Hook)
+    server.timeout = 10
+    thread = threading.Thread(target=server.handle_request, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_port}/hooks/secret-token"
+    try:
+        raised = _store(tmp_path / "raised", nights=7)
+        result = cli("trend", str(raised), "--webhook", url, "--fail-on-change", cwd=tmp_path)
+        thread.join(timeout=10)
+    finally:
+        server.server_close()
+    assert result.returncode == 5, result.stderr
+    assert "secret-token" not in result.stdout + result.stderr
+    ((path, kind, body),) = received
+    assert path == "/hooks/secret-token" and kind == "application/json"
+    payload = json.loads(body)
+    assert payload["kind"] == "trajguard.trend.alarm" and payload["suite"] == "demo"
+    assert payload["night_id"] == "n06" and payload["target_arl"] == 365
+    (alarm,) = payload["alarms"]
+    assert alarm["scenario"] == "multiply" and alarm["direction"] == "drop"
+    assert alarm["start_night_id"] == "n06" and alarm["harmful"] is True
+
+
+def test_webhook_sends_nothing_without_a_new_alarm_and_warns_when_unreachable(
+    tmp_path: Path, cli
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/hook?token=secret"
+    later = _store(tmp_path / "later")  # the alarm is five nights old: nothing to send
+    quiet = cli("trend", str(later), "--webhook", url, cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    raised = _store(tmp_path / "raised", nights=7)
+    failed = cli("trend", str(raised), "--webhook", url, cwd=tmp_path)
+    assert failed.returncode == 0  # a failed notification is a warning, not a gate
+    assert "warning: the webhook at 127.0.0.1 could not be reached" in failed.stderr
+    assert "secret" not in failed.stderr
+    bad = cli("trend", str(raised), "--webhook", "ftp://example.org/x", cwd=tmp_path)
+    assert bad.returncode == 2 and "--webhook must be an http:// or https:// URL" in bad.stderr
+
+
 def test_one_scenario_shows_the_suites_alarms(tmp_path: Path, cli) -> None:
     store = _store(tmp_path / "store")
     whole = json.loads(cli("trend", str(store), "--json", cwd=tmp_path).stdout)

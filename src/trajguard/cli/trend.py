@@ -43,12 +43,22 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print the trend as JSON (every night, every field)"
     )
+    parser.add_argument(
+        "--webhook",
+        metavar="URL",
+        help="POST the newest night's harmful alarms as JSON to this http(s) URL (nothing is "
+        "sent without one; a failed POST is a warning, the exit code stays)",
+    )
     parser.set_defaults(handler=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from trajguard.nights import trend
+    import sys
 
+    from trajguard.nights import check_webhook, post_alarms, trend
+
+    if args.webhook is not None:
+        check_webhook(args.webhook)
     facts = trend(
         args.store, suite=args.suite, scenario=args.scenario, last=args.last, alpha=args.alpha
     )
@@ -60,6 +70,10 @@ def main(args: argparse.Namespace) -> int:
         from trajguard.report import render_trend
 
         print(printable(render_trend(facts), keep="\n"), end="")
+    if args.webhook is not None:
+        problem = post_alarms(args.webhook, facts)
+        if problem is not None:
+            print(f"warning: {problem}; the alarm was not delivered", file=sys.stderr)
     if args.fail_on_change and facts.alarmed_tonight:
         from trajguard.results import EXIT_ALARM
 

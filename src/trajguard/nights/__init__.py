@@ -17,6 +17,7 @@ from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
 from trajguard.nights._location import StoreLocation, is_url, open_location
 from trajguard.nights._monitor import TARGET_ARL, arcsine, cusum, stream_arl, threshold
+from trajguard.nights._notify import alarm_payload, check_webhook, post_alarms
 from trajguard.nights._read import read_nights
 from trajguard.nights._record import NightInput, night_table, tool_mix
 from trajguard.nights._schema import (
@@ -50,9 +51,11 @@ __all__ = [
     "NightInput",
     "Shape",
     "StoreLocation",
+    "alarm_payload",
     "append_night",
     "arcsine",
     "change_scan",
+    "check_webhook",
     "cusum",
     "is_url",
     "monitor",
@@ -61,6 +64,7 @@ __all__ = [
     "night_table",
     "open_location",
     "overdispersion",
+    "post_alarms",
     "read_nights",
     "record_night",
     "shape_end",

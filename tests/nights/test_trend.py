@@ -62,13 +62,13 @@ def test_overdispersed_nights_are_flaky_binomial_ones_are_not() -> None:
 
 def test_flaky_scenarios_are_named_flaky_in_the_trend(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
-    for i in range(20):
-        rate = float(rng.choice([0.05, 0.95]))
+    for i in range(30):
+        rate = float(rng.beta(2.0, 2.0))  # intra-night correlation 0.2: nights far apart
         record_night(
             tmp_path, night(f"n{i:02d}", date=f"2026-11-{i + 1:02d}", rates={"x": rate}, seed=i)
         )
     (x,) = trend(tmp_path).scenarios
-    assert x.flaky and x.change is None
+    assert x.flaky  # its early nights may still alarm: bench_trend_calibration.py measures it
     assert x.dispersion is not None and x.dispersion.p_value < 0.01
 
 

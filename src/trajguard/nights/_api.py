@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from trajguard.errors import StoreError
@@ -43,7 +44,7 @@ def trend(
     Args:
         store: the store's directory or URL.
         suite: the suite (default: the store's only suite).
-        scenario: only this scenario.
+        scenario: show only this scenario (the alarms are the whole suite's procedure's).
         last: only the newest ``last`` nights.
         alpha: the level of the change scan and of the flaky test.
         simulations: series simulated per Monte Carlo p-value.
@@ -61,7 +62,8 @@ def trend(
     location = open_location(store)
     named = suite or (extra.suite if extra else None)
     since = newest_dates(location, suite=named, nights=last) if last and named else None
-    rows = read_nights(location, suite=named, scenario=scenario, since=since)
+    # every scenario is read: the suite's threshold depends on how many it watches
+    rows = read_nights(location, suite=named, since=since)
     if extra is not None:
         import pandas as pd
 
@@ -71,8 +73,6 @@ def trend(
             & (rows["date"] == extra.date)
             & (rows["night_id"] == extra.night_id)
         )
-        if scenario is not None:
-            own = own[own["scenario"] == scenario]
         rows = pd.concat([rows[keep], own[rows.columns]], ignore_index=True)
     suites = sorted(set(rows["suite"].dropna()))
     if not suites:
@@ -95,7 +95,7 @@ def trend(
     if last is not None:
         keys = rows[["date", "recorded_at", "night_id"]].drop_duplicates().tail(last)
         rows = rows.merge(keys, on=list(keys.columns))
-    return trend_of(
+    facts = trend_of(
         rows.reset_index(drop=True),
         store=location.text,
         suite=chosen,
@@ -103,3 +103,6 @@ def trend(
         sims=simulations,
         band=band,
     )
+    if scenario is None:
+        return facts
+    return replace(facts, scenarios=tuple(s for s in facts.scenarios if s.scenario == scenario))

@@ -47,11 +47,13 @@ from trajguard.results._explanation import (
 )
 from trajguard.results._schema import json_schema
 from trajguard.results._trend import (
+    EXIT_ALARM,
     BaselineDrift,
-    ChangeFacts,
     FlakyFacts,
+    Monitoring,
     Promotion,
     ScenarioTrend,
+    TrendAlarm,
     TrendFacts,
     TrendPoint,
 )
@@ -59,11 +61,11 @@ from trajguard.results._trend import (
 __all__ = [
     "COMPARISON_FILE",
     "DOCUMENT_SCHEMA_VERSION",
+    "EXIT_ALARM",
     "SCHEMA_FILE",
     "VERSION_KEY",
     "ABOverall",
     "BaselineDrift",
-    "ChangeFacts",
     "CriterionShift",
     "DesignRecord",
     "Exemplars",
@@ -71,6 +73,7 @@ __all__ = [
     "FlakyFacts",
     "HistoryFacts",
     "InvalidResultData",
+    "Monitoring",
     "PathShare",
     "PlotSample",
     "Promotion",
@@ -86,6 +89,7 @@ __all__ = [
     "SideFacts",
     "ToolUse",
     "TopSequence",
+    "TrendAlarm",
     "TrendFacts",
     "TrendPoint",
     "document_json",

@@ -119,7 +119,8 @@ COLUMNS = {
     "no_fabricated_result": "the answer shows none of the values a faulted tool would have given "
     "(needs a `no_fabricated_result` criterion)",
     "judge_calls": "JSON: per judge criterion, each sample's verdict, reason and tokens, and "
-    "whether the batch's cache answered; null without judges",
+    "whether the run's own cache answered (the same run asking again, never another run); "
+    "null without judges",
 }
 
 _REGION = re.compile(

@@ -250,3 +250,74 @@ def test_a_blind_comparison_says_so_and_exits_4_only_when_power_is_required(
         cwd=runsets,
     )
     assert worse.returncode == 1, worse.stderr
+
+
+def test_plan_notes_a_baseline_judge_that_gave_one_verdict_per_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from trajguard_testkit.runsets import write_runset
+
+    from trajguard.cli import main
+
+    record = {"criterion": 'judge: "names Paris"', "model": "openai/judge", "samples_wanted": 1}
+    rows = [
+        {
+            "run_id": f"s/base/{i}",
+            "batch_id": "b1",
+            "suite": "demo",
+            "scenario": "s",
+            "variant": "base",
+            "run_index": i,
+            "model": "fake/agent",
+            "status": "ok",
+            "passed": i % 2 == 0,
+            "crashed": False,
+            "judge_calls": json.dumps([{**record, "held": i % 2 == 0}]),
+        }
+        for i in range(6)
+    ]
+    write_runset(tmp_path / "base", rows)
+    assert main(["plan", str(tmp_path / "base"), "--runs", "20"]) == 0
+    out = capsys.readouterr().out
+    assert 'note: scenario s: judge: "names Paris" (openai/judge) gave one verdict per run' in out
+    assert "add `samples: 3`" in out
+
+
+def test_judge_unstable_fail_makes_an_unstable_judge_fail_the_night(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from trajguard_testkit.runsets import write_runset
+
+    from trajguard.cli import main
+
+    def row(i: int) -> dict[str, object]:
+        said = ["PASS", "FAIL", "PASS"] if i % 2 else ["FAIL", "PASS", "FAIL"]
+        record = {"criterion": "judge", "model": "openai/judge", "samples_wanted": 3}
+        samples = [{"verdict": v} for v in said]
+        return {
+            "run_id": f"s/base/{i}",
+            "batch_id": "b1",
+            "suite": "demo",
+            "scenario": "s",
+            "variant": "base",
+            "run_index": i,
+            "model": "fake/agent",
+            "status": "ok",
+            "passed": i % 2 == 1,
+            "crashed": False,
+            "step_count": 2,
+            "judge_calls": json.dumps([{**record, "held": i % 2 == 1, "samples": samples}]),
+        }
+
+    for name in ("base", "cand"):
+        write_runset(tmp_path / name, [row(i) for i in range(12)])
+    base, cand = str(tmp_path / "base"), str(tmp_path / "cand")
+    common = ["--no-plots", "--report", str(tmp_path / "r" / "report.md")]
+    assert main(["compare", base, cand, *common]) == 0
+    assert main(["compare", base, cand, *common, "--judge-unstable", "fail"]) == 1
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "Unstable judge (fails the night: judge_unstable: fail)" in report

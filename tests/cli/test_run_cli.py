@@ -130,6 +130,23 @@ def test_progress_counts_timeouts_as_crashes(capsys: pytest.CaptureFixture[str])
     assert "x: 3/3 · pass 1 · crash 1 · harness error 1" in capsys.readouterr().err
 
 
+def test_progress_shows_a_failed_judge_apart_from_the_agents_crashes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with BatchProgress(enabled=True, label="x") as bar:
+        bar.start(2, 0)
+        failed = {"status": "harness_error", "crashed": None, "passed": None}
+        bar.update({**failed, "error_type": "judge_failed"})
+        bar.update({"status": "ok", "crashed": False, "passed": True, "error_type": None})
+    err = capsys.readouterr().err
+    assert "x: 2/2 · pass 1 · crash 0 · harness error 1 (judge failed 1)" in err
+    bar = BatchProgress(enabled=True, label="x")
+    bar.judging(2)
+    assert bar._stats().endswith(" · judging 2")
+    bar.judging(0)
+    assert "judging" not in bar._stats()
+
+
 # --- options (items 4, 11) ---------------------------------------------------------------------
 
 

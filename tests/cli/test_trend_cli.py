@@ -35,9 +35,104 @@ def test_trend_names_the_first_night_of_a_drop(tmp_path: Path, cli) -> None:
     result = cli("trend", str(store), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "# Trend (12 nights of suite demo" in result.stdout
-    assert "### multiply (base): **changed since 2026-11-07 (n06)**" in result.stdout
-    assert "### capital (base): steady" in result.stdout
+    assert (
+        "### multiply (base): **pass rate dropped since 2026-11-07 (n06): 88% → 19% "
+        "(alarm raised 2026-11-07" in result.stdout
+    )
+    assert "### capital (base): steady (no alarm)" in result.stdout
+    assert "an unchanged suite raises a false alarm once per 365 nights" in result.stdout
     assert "| 2026-11-12 | n11 |" in result.stdout
+
+
+def test_fail_on_change_exits_5_on_the_night_an_alarm_is_raised_and_only_then(
+    tmp_path: Path, cli
+) -> None:
+    raised = _store(tmp_path / "raised", nights=7)  # multiply drops on n06, the newest night
+    gated = cli("trend", str(raised), "--fail-on-change", cwd=tmp_path)
+    assert gated.returncode == 5, gated.stderr
+    assert "pass rate dropped since 2026-11-07 (n06)" in gated.stdout
+    assert cli("trend", str(raised), cwd=tmp_path).returncode == 0  # no gate unless asked
+    later = _store(tmp_path / "later")  # the same alarm, five nights before the newest
+    again = cli("trend", str(later), "--fail-on-change", "--json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    (alarm,) = next(
+        s for s in json.loads(again.stdout)["scenarios"] if s["scenario"] == "multiply"
+    )["alarms"]
+    assert alarm["raised_night_id"] == "n06"
+    steady = _store(tmp_path / "steady", drop_at=99)
+    assert cli("trend", str(steady), "--fail-on-change", cwd=tmp_path).returncode == 0
+    missing = cli("trend", str(tmp_path / "nothing"), "--fail-on-change", cwd=tmp_path)
+    assert missing.returncode == 2 and "holds no nights" in missing.stderr
+
+
+def test_webhook_gets_the_newest_nights_alarms_as_json(tmp_path: Path, cli) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    received: list[tuple[str, str, bytes]] = []
+
+    class Hook(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received.append((self.path, self.headers["Content-Type"], body))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Hook)
+    server.timeout = 10
+    thread = threading.Thread(target=server.handle_request, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_port}/hooks/secret-token"
+    try:
+        raised = _store(tmp_path / "raised", nights=7)
+        result = cli("trend", str(raised), "--webhook", url, "--fail-on-change", cwd=tmp_path)
+        thread.join(timeout=10)
+    finally:
+        server.server_close()
+    assert result.returncode == 5, result.stderr
+    assert "secret-token" not in result.stdout + result.stderr
+    ((path, kind, body),) = received
+    assert path == "/hooks/secret-token" and kind == "application/json"
+    payload = json.loads(body)
+    assert payload["kind"] == "trajguard.trend.alarm" and payload["suite"] == "demo"
+    assert payload["night_id"] == "n06" and payload["target_arl"] == 365
+    (alarm,) = payload["alarms"]
+    assert alarm["scenario"] == "multiply" and alarm["direction"] == "drop"
+    assert alarm["start_night_id"] == "n06" and alarm["harmful"] is True
+
+
+def test_webhook_sends_nothing_without_a_new_alarm_and_warns_when_unreachable(
+    tmp_path: Path, cli
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/hook?token=secret"
+    later = _store(tmp_path / "later")  # the alarm is five nights old: nothing to send
+    quiet = cli("trend", str(later), "--webhook", url, cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    raised = _store(tmp_path / "raised", nights=7)
+    failed = cli("trend", str(raised), "--webhook", url, cwd=tmp_path)
+    assert failed.returncode == 0  # a failed notification is a warning, not a gate
+    assert "warning: the webhook at 127.0.0.1 could not be reached" in failed.stderr
+    assert "secret" not in failed.stderr
+    bad = cli("trend", str(raised), "--webhook", "ftp://example.org/x", cwd=tmp_path)
+    assert bad.returncode == 2 and "--webhook must be an http:// or https:// URL" in bad.stderr
+
+
+def test_one_scenario_shows_the_suites_alarms(tmp_path: Path, cli) -> None:
+    store = _store(tmp_path / "store")
+    whole = json.loads(cli("trend", str(store), "--json", cwd=tmp_path).stdout)
+    one = json.loads(
+        cli("trend", str(store), "--json", "--scenario", "multiply", cwd=tmp_path).stdout
+    )
+    assert one["monitoring"] == whole["monitoring"]
+    assert one["scenarios"] == [s for s in whole["scenarios"] if s["scenario"] == "multiply"]
 
 
 def test_trend_json_holds_every_night_and_the_change(tmp_path: Path, cli) -> None:
@@ -47,8 +142,12 @@ def test_trend_json_holds_every_night_and_the_change(tmp_path: Path, cli) -> Non
     data = json.loads(result.stdout)
     (multiply,) = data["scenarios"]
     assert [p["night_id"] for p in multiply["points"]] == [f"n{i:02d}" for i in range(12)]
-    assert multiply["change"]["night_id"] == "n06"
-    assert multiply["change"]["before"] > 0.7 > 0.4 > multiply["change"]["after"]
+    (alarm,) = multiply["alarms"]
+    assert alarm["start_night_id"] == "n06" and alarm["shape"] == "step" and alarm["harmful"]
+    assert alarm["before"] > 0.7 > 0.4 > alarm["after"]
+    assert 6 <= alarm["raised_index"] <= 8 and alarm["statistic"] > alarm["threshold"]
+    # the suite's procedure (two scenarios: 6 statistics), though one scenario is shown
+    assert data["monitoring"]["statistics"] == 6 and data["monitoring"]["target_arl"] == 365
     point = multiply["points"][0]
     assert point["pass_low"] <= point["pass_rate"] <= point["pass_high"]
     assert multiply["drift"]["batch"] == "base1" and multiply["drift"]["pinned"] is True
@@ -100,14 +199,23 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     edited_id = json.loads((NIGHTS / "edited-seed1" / "manifest.json").read_text())["batch_id"]
     report = (tmp_path / "edited-seed3" / "report.md").read_text()
     assert "## Trend (6 nights of suite demo" in report
-    assert f"### multiply (base): **changed since 2026-12-01 ({edited_id})**" in report
+    # multiply (50-60 % -> 0-10 %) is named on the edit's night; greeting (25-35 % -> 0-15 %)
+    # is not named within three nights at a suite false-alarm rate of one a year (RESULTS.md)
+    assert f"### multiply (base): **pass rate dropped since 2026-12-01 ({edited_id})" in report
+    # nothing unedited alarms, and no crash-rate or rise alarm anywhere
+    assert "### capital (base): steady (no alarm)" in report
+    assert "### population\\_per\\_thousand (base): **flaky**" in report
     # comparison.json carries the trend, and the report renders again from it byte for byte
     from trajguard.results import read_document
 
     document = read_document((tmp_path / "edited-seed3" / "comparison.json").read_text())
     assert document.trend is not None and document.trend.nights == 6
-    multiply = next(s for s in document.trend.scenarios if s.scenario == "multiply")
-    assert multiply.change is not None and multiply.change.night_id == edited_id
+    alarms = {s.scenario: s.alarms for s in document.trend.scenarios}
+    assert {name for name, found in alarms.items() if found} == {"multiply"}
+    for name in ("multiply",):
+        (alarm,) = alarms[name]
+        assert (alarm.metric, alarm.direction, alarm.shape) == ("pass_rate", "drop", "step")
+        assert alarm.start_night_id == edited_id and alarm.start_index == 3
     again_dir = tmp_path / "rerendered"
     rendered = cli(
         "report",
@@ -197,6 +305,14 @@ def test_nightly_promote_if_clean_needs_a_store(tmp_path: Path, cli, monkeypatch
     result = cli("nightly", str(REPO / "suites" / "demo.yaml"), "--promote-if-clean", cwd=tmp_path)
     assert result.returncode == 2
     assert "--promote-if-clean needs the series of nights: pass --store STORE" in result.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_nightly_fail_on_change_needs_a_store(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.delenv("TRAJGUARD_STORE", raising=False)
+    result = cli("nightly", str(REPO / "suites" / "demo.yaml"), "--fail-on-change", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--fail-on-change needs the series of nights: pass --store STORE" in result.stderr
     assert not (tmp_path / "reports").exists()
 
 

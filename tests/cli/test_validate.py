@@ -251,3 +251,21 @@ def test_every_problem_of_a_file_is_listed(files: Path, cli) -> None:
     ]
     assert "many.json: 3 errors (ATIF-v1.7)" in result.stdout
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_judge_sampled_once_gets_a_note_to_sample_it_more(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "judged.yaml"
+    suite.write_text(
+        "name: judged\nscenarios:\n"
+        "  - id: once\n    agent: {kind: builtin}\n    input: Capital of France?\n"
+        "    pass:\n      - judge: The answer names Paris.\n"
+        "  - id: thrice\n    agent: {kind: builtin}\n    input: Capital of France?\n"
+        "    pass:\n      - judge: {rubric: The answer names Paris., samples: 3}\n"
+    )
+    code, out, err = _main(capsys, "validate", str(suite))
+    assert code == 0, err
+    (note,) = [line for line in out.splitlines() if "note:" in line]
+    assert note.startswith(f"{suite}: note: scenario once: judge: ")
+    assert "samples: 1" in note and "add `samples: 3`" in note

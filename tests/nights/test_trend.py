@@ -3,12 +3,22 @@ series left alone, flaky series named flaky, and the boiling-frog guard's anchor
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from trajguard_testkit.nights import night
 
-from trajguard.nights import change_scan, overdispersion, record_night, trend, wilson
+from trajguard.nights import (
+    NightInput,
+    change_scan,
+    overdispersion,
+    record_night,
+    trend,
+    wilson,
+)
+from trajguard.report import render_trend
 
 
 def test_wilson_covers_the_rate_and_stays_in_0_1() -> None:
@@ -52,13 +62,13 @@ def test_overdispersed_nights_are_flaky_binomial_ones_are_not() -> None:
 
 def test_flaky_scenarios_are_named_flaky_in_the_trend(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
-    for i in range(20):
-        rate = float(rng.choice([0.05, 0.95]))
+    for i in range(30):
+        rate = float(rng.beta(2.0, 2.0))  # intra-night correlation 0.2: nights far apart
         record_night(
             tmp_path, night(f"n{i:02d}", date=f"2026-11-{i + 1:02d}", rates={"x": rate}, seed=i)
         )
     (x,) = trend(tmp_path).scenarios
-    assert x.flaky and x.change is None
+    assert x.flaky  # its early nights may still alarm: bench_trend_calibration.py measures it
     assert x.dispersion is not None and x.dispersion.p_value < 0.01
 
 
@@ -87,3 +97,29 @@ def test_a_slow_slide_under_a_rolling_baseline_moves_beyond_the_pinned_anchor(
     assert x.anchor_drift is not None and x.anchor_drift.batch == "anchor"
     assert x.anchor_drift.pinned and x.anchor_drift.nights == 10
     assert x.anchor_drift.beyond_band and x.anchor_drift.difference < -0.1
+
+
+def _judged_night(index: int, flip: float) -> NightInput:
+    """A night whose scenario is judged 3 times per run by a judge flipping ``flip`` of its
+    verdicts."""
+    made = night(f"n{index}", date=f"2026-11-{index + 1:02d}", rates={"capital": 0.7}, seed=index)
+    rng = np.random.default_rng(index)
+    calls = []
+    for passed in made.runs["passed"]:
+        said = [bool(passed) != (rng.random() < flip) for _ in range(3)]
+        samples = [{"verdict": "PASS" if v else "FAIL"} for v in said]
+        calls.append(json.dumps([{"criterion": "judge", "samples_wanted": 3, "samples": samples}]))
+    return replace(made, runs=made.runs.assign(judge_calls=calls))
+
+
+def test_a_judge_drifting_shows_in_the_store_and_the_trend(tmp_path: Path) -> None:
+    for i in range(6):
+        record_night(tmp_path, _judged_night(i, 0.0 if i < 3 else 0.4))
+    (capital,) = trend(tmp_path).scenarios
+    shown = [p.judge_disagreement for p in capital.points]
+    assert shown[:3] == [0.0, 0.0, 0.0]
+    assert all(d is not None and d > 0.25 for d in shown[3:])  # 2 F (1 - F) = 0.48
+    text = render_trend(trend(tmp_path))
+    assert "judge disagreement |" in text and "| 0% |" in text
+    record_night(tmp_path, night("n9", date="2026-11-20", rates={"capital": 0.7}, seed=9))
+    assert trend(tmp_path).scenarios[0].points[-1].judge_disagreement is None  # no judge

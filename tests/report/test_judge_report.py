@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from trajguard.compare import CompareConfig, compare_runsets
 from trajguard.report import build_document, render_report
-from trajguard.results import ReportKind
+from trajguard.report.html import render_html
+from trajguard.results import ReportKind, document_json, read_document
 from trajguard.store import RunSet
 
 
@@ -28,15 +30,18 @@ def run(passed: bool = True) -> dict:
     }
 
 
-def render(base: list[dict], cand: list[dict], config: CompareConfig) -> str:
+def document_of(base: list[dict], cand: list[dict], config: CompareConfig) -> Any:
     b, c = pd.DataFrame(base), pd.DataFrame(cand)
-    document = build_document(
+    return build_document(
         compare_runsets(b, c, config=config),
         kind=ReportKind.COMPARE,
         baseline=RunSet(path="b", manifest={"suite": "t"}, runs=b),
         candidate=RunSet(path="c", manifest={"suite": "t"}, runs=c),
     )
-    return render_report(document)
+
+
+def render(base: list[dict], cand: list[dict], config: CompareConfig) -> str:
+    return render_report(document_of(base, cand, config))
 
 
 def judged(verdicts: list[str], passed: bool) -> dict:
@@ -62,18 +67,50 @@ def test_a_disagreeing_judge_is_flagged_in_the_headline_and_the_table():
     text = render(stable, noisy, CompareConfig())
     assert "## Judge consistency" in text
     assert (
-        '| s | baseline | judge: "names Paris" | local/smollm2 | 3 | 8 | 0% | 0% | 75% | stable |'
-        in text
+        '| s | baseline | judge: "names Paris" | local/smollm2 | 3 | 8 | 0% | 0% (0%–32%) | '
+        "0% (0%–0%) | 75% | stable |" in text
     )
-    # every run disagrees; each run's own variance is 2/9, the total 1/4: 89% is noise
+    # every run splits 2 to 1: two verdicts disagree 2 times in 3 (unbiased: not 4/9); the
+    # within-run variance 1/3 exceeds the total 1/4 + the estimate's variance: pure noise
     assert (
-        '| s | candidate | judge: "names Paris" | local/smollm2 | 3 | 8 | 100% | 89% | 50% | '
-        "**unstable** |" in text
+        '| s | candidate | judge: "names Paris" | local/smollm2 | 3 | 8 | 100% | 67% (34%–89%) | '
+        "100% (100%–100%) | 50% | **unstable** |" in text
     )
     assert (
         "- **Unstable judge:** s (candidate)" in text
-        and "disagree in 100% of runs (limit 20%)" in text
+        and "disagree 67% (34%–89%) of the time (flagged above 20% with 95% confidence)" in text
     )
+    assert not compare_runsets(pd.DataFrame(stable), pd.DataFrame(noisy)).regressed
+
+
+def test_an_unstable_judge_fails_the_night_only_when_asked():
+    noisy = [judged(["PASS", "FAIL", "PASS"], True) for _ in range(4)] + [
+        judged(["FAIL", "PASS", "FAIL"], False) for _ in range(4)
+    ]
+    b, c = pd.DataFrame(noisy), pd.DataFrame(noisy)
+    assert not compare_runsets(b, c).regressed
+    failing = CompareConfig(judge_unstable="fail")
+    assert compare_runsets(b, c, config=failing).regressed
+    assert "Unstable judge (fails the night: judge_unstable: fail)" in render(noisy, noisy, failing)
+    # a design settling the verdicts again (sequential, escalation) keeps the judge's failure
+    from trajguard.compare._results import settle
+
+    assert settle(compare_runsets(b, c, config=failing)).regressed
+    assert not settle(compare_runsets(b, c)).regressed
+
+
+def test_the_noise_share_of_a_pure_noise_judge_is_not_biased_low():
+    import numpy as np
+
+    draw = np.random.default_rng(3)
+    rows = [
+        judged(["PASS" if v else "FAIL" for v in draw.random(3) < 0.5], True) for _ in range(400)
+    ]
+    (found,) = compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows)).judges[1:]
+    # the naive within-run variance reads (k - 1) / k = 67 % here; the unbiased one about 100 %
+    assert found.noise_share is not None and found.noise_share > 0.9
+    assert found.noise_share_low is not None and found.noise_share_low > 0.8
+    assert found.pair_disagreement_low < 0.5 < found.pair_disagreement_high
 
 
 def test_one_sample_or_a_failed_judgement_is_not_measured():
@@ -90,3 +127,57 @@ def test_one_sample_or_a_failed_judgement_is_not_measured():
 def test_runs_without_judge_calls_have_no_figures(calls):
     rows = [{**run(), "judge_calls": calls} for _ in range(3)]
     assert compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows)).judges == ()
+
+
+def test_a_gating_judge_sampled_once_says_its_noise_is_unknown_in_the_headline():
+    rows = [judged(["PASS"], True) for _ in range(5)] + [judged(["FAIL"], False)] * 3
+    comparison = compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows))
+    assert [(j.side, j.runs, j.model) for j in comparison.judged_once] == [
+        ("baseline", 8, "local/smollm2"),
+        ("candidate", 8, "local/smollm2"),
+    ]
+    text = render(rows, rows, CompareConfig())
+    headline = text.split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "Judge noise unknown" in x]
+    assert 's, judge: "names Paris" (local/smollm2) gave one verdict per run' in line
+    assert "Set `samples: 3`" in line
+
+
+def test_a_judge_sampled_once_is_not_in_the_headline_when_the_pass_rate_does_not_gate():
+    rows = [judged(["PASS"], True) for _ in range(5)] + [judged(["FAIL"], False)] * 3
+    config = CompareConfig(gating=frozenset({"crash_rate"}))
+    assert "Judge noise unknown" not in render(rows, rows, config)
+    sampled = [judged(["PASS"] * 3, True) for _ in range(8)]
+    assert "Judge noise unknown" not in render(sampled, sampled, CompareConfig())
+
+
+def test_the_page_and_comparison_json_carry_the_judge_figures():
+    noisy = [judged(["PASS", "FAIL", "PASS"], True) for _ in range(4)] + [
+        judged(["FAIL", "PASS", "FAIL"], False) for _ in range(4)
+    ]
+    once = [judged(["PASS"], True) for _ in range(8)]
+    document = document_of(once, noisy, CompareConfig())  # baseline once, candidate thrice
+    page = render_html(document)
+    assert "Judge consistency" in page and "67% (34%–89%)" in page
+    assert "Judge noise unknown" in page
+    read = read_document(document_json(document)).comparison
+    (judge,) = read.judges
+    assert judge == document.comparison.judges[0] and judge.unstable
+    assert judge.pair_disagreement_low > 0.2 and judge.noise_share_high == 1.0
+    assert [j.side for j in read.judged_once] == ["baseline"]
+
+
+def test_a_judge_that_passes_every_different_answer_is_flagged_in_the_headline():
+    def answered(text: str) -> dict:
+        return {**judged(["PASS"] * 3, True), "final_output": text}
+
+    rows = [answered(t) for t in ("Paris.", "Lyon.", "I do not know.", "Berlin.", "Paris!")] * 2
+    comparison = compare_runsets(pd.DataFrame(rows), pd.DataFrame(rows))
+    (found,) = comparison.uniform_judges
+    assert (found.verdict, found.runs, found.answers) == ("PASS", 20, 5)
+    headline = render(rows, rows, CompareConfig()).split("\n## ")[0]
+    assert "**Judge that may not judge:** s" in headline and "said PASS of all 20 runs" in headline
+    same = [answered("Paris.") for _ in range(10)]  # one answer: passing it every time is fine
+    assert compare_runsets(pd.DataFrame(same), pd.DataFrame(same)).uniform_judges == ()
+    mixed = [*rows[:-1], {**judged(["FAIL"] * 3, False), "final_output": "Lyon."}]
+    assert compare_runsets(pd.DataFrame(rows), pd.DataFrame(mixed)).uniform_judges == ()

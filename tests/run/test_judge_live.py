@@ -59,7 +59,12 @@ async def test_a_judged_scenario_on_the_embedded_model(
     comparison = compare_runsets(runs, runs)
     (found,) = [j for j in comparison.judges if j.side == "candidate"]
     assert found.runs == len(judged) and found.samples == 3
-    assert 0.0 <= found.disagreement <= 1.0 and found.unstable == (found.disagreement > 0.2)
+    assert 0.0 <= found.pair_disagreement <= 1.0
+    assert found.unstable == (found.pair_disagreement_low > 0.2)
+    answers = runs.loc[runs["status"] == "ok", "final_output"].nunique()
+    if found.verdict_pass_rate in (0.0, 1.0) and answers >= 2:  # a judge that may not judge
+        (uniform,) = comparison.uniform_judges  # is named (issue 35)
+        assert uniform.answers == answers
     document = build_document(
         comparison,
         kind=ReportKind.COMPARE,
@@ -71,7 +76,8 @@ async def test_a_judged_scenario_on_the_embedded_model(
     print(
         f"\njudge consistency: runs={found.runs} disagree={found.disagreement:.2f} "
         f"noise_share={found.noise_share} pass_verdicts={found.verdict_pass_rate:.2f} "
-        f"unstable={found.unstable} harness_errors={(runs['status'] == 'harness_error').sum()} "
+        f"unstable={found.unstable} uniform={len(comparison.uniform_judges)} "
+        f"harness_errors={(runs['status'] == 'harness_error').sum()} "
         f"passed={int(runs['passed'].fillna(False).sum())}/{len(runs)} judge_texts_sent="
         f"{sum(not r['cached'] for r in records)}"
     )

@@ -1,7 +1,7 @@
 """Judged criteria in a batch, against a scripted judge (an OpenAI-compatible stub on
 127.0.0.1, reached through litellm): a random judge is flagged unstable and a consistent one is
-not; an identical answer is judged once; a judge that fails leaves the run a harness_error;
-the judge's calls never enter the agent's columns (issue 25)."""
+not; runs with one answer are judged independently (issue 35); a judge that fails leaves the
+run a harness_error; the judge's calls never enter the agent's columns (issue 25)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,18 @@ import importlib.util
 import json
 import random
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, compare_runsets
+from trajguard.judge import sample_seed
 from trajguard.run import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
@@ -69,11 +72,12 @@ def make_suite(
     answer: str = "",
     extra: str = "",
     runs: int = 10,
+    defaults: str = "",
 ) -> Any:
     params = f", params: {{answer: {json.dumps(answer)}}}" if answer else ""
     path = tmp_path / "suite.yaml"
     path.write_text(
-        f"name: judged\ndefaults: {{runs: {runs}, concurrency: 1}}\nscenarios:\n"
+        f"name: judged\ndefaults: {{runs: {runs}, concurrency: 1{defaults}}}\nscenarios:\n"
         f"  - id: capital\n    agent: {{kind: callable, function: judged_agent:answer{params}}}\n"
         "    input: What is the capital of France?\n    pass:\n"
         f"      - judge: {{rubric: 'The answer names Paris.', model: openai/judge, "
@@ -135,17 +139,20 @@ async def test_the_judges_calls_are_kept_apart_from_the_agents(tmp_path: Path, j
     assert [s["prompt_tokens"] for s in record["samples"]] == [10]  # stopped at the first
 
 
-async def test_an_identical_answer_is_judged_once(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 2)
+async def test_runs_with_one_answer_are_judged_independently(tmp_path: Path, judge: Any) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes", "VERDICT: FAIL\nREASON: no"] * 4)
     suite = make_suite(tmp_path, judge.api_base, samples=2, answer="Paris.", runs=4)
     runs = await batch(tmp_path, suite)
-    assert len(judge.seen) == 2  # four runs, one answer: judged once (two samples)
+    assert len(judge.seen) == 8  # four runs, one answer: each run judged on its own (issue 35)
     records = [json.loads(r)[0] for r in runs["judge_calls"]]
-    assert [r["cached"] for r in records] == [False, True, True, True]
-    assert all(r["held"] is True for r in records) and runs["passed"].all()
+    assert [r["cached"] for r in records] == [False] * 4
     first = judge.seen[0].body
     assert "Paris." in first["messages"][-1]["content"]
-    assert first["temperature"] == 0.7 and [s.body["seed"] for s in judge.seen] == [0, 1]
+    assert first["temperature"] == 0.7
+    seeds = [s.body["seed"] for s in judge.seen]
+    assert len(set(seeds)) == 8  # no two requests alike: no provider can answer two runs as one
+    plan_seeds = sorted(int(s) for s in runs["seed"])
+    assert sorted(seeds) == sorted(sample_seed(s, i) for s in plan_seeds for i in range(2))
 
 
 async def test_an_unparseable_verdict_is_a_harness_error(tmp_path: Path, judge: Any) -> None:
@@ -182,3 +189,74 @@ async def test_a_failed_criterion_decides_despite_a_failed_judge(
     assert runs["status"].tolist() == ["ok", "ok"]  # fails on Berlin whatever the judge says
     assert runs["passed"].tolist() == [False, False]
     assert [e["held"] for e in runs["criteria"][0]] == [None, False]
+
+
+async def test_a_judge_that_never_answers_is_bounded_by_the_runs_timeout(
+    tmp_path: Path, judge: Any
+) -> None:
+    judge.then(*[stub.Fault(kind="hang", hang_s=90) for _ in range(8)])
+    suite = make_suite(tmp_path, judge.api_base, samples=3, runs=2, defaults=", timeout_s: 2")
+    began = time.monotonic()
+    runs = await batch(tmp_path, suite)
+    took = time.monotonic() - began
+    judge.release.set()  # let the stub's handler threads go
+    # each attempt of the judge's client would wait 120 s and be retried (issue 35): the run's
+    # 2 s bound it; 60 s leaves a loaded machine room and is far below one such attempt
+    assert took < 60, took
+    assert runs["status"].tolist() == ["harness_error"] * 2
+    assert runs["error_type"].tolist() == ["judge_failed"] * 2  # never the agent's crash
+    assert runs["crashed"].isna().all()
+    assert "did not answer within the run's 2 s timeout" in runs["error_message"][0]
+
+
+async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
+    tmp_path: Path, judge: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "judge-key-0123456789abcdef-not-a-pattern"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    judge.then(
+        stub.Fault(kind="echo_key"),  # run 0: 401 quoting the key
+        stub.Fault(kind="ok", reply=f"VERDICT: FAIL\nREASON: your key {key} is wrong"),  # run 1
+    )
+    extra = "      - final_output_contains: Berlin\n"  # fails: failed_criteria is written
+    suite = make_suite(tmp_path, judge.api_base, samples=1, runs=2, extra=extra)
+    runs = await batch(tmp_path, suite)
+    sent = {name.lower(): value for name, value in judge.seen[0].headers.items()}
+    assert len(judge.seen) == 2 and sent["authorization"] == f"Bearer {key}"
+    assert any("REDACTED" in " ".join(f) for f in runs["failed_criteria"])
+    for path in sorted((tmp_path / "rs").rglob("*")):
+        if not path.is_file():
+            continue
+        if path.suffix == ".parquet":
+            text = str(pq.read_table(path).to_pylist())
+        else:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        assert key not in text, path
+
+
+async def test_an_observer_is_told_the_judgements_in_flight(tmp_path: Path, judge: Any) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 6)
+
+    class Watcher:
+        def __init__(self) -> None:
+            self.seen: list[int] = []
+
+        def start(self, total: int, skipped: int, interrupted: int) -> None:
+            pass
+
+        def update(self, row: Any) -> None:
+            pass
+
+        def judging(self, active: int) -> None:
+            self.seen.append(active)
+
+    watcher = Watcher()
+    suite = make_suite(tmp_path, judge.api_base, samples=2, runs=3)
+    await run_batch(
+        suite,
+        tmp_path / "rs",
+        BatchOptions(seed=7),
+        make_model=lambda _: Scripted(lambda m, o: "ok"),
+        observer=watcher,
+    )
+    assert watcher.seen == [1, 0] * 3  # one run at a time: each judged, then done

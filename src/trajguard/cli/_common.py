@@ -126,6 +126,13 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"gating metric (repeat; one of {', '.join(METRIC_NAMES)}; default "
         f"{', '.join(m for m in METRIC_NAMES if m in DEFAULT_GATING)})",
     )
+    parser.add_argument(
+        "--judge-unstable",
+        choices=("warn", "fail"),
+        default="warn",
+        help="a judge whose verdicts on one run disagree above the limit with 95%% confidence: "
+        "warn (default: a headline line) or fail the night (exit 1)",
+    )
     add_family_arguments(parser)
     parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
     add_report_arguments(parser)
@@ -327,6 +334,7 @@ def compare_config(args: argparse.Namespace) -> CompareConfig:
         "q": getattr(args, "q", 0.10),
         "multiplicity": getattr(args, "multiplicity", "omnibus"),
         "suite_share": getattr(args, "suite_share", SUITE_SHARE),
+        "judge_unstable": getattr(args, "judge_unstable", "warn"),
     }
     if not 0 <= updates["suite_share"] < 1:
         raise UsageError(f"--suite-share must be at least 0 and below 1, got {args.suite_share}")

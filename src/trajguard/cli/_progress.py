@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 class BatchProgress:
     """Shows runs done / total, ETA, pass and crash counts (crashes as
-    :mod:`trajguard.outcome` counts them, timeouts included) and harness errors.
+    :mod:`trajguard.outcome` counts them, timeouts included), harness errors (failed judges
+    counted apart: never the agent's crash) and the judgements in flight.
     Writes to stderr. The batch's start-up steps go to ``startup`` (printed whatever
     ``enabled`` says)."""
 
@@ -45,6 +46,8 @@ class BatchProgress:
         self._passed = 0
         self._crashed = 0
         self._errors = 0
+        self._judge_failed = 0
+        self._judging = 0
         self._last_line = 0.0
         self._started = time.monotonic()
 
@@ -99,13 +102,25 @@ class BatchProgress:
             )
 
     def _stats(self) -> str:
-        return f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}"
+        judge = f" (judge failed {self._judge_failed})" if self._judge_failed else ""
+        judging = f" · judging {self._judging}" if self._judging else ""
+        return (
+            f"pass {self._passed} · crash {self._crashed} · harness error {self._errors}{judge}"
+            + judging
+        )
+
+    def judging(self, active: int) -> None:
+        """``active`` judgements are in flight (shown as "judging N" while any are)."""
+        self._judging = active
+        if self._progress is not None:
+            self._progress.update(self._task, stats=self._stats())
 
     def update(self, row: Mapping[str, Any]) -> None:
         self._done += 1
         self._passed += passed_row(row["status"], row.get("crashed"), row.get("passed"))
         self._crashed += is_crash_row(row["status"], row.get("crashed"))
         self._errors += row.get("status") == "harness_error"
+        self._judge_failed += row.get("error_type") == "judge_failed"  # never the agent's crash
         if self._progress is not None:
             self._progress.update(self._task, advance=1, stats=self._stats())
         elif self._enabled:

@@ -56,6 +56,12 @@ def register(commands: Any) -> None:
         help="with --store: promote a clean night to the baseline (a rolling baseline), unless "
         "the series since the pinned anchor moved beyond the bands (the boiling-frog guard)",
     )
+    parser.add_argument(
+        "--fail-on-change",
+        action="store_true",
+        help="with --store: exit 5 when the trend's monitoring procedure raises a harmful alarm "
+        "(pass rate down, crash rate up) on this night and nothing else failed",
+    )
     add_require_power_argument(parser, suite=True)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
@@ -76,7 +82,9 @@ def main(args: argparse.Namespace) -> int:
             else None
         )
         # no --store: the suite's defaults.store, if it names one
-        store = pipeline.StoreRequest(location=args.store, promote_to=promote_to)
+        store = pipeline.StoreRequest(
+            location=args.store, promote_to=promote_to, fail_on_change=args.fail_on_change
+        )
         startup.begin("reading the suite")
         outcome = pipeline.nightly(
             args.suite,

@@ -86,4 +86,21 @@ def main(args: argparse.Namespace) -> int:
                 "—" if row.n_needed is None else str(row.n_needed),
             )
     Console(width=120).print(table)
+    for note in _judge_notes(args.baseline):
+        print(printable(f"note: {note}"))
     return 0
+
+
+def _judge_notes(baseline: Path | None) -> list[str]:
+    """What the baseline's judges that gave one verdict per run leave unknown."""
+    if baseline is None:
+        return []
+    from trajguard import store
+    from trajguard.compare import judged_once
+
+    return [
+        f"scenario {j.scenario}: {j.criterion} ({j.model}) gave one verdict per run "
+        "(samples: 1): the judge's noise is unknown, and a pass-rate change of this scenario "
+        "cannot be told from it; add `samples: 3` to the judge to measure it"
+        for j in judged_once(store.read_runs(baseline), "baseline")
+    ]

@@ -43,7 +43,7 @@ def register(commands: Any) -> None:
 
 def _validate_suite(path: Path) -> bool:
     from trajguard.cli._common import prepare_imports  # only suites need the live-mode modules
-    from trajguard.suite import load_suite
+    from trajguard.suite import judge_advice, load_suite
 
     prepare_imports(path)  # as `trajguard run` does: modules next to the suite are importable
     try:
@@ -56,6 +56,8 @@ def _validate_suite(path: Path) -> bool:
         f"{path}: valid suite {suite.name} ({len(suite.scenarios)} scenarios, "
         f"variants: {', '.join(variants) or 'none'})"
     )
+    for advice in judge_advice(suite):
+        print(printable(f"{path}: note: {advice}"))
     return True
 
 

@@ -17,6 +17,7 @@ from trajguard.compare._escalation import EscalationLook, EscalationPlan, Escala
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
+from trajguard.compare._judges import judge_consistency, judged_once
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -34,12 +35,14 @@ from trajguard.compare._results import (
     Comparison,
     Family,
     JudgeConsistency,
+    JudgeOnce,
     MetricResult,
     PassK,
     ScenarioGate,
     ScenarioResult,
     SuiteTest,
     TagGroup,
+    UniformJudge,
 )
 from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcome, Stop
 from trajguard.compare._sequential_design import SequentialDesign
@@ -80,6 +83,7 @@ __all__ = [
     "Family",
     "FixedDesign",
     "JudgeConsistency",
+    "JudgeOnce",
     "Look",
     "LookRecord",
     "Metric",
@@ -100,12 +104,15 @@ __all__ = [
     "Summary",
     "TagGroup",
     "Tolerance",
+    "UniformJudge",
     "Verdict",
     "combine_verdicts",
     "compare_ab",
     "compare_runsets",
     "drive",
     "exit_code",
+    "judge_consistency",
+    "judged_once",
     "metric",
     "plan_assumed",
     "plan_runset",

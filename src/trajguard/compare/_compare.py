@@ -29,7 +29,7 @@ from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
 from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
 from trajguard.compare._history import baseline_drift
-from trajguard.compare._judges import judge_consistency
+from trajguard.compare._judges import judge_consistency, judged_once, uniform_judges
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
     Comparison,
@@ -315,7 +315,16 @@ def compare_runsets(
         tags=tags,
     )
     judges = judge_consistency(baseline, "baseline") + judge_consistency(candidate, "candidate")
-    return replace(comparison, warnings=_unseen_tools(candidate), judges=judges)
+    once = judged_once(baseline, "baseline") + judged_once(candidate, "candidate")
+    unstable = config.judge_unstable == "fail" and any(j.unstable for j in judges)
+    return replace(
+        comparison,
+        warnings=_unseen_tools(candidate),
+        judges=judges,
+        judged_once=once,
+        uniform_judges=uniform_judges(baseline, candidate),
+        regressed=comparison.regressed or unstable,
+    )
 
 
 def _unseen_tools(runs: pd.DataFrame) -> tuple[str, ...]:

@@ -46,6 +46,8 @@ class CompareConfig:
         seed: seed of the permutation generators (one stream per scenario and metric).
         token_floor: tokens below this count as this before taking logs.
         latency_floor: seconds below this count as this before taking logs.
+        judge_unstable: ``warn`` (default): a judge flagged unstable is a headline line;
+            ``fail``: it also fails the night (``Comparison.regressed``, exit code 1).
     """
 
     alpha: float = 0.05
@@ -64,6 +66,7 @@ class CompareConfig:
     seed: int = 0
     token_floor: float = 1.0
     latency_floor: float = 1e-3
+    judge_unstable: Literal["warn", "fail"] = "warn"
 
     def __post_init__(self) -> None:
         # Earlier metric names (tool_multiset) are read as today's.

@@ -19,11 +19,13 @@ __all__ = [
     "Comparison",
     "Family",
     "JudgeConsistency",
+    "JudgeOnce",
     "MetricResult",
     "PassK",
     "ScenarioGate",
     "ScenarioResult",
     "SuiteTest",
+    "UniformJudge",
     "settle",
 ]
 
@@ -248,8 +250,10 @@ class BlindSpot:
 
 
 UNSTABLE_JUDGE_DISAGREEMENT = 0.2
-"""A judge is flagged unstable when its ``samples`` verdicts on one run disagree in more than
-this share of the runs it judged."""
+"""A judge is flagged unstable when two of its verdicts on one run disagree more often than
+this (its pairwise disagreement), with 95 % confidence: the lower end of the interval of
+:attr:`JudgeConsistency.pair_disagreement` is above it. 0.2 is a judge flipping about 11 % of
+its verdicts at random."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -265,12 +269,24 @@ class JudgeConsistency:
         runs: runs whose every sample gave a verdict (the ones measured).
         disagreeing_runs: runs whose verdicts were not all the same.
         disagreement: ``disagreeing_runs / runs``.
-        noise_share: the share of the verdicts' variance that is within runs (the judge's own
-            noise) over their total variance (law of total variance: within + between);
-            ``None`` when every verdict was the same (no variance at all).
+        noise_share: the share of one verdict's variance that is the judge's own noise: the
+            within-run variance (each run's ``s (k - s) / (k (k - 1))``, unbiased, ``s`` its
+            PASS verdicts of ``k``) over the total (``p (1 - p)``, ``p`` the share of PASS,
+            corrected by the variance of its estimate); clipped to [0, 1]; ``None`` when every
+            verdict was the same (no variance at all). A judge that is pure noise reads 1.
         verdict_pass_rate: the share of PASS among all the verdicts.
-        unstable: ``disagreement`` above :data:`UNSTABLE_JUDGE_DISAGREEMENT`: the scenario's
-            pass rate moves with the judge's noise, not only with the agent.
+        unstable: the lower end of ``pair_disagreement``'s interval is above
+            :data:`UNSTABLE_JUDGE_DISAGREEMENT`: the scenario's pass rate moves with the
+            judge's noise, not only with the agent.
+        pair_disagreement: the chance that two verdicts of the judge on the same run disagree
+            (each run's share of disagreeing pairs of its verdicts, averaged: unbiased, and the
+            same figure whatever ``samples``).
+        pair_disagreement_low: its lower 95 % bound (a Wilson interval over the runs, which is
+            conservative for a mean of values in [0, 1]).
+        pair_disagreement_high: its upper 95 % bound.
+        noise_share_low: the lower end of the noise share's 95 % interval (percentile bootstrap
+            over runs, 999 resamples); ``None`` with ``noise_share``.
+        noise_share_high: its upper end.
     """
 
     scenario: str
@@ -284,6 +300,54 @@ class JudgeConsistency:
     noise_share: float | None
     verdict_pass_rate: float
     unstable: bool
+    pair_disagreement: float = 0.0
+    pair_disagreement_low: float = 0.0
+    pair_disagreement_high: float = 0.0
+    noise_share_low: float | None = None
+    noise_share_high: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeOnce:
+    """A ``judge`` criterion that gave one verdict per run (``samples: 1``) on one side: how
+    often the judge contradicts itself is not measured, so the share of a pass-rate change
+    that is the judge's noise is unknown.
+
+    Attributes:
+        scenario: the scenario.
+        criterion: the criterion's label (``judge: "…"``).
+        side: ``baseline`` or ``candidate``.
+        model: the judge model.
+        runs: runs the judge decided.
+    """
+
+    scenario: str
+    criterion: str
+    side: Literal["baseline", "candidate"]
+    model: str
+    runs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class UniformJudge:
+    """A ``judge`` criterion whose every verdict, on both sides, was the same although the runs
+    gave different answers: a judge that passes (or fails) everything cannot see a change.
+
+    Attributes:
+        scenario: the scenario.
+        criterion: the criterion's label (``judge: "…"``).
+        model: the judge model.
+        verdict: ``PASS`` or ``FAIL``, every time.
+        runs: runs judged, both sides.
+        answers: distinct final outputs among them.
+    """
+
+    scenario: str
+    criterion: str
+    model: str
+    verdict: Literal["PASS", "FAIL"]
+    runs: int
+    answers: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -352,6 +416,11 @@ class Comparison:
     """Results grouped by the scenarios' tags (empty without tags)."""
     judges: tuple[JudgeConsistency, ...] = ()
     """The consistency of each judge criterion sampled more than once, per scenario and side."""
+    uniform_judges: tuple[UniformJudge, ...] = ()
+    """Judge criteria that gave one verdict to every run of both sides, whose answers differ."""
+    judged_once: tuple[JudgeOnce, ...] = ()
+    """Judge criteria that gave one verdict per run (their noise unknown), per scenario and
+    side."""
 
     def scenario(self, name: str) -> ScenarioResult:
         """The result of scenario ``name``."""
@@ -361,7 +430,8 @@ class Comparison:
 def settle(comparison: Comparison) -> Comparison:
     """The comparison with its scenario verdicts, report verdict and exit flag derived from its
     gating metrics' and suite-level tests' verdicts: the one rule for "this night failed"
-    (some gating metric or suite-level test regressed), whatever design set those verdicts."""
+    (some gating metric or suite-level test regressed, or, under ``judge_unstable: fail``, a
+    judge was flagged unstable), whatever design set those verdicts."""
     scenarios = tuple(
         replace(s, verdict=combine_verdicts([m.verdict for m in s.metrics if m.kind == "gating"]))
         for s in comparison.scenarios
@@ -370,6 +440,8 @@ def settle(comparison: Comparison) -> Comparison:
     failed = Verdict.REGRESSED in suite or any(
         m.verdict is Verdict.REGRESSED for s in scenarios for m in s.metrics if m.kind == "gating"
     )
+    if comparison.config.judge_unstable == "fail":  # an unstable judge fails the night too
+        failed = failed or any(j.unstable for j in comparison.judges)
     return replace(
         comparison,
         scenarios=scenarios,

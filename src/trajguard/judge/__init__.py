@@ -2,8 +2,9 @@
 
 :func:`grade` asks a :class:`~trajguard.capture.types.ChatModel` (the embedded model, any
 litellm model, or a frozen test's cassette model) whether a text meets a rubric, ``samples``
-times; :class:`JudgeCache` makes a batch judge an identical text once. The judge's calls are
-its own: they never enter the judged agent's trajectory, shape, tokens or steps.
+times; :class:`JudgeCache` keeps each run's judgements (a run asking again is answered from
+it; another run never is: runs stay independent). The judge's calls are its own: they never
+enter the judged agent's trajectory, shape, tokens or steps.
 
 In a frozen test, hand ``grade`` a model of the test's cassette and the verdicts replay::
 
@@ -20,9 +21,11 @@ from trajguard.judge._grade import (
     Judgement,
     JudgeSample,
     JudgeSettings,
+    RunKey,
     decide,
     grade,
     judgement_record,
+    sample_seed,
 )
 from trajguard.judge._prompt import judge_messages, parse_verdict, trajectory_text
 
@@ -32,10 +35,12 @@ __all__ = [
     "JudgeSample",
     "JudgeSettings",
     "Judgement",
+    "RunKey",
     "decide",
     "grade",
     "judge_messages",
     "judgement_record",
     "parse_verdict",
+    "sample_seed",
     "trajectory_text",
 ]

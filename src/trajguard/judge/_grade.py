@@ -2,13 +2,25 @@
 
 A judgement is *decided* when every sample gave a verdict; the first sample that fails (the
 model did not answer, or answered no verdict) stops it, and the criterion is then not judged.
-Sample ``i`` is sent with seed ``i``: a judge's samples are reproducible where the provider
-honours seeds, and differ where the temperature lets them.
+
+Seeds: in a batch, sample ``i`` of a run is sent with :func:`sample_seed` of the run's own seed
+and ``i``, so two runs never send the same request (where a provider honours seeds, two runs
+with the same answer still get independent draws of the judge); outside a batch (a frozen test
+calling :func:`grade`) sample ``i`` is sent with seed ``i``.
+
+Caching: :class:`JudgeCache` keeps a judgement under its whole request *and the run that asked*
+(settings, text, run id, run seed). It answers only the same run asking the same question again
+(the same criterion listed twice), never another run: a judgement is one run's draw of a noisy
+judge, and sharing it would make every run with that answer pass or fail together (runs in
+blocks, a test that believes it has N independent runs when it has a few: A/A nights failing
+25-30 % of the time instead of 5 %, issue 35). A resumed batch re-derives the same run seeds,
+so a redone run sends the same requests; a frozen test replays them from its cassette.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -24,9 +36,11 @@ __all__ = [
     "JudgeSample",
     "JudgeSettings",
     "Judgement",
+    "RunKey",
     "decide",
     "grade",
     "judgement_record",
+    "sample_seed",
 ]
 
 PassRule = Literal["majority", "all", "any"]
@@ -84,7 +98,7 @@ class Judgement:
 
     samples: tuple[JudgeSample, ...]
     cached: bool = False
-    """Taken from the batch's cache: an identical text was judged already (no new calls)."""
+    """Taken from the cache: the same run asked the same question already (no new calls)."""
 
     @property
     def error(self) -> str | None:
@@ -94,6 +108,15 @@ class Judgement:
     @property
     def verdicts(self) -> tuple[bool, ...]:
         return tuple(s.verdict for s in self.samples if s.verdict is not None)
+
+
+def sample_seed(run_seed: int | None, index: int) -> int:
+    """The seed sample ``index`` of a run is sent with: ``index`` without a run seed, else a
+    31-bit hash of both (distinct runs, distinct seeds)."""
+    if run_seed is None:
+        return index
+    digest = hashlib.sha256(f"judge\x1f{run_seed}\x1f{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
 
 
 def decide(verdicts: tuple[bool, ...], rule: PassRule) -> bool:
@@ -106,9 +129,16 @@ def decide(verdicts: tuple[bool, ...], rule: PassRule) -> bool:
     return sum(verdicts) * 2 > len(verdicts)
 
 
-async def grade(model: ChatModel, settings: JudgeSettings, text: str) -> Judgement:
+async def grade(
+    model: ChatModel, settings: JudgeSettings, text: str, *, seed: int | None = None
+) -> Judgement:
     """Judge ``text`` ``settings.samples`` times with ``model``; never raises for a model that
-    fails (the sample records why and the judgement stops there)."""
+    fails (the sample records why and the judgement stops there).
+
+    Args:
+        seed: the run's seed (sample ``i`` is sent with :func:`sample_seed` of it); ``None``:
+            sample ``i`` with seed ``i``.
+    """
     messages = judge_messages(settings.rubric, text)
     samples: list[JudgeSample] = []
     for index in range(settings.samples):
@@ -117,7 +147,7 @@ async def grade(model: ChatModel, settings: JudgeSettings, text: str) -> Judgeme
                 messages,
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
-                seed=index,
+                seed=sample_seed(seed, index),
                 response_format=VERDICT_FORMAT if is_local_model(settings.model) else None,
             )
         except Exception as exc:  # unreachable, refused, malformed: the judge failed
@@ -146,22 +176,37 @@ async def grade(model: ChatModel, settings: JudgeSettings, text: str) -> Judgeme
     return Judgement(samples=tuple(samples))
 
 
+@dataclass(frozen=True)
+class RunKey:
+    """The run that asks for a judgement: its id and seed (its samples' seeds derive from it)."""
+
+    run_id: str
+    seed: int | None
+
+
 @dataclass
 class JudgeCache:
-    """The judgements of one batch, by (settings, judged text): an identical answer is judged
-    once; a text being judged is waited for, not judged again. A judgement that failed is not
-    kept (a later run asks again)."""
+    """The judgements of one batch, by (settings, judged text, run): the same run asking the
+    same question again is answered from here (a request being judged is waited for, not sent
+    twice); another run is never answered from here, whatever its text. A judgement that failed
+    is not kept (the run's next ask sends it again)."""
 
     calls: int = 0
-    """Texts actually sent to a judge (cache misses)."""
-    _known: dict[tuple[JudgeSettings, str], asyncio.Future[Judgement]] = field(default_factory=dict)
+    """Judgements actually requested from a judge (cache misses)."""
+    _known: dict[tuple[JudgeSettings, str, RunKey], asyncio.Future[Judgement]] = field(
+        default_factory=dict
+    )
 
     async def judgement(
-        self, model: Callable[[JudgeSettings], ChatModel], settings: JudgeSettings, text: str
+        self,
+        model: Callable[[JudgeSettings], ChatModel],
+        settings: JudgeSettings,
+        text: str,
+        run: RunKey,
     ) -> Judgement:
-        """The judgement of ``text`` under ``settings``: cached, or graded with
-        ``model(settings)`` now."""
-        key = (settings, text)
+        """The judgement of ``text`` under ``settings`` for ``run``: cached, or graded with
+        ``model(settings)`` now (its samples seeded from ``run.seed``)."""
+        key = (settings, text, run)
         known = self._known.get(key)
         if known is not None:
             found = await asyncio.shield(known)
@@ -171,11 +216,14 @@ class JudgeCache:
         self._known[key] = future
         self.calls += 1
         try:
-            result = await grade(model(settings), settings, text)
-        except BaseException as exc:
+            result = await grade(model(settings), settings, text, seed=run.seed)
+        except BaseException as exc:  # cancelled (the run's timeout), or the model raised
             del self._known[key]
-            future.set_exception(exc)
-            future.exception()  # retrieved: no "never retrieved" warning
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+                future.exception()  # retrieved: no "never retrieved" warning
             raise
         if result.error is not None:
             self._known.pop(key, None)

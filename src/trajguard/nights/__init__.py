@@ -7,13 +7,17 @@ A store is a directory or an object-store URL (``s3://bucket/prefix``)::
 
 one row per night, scenario and variant (:data:`NIGHT_SCHEMA`, ``docs/nights.md``). Appends are
 atomic (written beside the target, then renamed); a night appended again replaces itself; two
-jobs appending at once write different files. :func:`trend` reads a suite's nights and names,
-per scenario, a sustained change ("since when"), flaky nights and the baseline's drift.
+jobs appending at once write different files. :func:`trend` reads a suite's nights and runs,
+per scenario and metric, a CUSUM with one threshold for the suite (an unchanged suite
+false-alarms about once a year of nights), names flaky scenarios and the baseline's drift.
 """
 
+from trajguard.nights._alarms import Shape, monitor, shape_end, shape_of
 from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
 from trajguard.nights._location import StoreLocation, is_url, open_location
+from trajguard.nights._monitor import TARGET_ARL, arcsine, cusum, stream_arl, threshold
+from trajguard.nights._notify import alarm_payload, check_webhook, post_alarms
 from trajguard.nights._read import NightFiles, StoreRows, list_night_files, read_nights, read_store
 from trajguard.nights._record import NightInput, night_table, tool_mix
 from trajguard.nights._schema import (
@@ -23,34 +27,55 @@ from trajguard.nights._schema import (
     READ_SCHEMA,
     READABLE_NIGHT_VERSIONS,
 )
-from trajguard.nights._stats import ChangeScan, Dispersion, change_scan, overdispersion, wilson
-from trajguard.nights._trend import A_A_FALSE_ALARM_RATE, trend_of
+from trajguard.nights._stats import (
+    ChangeScan,
+    Dispersion,
+    change_scan,
+    newcombe,
+    overdispersion,
+    spread_ratio,
+    wilson,
+)
+from trajguard.nights._trend import trend_of
 
 __all__ = [
-    "A_A_FALSE_ALARM_RATE",
     "NIGHT_FILE_SUFFIX",
     "NIGHT_SCHEMA",
     "NIGHT_SCHEMA_VERSION",
     "PARTITION_SCHEMA",
     "READABLE_NIGHT_VERSIONS",
     "READ_SCHEMA",
+    "TARGET_ARL",
     "ChangeScan",
     "Dispersion",
     "NightFiles",
     "NightInput",
+    "Shape",
     "StoreLocation",
     "StoreRows",
+    "alarm_payload",
     "append_night",
+    "arcsine",
     "change_scan",
+    "check_webhook",
+    "cusum",
     "is_url",
     "list_night_files",
+    "monitor",
+    "newcombe",
     "night_path",
     "night_table",
     "open_location",
     "overdispersion",
+    "post_alarms",
     "read_nights",
     "read_store",
     "record_night",
+    "shape_end",
+    "shape_of",
+    "spread_ratio",
+    "stream_arl",
+    "threshold",
     "tool_mix",
     "trend",
     "trend_of",

@@ -44,7 +44,7 @@ def trend(
     Args:
         store: the store's directory or URL.
         suite: the suite (default: the store's only suite).
-        scenario: only this scenario.
+        scenario: show only this scenario (the alarms are the whole suite's procedure's).
         last: only the newest ``last`` nights.
         alpha: the level of the change scan and of the flaky test.
         simulations: series simulated per Monte Carlo p-value.
@@ -65,7 +65,8 @@ def trend(
     location = open_location(store)
     named = suite or (extra.suite if extra else None)
     since = newest_dates(location, suite=named, nights=last) if last and named else None
-    read = read_store(location, suite=named, scenario=scenario, since=since)
+    # every scenario is read: the suite's threshold depends on how many it watches
+    read = read_store(location, suite=named, since=since)
     rows = read.rows
     if extra is not None:
         import pandas as pd
@@ -76,8 +77,6 @@ def trend(
             & (rows["date"] == extra.date)
             & (rows["night_id"] == extra.night_id)
         )
-        if scenario is not None:
-            own = own[own["scenario"] == scenario]
         rows = pd.concat([rows[keep], own[rows.columns]], ignore_index=True)
     suites = sorted(set(rows["suite"].dropna()))
     if not suites:
@@ -109,4 +108,8 @@ def trend(
         sims=simulations,
         band=band,
     )
-    return replace(facts, skipped=read.skipped) if read.skipped else facts
+    if read.skipped:
+        facts = replace(facts, skipped=read.skipped)
+    if scenario is None:
+        return facts
+    return replace(facts, scenarios=tuple(s for s in facts.scenarios if s.scenario == scenario))

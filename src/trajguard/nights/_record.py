@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from trajguard.compare import judge_consistency
 from trajguard.nights._schema import NIGHT_SCHEMA, NIGHT_SCHEMA_VERSION
 
 __all__ = ["NightInput", "night_table", "tool_mix"]
@@ -148,6 +149,20 @@ def _float(value: Any) -> float | None:
     return None if pd.isna(value) else float(value)
 
 
+def _judge_disagreement(runs: pd.DataFrame, scenario: object, variant: object) -> float | None:
+    """The largest pair disagreement of the arm's judges sampled more than once (the chance two
+    verdicts on one run disagree, unbiased: ``trajguard.compare.JudgeConsistency``); ``None``
+    without such a judge."""
+    if "judge_calls" not in runs or "variant" not in runs:
+        return None
+    arm = runs[
+        (runs["scenario"].astype(str) == str(scenario))
+        & (runs["variant"].astype(str) == str(variant))
+    ]
+    found = judge_consistency(arm, "candidate")
+    return max((j.pair_disagreement for j in found), default=None)
+
+
 def night_table(night: NightInput) -> pa.Table:
     """The night's rows (:data:`NIGHT_SCHEMA`), one per scenario and variant of its runs."""
     recorded = night.recorded_at or datetime.now(UTC)
@@ -179,6 +194,7 @@ def night_table(night: NightInput) -> pa.Table:
                 "baseline_runs": base_arm["judged"] if base_arm else None,
                 "baseline_passes": base_arm["passes"] if base_arm else None,
                 "baseline_tool_mix": base_arm["tool_mix"] if base_arm else None,
+                "judge_disagreement": _judge_disagreement(night.runs, scenario, variant),
             }
         )
     return pa.Table.from_pylist(rows, schema=NIGHT_SCHEMA)

@@ -57,6 +57,7 @@ NIGHT_SCHEMA = pa.schema(
         pa.field("baseline_runs", pa.int64()),
         pa.field("baseline_passes", pa.int64()),
         pa.field("baseline_tool_mix", pa.string()),
+        pa.field("judge_disagreement", pa.float64()),
     ]
 )
 """What a night's file holds (version :data:`NIGHT_SCHEMA_VERSION`)."""

@@ -22,6 +22,7 @@ __all__ = [
     "change_scan",
     "newcombe",
     "overdispersion",
+    "spread_ratio",
     "wilson",
 ]
 
@@ -203,6 +204,17 @@ class Dispersion:
     statistic: float
     p_value: float
     ratio: float
+
+
+def spread_ratio(passes: Floats, runs: Floats) -> float:
+    """Pearson's chi-square of the nights around their pooled rate over its degrees of freedom,
+    at least 1: how many times binomial noise the nights spread (the design effect a pooled
+    count carries; 1 with fewer than 3 nights)."""
+    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
+    if len(x) < 3 or n.sum() <= 0:
+        return 1.0
+    p = np.full(len(x), x.sum() / n.sum())
+    return max(1.0, float(_pearson(x, n, p)) / (len(x) - 1))
 
 
 def _tarone(x: Floats, n: Floats, p: Floats) -> Floats:

@@ -1,4 +1,5 @@
-"""A suite's nights as a trend: per scenario, the series, "since when", flaky, baseline drift."""
+"""A suite's nights as a trend: per scenario, the series, the monitoring procedure's alarms,
+flaky, baseline drift."""
 
 from __future__ import annotations
 
@@ -12,22 +13,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trajguard.nights._stats import change_scan, newcombe, overdispersion, wilson
+from trajguard.nights._alarms import monitor
+from trajguard.nights._stats import newcombe, overdispersion, spread_ratio, wilson
 from trajguard.results import (
     BaselineDrift,
-    ChangeFacts,
     FlakyFacts,
     ScenarioTrend,
+    TrendAlarm,
     TrendFacts,
     TrendPoint,
 )
 
-__all__ = ["A_A_FALSE_ALARM_RATE", "RECENT_NIGHTS", "trend_of"]
-
-A_A_FALSE_ALARM_RATE: float | None = 0.046
-"""The change scan's alarm rate on simulated demo-shaped A/A series of 30 nights of 20 runs at
-alpha 0.05 (93 of 2000 series), as measured by
-``benchmarks/bench_trend_calibration.py`` (RESULTS.md, "The store of nights")."""
+__all__ = ["RECENT_NIGHTS", "trend_of"]
 
 RECENT_NIGHTS = 3
 """The newest nights the drift rule also looks at on their own (a slide the pooled mean hides)."""
@@ -74,6 +71,7 @@ def _point(row: Mapping[Any, Any]) -> TrendPoint:
         tool_distance=_distance(row.get("tool_mix"), row.get("baseline_tool_mix")),
         mean_tokens=_number(row.get("mean_tokens")),
         verdict=verdict if isinstance(verdict := row.get("verdict"), str) else None,
+        judge_disagreement=_number(row.get("judge_disagreement")),
     )
 
 
@@ -118,8 +116,15 @@ def _drift(
     base_n = float(records[first]["baseline_runs"])
     base_k = float(records[first]["baseline_passes"])
     since, recent = points[first:], points[first:][-RECENT_NIGHTS:]
-    n, k = float(sum(p.runs for p in since)), float(sum(p.passes for p in since))
-    rn, rk = float(sum(p.runs for p in recent)), float(sum(p.passes for p in recent))
+    # flaky nights count as fewer runs (their spread's design effect), the baseline's night too,
+    # so the rule holds its level
+    phi = spread_ratio(
+        np.array([p.passes for p in since], np.float64),
+        np.array([p.runs for p in since], np.float64),
+    )
+    base_n, base_k = base_n / phi, base_k / phi
+    n, k = float(sum(p.runs for p in since)) / phi, float(sum(p.passes for p in since)) / phi
+    rn, rk = float(sum(p.runs for p in recent)) / phi, float(sum(p.passes for p in recent)) / phi
     d, low, high = newcombe(k, n, base_k, base_n) if n else (0.0, 0.0, 0.0)
     started = records[first].get("baseline_started_at")
     return BaselineDrift(
@@ -151,29 +156,31 @@ def _baselines(records: list[dict[str, Any]]) -> tuple[str | None, str | None]:
     return current, pinned
 
 
-def _scenario(
-    rows: pd.DataFrame, *, alpha: float, sims: int, band: float, rng: np.random.Generator
-) -> ScenarioTrend:
-    records: list[dict[str, Any]] = [
+def _records(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    return [
         {str(k): (None if _missing(v) else v) for k, v in r.items()}
         for r in rows.to_dict("records")
     ]
-    points = tuple(_point(row) for row in records)
+
+
+def _scenario(
+    records: list[dict[str, Any]],
+    points: tuple[TrendPoint, ...],
+    *,
+    alpha: float,
+    sims: int,
+    band: float,
+    rng: np.random.Generator,
+    alarms: tuple[TrendAlarm, ...],
+) -> ScenarioTrend:
     x = np.array([p.passes for p in points], dtype=np.float64)
     n = np.array([p.runs for p in points], dtype=np.float64)
-    scan = change_scan(x, n, sims=sims, rng=rng)
-    change = None
-    if scan.start is not None and scan.p_value <= alpha:
-        at = points[scan.start]
-        change = ChangeFacts(
-            date=at.date,
-            night_id=at.night_id,
-            index=scan.start,
-            before=float(scan.before or 0.0),
-            after=float(scan.after or 0.0),
-            p_value=scan.p_value,
-        )
-    spread = overdispersion(x, n, change=change.index if change else None, sims=sims, rng=rng)
+    # a step of the pass rate is no spread: test around the newest step's two rates
+    dates = [p.date for p in points]
+    steps = [a for a in alarms if a.metric == "pass_rate" and a.start in dates]
+    change = dates.index(steps[-1].start) if steps else None
+    change = change if change is not None and 0 < change < len(points) else None
+    spread = overdispersion(x, n, change=change, sims=sims, rng=rng)
     current, pinned = _baselines(records)
     drift = anchor = None
     if current is not None:
@@ -184,14 +191,13 @@ def _scenario(
         scenario=str(records[0]["scenario"]),
         variant=str(records[0]["variant"]),
         points=points,
-        change=change,
-        change_p=scan.p_value if scan.start is not None else None,
         flaky=len(points) >= 3 and spread.p_value <= alpha,
         dispersion=FlakyFacts(p_value=spread.p_value, ratio=spread.ratio)
         if len(points) >= 3
         else None,
         drift=drift,
         anchor_drift=anchor,
+        alarms=alarms,
     )
 
 
@@ -211,10 +217,24 @@ def trend_of(
 ) -> TrendFacts:
     """The trend of one suite's rows (as :func:`read_nights` returns them, oldest first)."""
     rng = np.random.default_rng(seed)
-    nights = rows[["date", "recorded_at", "night_id"]].drop_duplicates()
+    keys = ["date", "recorded_at", "night_id"]
+    nights = rows[keys].drop_duplicates()
+    order = {tuple(k): i for i, k in enumerate(nights.itertuples(index=False, name=None))}
+    groups: list[tuple[list[dict[str, Any]], tuple[TrendPoint, ...]]] = []
+    series: list[list[TrendPoint | None]] = []
+    for _, group in rows.groupby(["scenario", "variant"], sort=True):
+        records = _records(group)
+        points = tuple(_point(r) for r in records)
+        groups.append((records, points))
+        row: list[TrendPoint | None] = [None] * len(order)
+        for r, p in zip(records, points, strict=True):
+            row[order[(r["date"], r["recorded_at"], r["night_id"])]] = p
+        series.append(row)
+    labels = [(str(d), str(i)) for d, _, i in nights.itertuples(index=False, name=None)]
+    figures, alarms = monitor(series, labels)
     scenarios = tuple(
-        _scenario(group, alpha=alpha, sims=sims, band=band, rng=rng)
-        for _, group in rows.groupby(["scenario", "variant"], sort=True)
+        _scenario(records, points, alpha=alpha, sims=sims, band=band, rng=rng, alarms=found)
+        for (records, points), found in zip(groups, alarms, strict=True)
     )
     return TrendFacts(
         store=store,
@@ -224,5 +244,5 @@ def trend_of(
         simulations=sims,
         band=band,
         scenarios=scenarios,
-        false_alarm_rate=A_A_FALSE_ALARM_RATE,
+        monitoring=figures,
     )

@@ -33,9 +33,6 @@ __all__ = [
     "with_trend",
 ]
 
-REPORT_WINDOW = 30
-"""Nights a report's trend section covers (the newest; ``trajguard trend`` reads them all)."""
-
 ROLLING = "promote-if-clean"
 """``promoted_by`` in the manifest of a baseline ``--promote-if-clean`` promoted (not pinned)."""
 
@@ -49,11 +46,14 @@ class StoreRequest:
             no store when the suite names none; only ``nightly`` reads a suite).
         date: file the night under this date (default: the candidate batch's start date).
         promote_to: with ``--promote-if-clean``, the baselines root to promote a clean night to.
+        fail_on_change: ``--fail-on-change``: exit 5 when the trend raises a harmful alarm on
+            this night.
     """
 
     location: str | None
     date: str | None = None
     promote_to: Path | None = None
+    fail_on_change: bool = False
 
 
 def store_for_suite(
@@ -69,9 +69,10 @@ def store_for_suite(
     if request is None or request.location is not None:
         return request
     if named is None:
-        if request.promote_to is not None:
+        if request.promote_to is not None or request.fail_on_change:
+            flag = "--promote-if-clean" if request.promote_to is not None else "--fail-on-change"
             raise UsageError(
-                "--promote-if-clean needs the series of nights: pass --store STORE, set "
+                f"{flag} needs the series of nights: pass --store STORE, set "
                 "$TRAJGUARD_STORE or the suite's defaults.store (`trajguard docs nights`)"
             )
         return None
@@ -136,26 +137,47 @@ def night_of(
     )
 
 
+def _since_baseline(facts: TrendFacts) -> int:
+    """The first night (index) that ran against the newest night's baseline (0: unknown)."""
+    newest = [s.drift.nights for s in facts.scenarios if s.drift is not None]
+    return facts.nights - max(newest) if newest else 0
+
+
 def _promotion(document: ReportDocument, facts: TrendFacts) -> Promotion:
     if document.exit_code != 0 or document.comparison.regressed:
         return Promotion(promoted=False, reason="the night is not clean (it failed its gates).")
-    moved = sorted(
+    first = _since_baseline(facts)
+    alarmed = {
         s.scenario
         for s in facts.scenarios
-        if any(d is not None and d.beyond_band for d in (s.drift, s.anchor_drift))
-        or s.change is not None
-    )
-    if moved:
+        for a in s.alarms
+        if a.harmful and a.raised_index >= first
+    }
+    # the slide a rolling baseline hides: below the pinned anchor beyond the band
+    slid = {
+        s.scenario
+        for s in facts.scenarios
+        for d in (s.drift, s.anchor_drift)
+        if d is not None and d.pinned and d.beyond_band and d.difference < 0
+    }
+    reasons = [
+        text + ", ".join(sorted(names))
+        for text, names in (
+            ("the trend raised an alarm since the baseline was set in ", alarmed),
+            ("the nights slid below the pinned anchor beyond the band in ", slid),
+        )
+        if names
+    ]
+    if reasons:
         return Promotion(
             promoted=False,
-            reason="boiling-frog guard: the series since the pinned anchor moved beyond the "
-            f"bands, or changed, in {', '.join(moved)}; promote by hand after a look "
+            reason=f"boiling-frog guard: {'; '.join(reasons)}; promote by hand after a look "
             "(`trajguard baseline promote --from-store`).",
         )
     return Promotion(
         promoted=True,
-        reason="the night is clean and no scenario's series moved beyond the bands since the "
-        "pinned anchor; it is the rolling baseline now.",
+        reason="the night is clean and the trend raised no alarm since the baseline was set; "
+        "it is the rolling baseline now.",
     )
 
 
@@ -169,8 +191,9 @@ def skipped_warnings(facts: TrendFacts | None) -> tuple[str, ...]:
 def with_trend(
     document: ReportDocument, night: NightInput, request: StoreRequest
 ) -> tuple[ReportDocument, tuple[str, ...]]:
-    """The document with the suite's trend over the newest :data:`REPORT_WINDOW` nights (this
-    night the newest) and, if asked, the promotion decision; and the warnings of the read.
+    """The document with the suite's trend over every night of the store (this night the newest:
+    the monitoring procedure runs from the oldest, so a night's report extends yesterday's)
+    and, if asked, the promotion decision; and the warnings of the read.
 
     A store that cannot be read does not cost the night its report: the document comes back
     without a trend (so nothing is promoted) and a warning says why.
@@ -182,9 +205,10 @@ def with_trend(
     location = _location(request)
     night_path(open_location(location), suite=night.suite, date=night.date, night_id=night.night_id)
     try:
-        facts = trend(location, suite=night.suite, extra=night, last=REPORT_WINDOW)
+        facts = trend(location, suite=night.suite, extra=night)
     except StoreError as exc:
         return document, (f"the report has no trend section: {exc}",)
+    facts = replace(facts, fail_on_change=request.fail_on_change)
     if request.promote_to is not None:
         facts = replace(facts, promotion=_promotion(document, facts))
     return replace(document, trend=facts), skipped_warnings(facts)

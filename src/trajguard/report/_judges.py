@@ -1,29 +1,77 @@
-"""The report's judge-consistency section: how often each judge's k verdicts on one run
-disagree, and how much of the verdicts' variance is the judge's own noise (a renderer: reads
-only the comparison)."""
+"""The report's judge-consistency section: how often two of a judge's verdicts on one run
+disagree, and how much of a verdict's variance is the judge's own noise, each with its interval
+(a renderer: reads only the comparison)."""
 
 from __future__ import annotations
 
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
 from trajguard.report._format import md
 
-__all__ = ["judge_section", "unstable_judge_warnings"]
+__all__ = [
+    "judge_section",
+    "uniform_judge_warnings",
+    "unmeasured_judge_warnings",
+    "unstable_judge_warnings",
+]
 
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 
 
+def _range(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None or low is None or high is None:
+        return _pct(value)
+    return f"{_pct(value)} ({_pct(low)}–{_pct(high)})"
+
+
 def unstable_judge_warnings(comparison: Comparison) -> list[str]:
-    """Headline lines for the judges flagged unstable."""
+    """Headline lines for the judges flagged unstable (failing the night under
+    ``judge_unstable: fail``)."""
+    gate = comparison.config.judge_unstable == "fail"
     return [
-        f"- **Unstable judge:** {md(j.scenario, limit=40)} ({j.side}), "
-        f"{md(j.criterion, limit=80)} — its {j.samples} verdicts on a run disagree in "
-        f"{_pct(j.disagreement)} of runs (limit {_pct(UNSTABLE_JUDGE_DISAGREEMENT)}); "
-        f"{_pct(j.noise_share)} of the verdicts' variance is the judge's noise: do not read "
-        "this scenario's pass-rate change as the agent's"
+        f"- **Unstable judge{' (fails the night: judge_unstable: fail)' if gate else ''}:** "
+        f"{md(j.scenario, limit=40)} ({j.side}), {md(j.criterion, limit=80)} — two of its "
+        "verdicts on one run disagree "
+        f"{_range(j.pair_disagreement, j.pair_disagreement_low, j.pair_disagreement_high)} "
+        f"of the time (flagged above {_pct(UNSTABLE_JUDGE_DISAGREEMENT)} with 95% confidence); "
+        f"{_range(j.noise_share, j.noise_share_low, j.noise_share_high)} of a verdict's "
+        "variance is the judge's noise: do not read this scenario's pass-rate change as the "
+        "agent's"
         for j in comparison.judges
         if j.unstable
+    ]
+
+
+def uniform_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the judges that said the same of every run though the answers
+    differ: such a judge cannot see a change."""
+    return [
+        f"- **Judge that may not judge:** {md(j.scenario, limit=40)}, "
+        f"{md(j.criterion, limit=80)} ({md(j.model, limit=40)}) said {j.verdict} of all "
+        f"{j.runs} runs of both sides, which gave {j.answers} different answers: a judge that "
+        f"{'passes' if j.verdict == 'PASS' else 'fails'} everything cannot see a change. Check "
+        "it on answers you know are wrong (and right) before gating on it."
+        for j in comparison.uniform_judges
+    ]
+
+
+def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the gating judged criteria whose judge gave one verdict per run: its
+    noise is unknown (once per scenario and criterion, whichever side sampled once)."""
+    config = comparison.config
+    if "pass_rate" not in config.gating or "pass_rate" not in config.metrics:
+        return []
+    seen: dict[tuple[str, str], str] = {}
+    for j in comparison.judged_once:
+        seen.setdefault((j.scenario, j.criterion), j.model)
+    return [
+        f"- **Judge noise unknown:** {md(scenario, limit=40)}, {md(criterion, limit=80)} "
+        f"({md(model, limit=40)}) gave one verdict per run (`samples: 1`): how often this "
+        "judge contradicts itself is not measured, so how much of the scenario's pass-rate "
+        "change is the judge's cannot be said. Set `samples: 3` to measure it (each run is "
+        "then decided by the majority of its verdicts)."
+        for (scenario, criterion), model in sorted(seen.items())
     ]
 
 
@@ -32,7 +80,9 @@ def _row(j: JudgeConsistency) -> str:
     return (
         f"| {md(j.scenario, limit=40)} | {j.side} | {md(j.criterion, limit=60)} | "
         f"{md(j.model, limit=40)} | {j.samples} | {j.runs} | {_pct(j.disagreement)} | "
-        f"{_pct(j.noise_share)} | {_pct(j.verdict_pass_rate)} | {flag} |"
+        f"{_range(j.pair_disagreement, j.pair_disagreement_low, j.pair_disagreement_high)} | "
+        f"{_range(j.noise_share, j.noise_share_low, j.noise_share_high)} | "
+        f"{_pct(j.verdict_pass_rate)} | {flag} |"
     )
 
 
@@ -44,13 +94,16 @@ def judge_section(comparison: Comparison) -> list[str]:
         "",
         "## Judge consistency",
         "",
-        "Each judged run got k verdicts. *Disagree*: share of runs whose verdicts were not all "
-        "the same. *Noise share*: within-run variance of the verdicts over their total variance "
-        "(the rest is between runs: the agent). A judge is unstable when its verdicts disagree "
-        f"in more than {_pct(UNSTABLE_JUDGE_DISAGREEMENT)} of runs.",
+        "Each judged run got k verdicts. *Runs split*: share of runs whose verdicts were not all "
+        "the same (it grows with k). *Pair disagreement*: the chance that two verdicts on one "
+        "run disagree (unbiased, the same figure at any k; 95% interval). *Noise share*: the "
+        "judge's within-run variance over a verdict's total variance, unbiased (1: the judge is "
+        "pure noise; the rest is between runs, the agent; 95% bootstrap interval). A judge is "
+        "unstable when its pair disagreement is above "
+        f"{_pct(UNSTABLE_JUDGE_DISAGREEMENT)} with 95% confidence.",
         "",
-        "| scenario | side | criterion | judge | k | runs | disagree | noise share | PASS "
-        "verdicts | judge |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|---|",
+        "| scenario | side | criterion | judge | k | runs | runs split | pair disagreement | "
+        "noise share | PASS verdicts | judge |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|",
         *(_row(j) for j in comparison.judges),
     ]

@@ -10,7 +10,12 @@ from trajguard.report._design import design_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
-from trajguard.report._judges import judge_section, unstable_judge_warnings
+from trajguard.report._judges import (
+    judge_section,
+    uniform_judge_warnings,
+    unmeasured_judge_warnings,
+    unstable_judge_warnings,
+)
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
 from trajguard.report._trend import trend_section
@@ -109,6 +114,8 @@ def _headline(
     lines += _blind(comparison, require_power, ab)
     lines += [f"- **Warning:** {md(w, limit=300)}" for w in comparison.warnings]
     lines += unstable_judge_warnings(comparison)
+    lines += uniform_judge_warnings(comparison)
+    lines += unmeasured_judge_warnings(comparison)
     return lines
 
 

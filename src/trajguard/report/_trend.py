@@ -1,9 +1,10 @@
-"""The trend section: a suite's nights from the store, per scenario ("since when", flaky, drift)."""
+"""The trend section: a suite's nights from the store, per scenario (the monitoring procedure's
+alarms, flaky, drift)."""
 
 from __future__ import annotations
 
 from trajguard.report._format import md
-from trajguard.results import BaselineDrift, ScenarioTrend, TrendFacts
+from trajguard.results import BaselineDrift, Monitoring, ScenarioTrend, TrendAlarm, TrendFacts
 
 __all__ = ["render_trend", "trend_section"]
 
@@ -15,20 +16,35 @@ def _pct(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
-def _status(s: ScenarioTrend) -> str:
-    if s.change is not None:
-        return (
-            f"**changed since {md(s.change.date)} ({md(s.change.night_id, limit=24)})**: "
-            f"{_pct(s.change.before)} → {_pct(s.change.after)} (scan p = {s.change.p_value:.3f})"
+_WHAT = {"pass_rate": "pass rate", "crash_rate": "crash rate"}
+
+
+def _alarm(a: TrendAlarm) -> str:
+    what = _WHAT.get(a.metric, a.metric)
+    since = f"{md(a.start)} ({md(a.start_night_id, limit=24)})"
+    raised = f"alarm raised {md(a.raised)}, CUSUM {a.statistic:.1f} > {a.threshold:.1f}"
+    if a.shape == "drift" and a.slope is not None:
+        way = "drifting down" if a.direction == "drop" else "drifting up"
+        text = (
+            f"{what} {way} since about {since}: {100 * a.slope:+.1f} pts a night, "
+            f"{_pct(a.before)} → {_pct(a.after)} by {md(a.raised)} ({raised})"
         )
+    else:
+        verb = "dropped" if a.direction == "drop" else "rose"
+        text = f"{what} {verb} since {since}: {_pct(a.before)} → {_pct(a.after)} ({raised})"
+    return f"**{text}**" if a.harmful else text
+
+
+def _status(s: ScenarioTrend) -> str:
+    if s.alarms:
+        return _alarm(s.alarms[-1])
     if s.flaky:
         assert s.dispersion is not None
         return (
             f"**flaky**: nights vary {s.dispersion.ratio:.1f}× their runs' noise "
             f"(Tarone p = {s.dispersion.p_value:.3f}); not a regression"
         )
-    scanned = f" (scan p = {s.change_p:.2f})" if s.change_p is not None else " (too few nights)"
-    return "steady" + scanned
+    return "steady (no alarm)"
 
 
 def _drift(d: BaselineDrift | None, what: str) -> str:
@@ -46,22 +62,34 @@ def _drift(d: BaselineDrift | None, what: str) -> str:
 
 def _scenario(s: ScenarioTrend) -> list[str]:
     lines = ["", f"### {md(s.scenario)} ({md(s.variant)}): {_status(s)}"]
+    if s.alarms and s.flaky:
+        assert s.dispersion is not None
+        lines += ["", f"Flaky: nights vary {s.dispersion.ratio:.1f}× their runs' noise."]
+    if len(s.alarms) > 1:
+        lines += ["", "Earlier alarms: " + "; ".join(_alarm(a) for a in s.alarms[:-1]) + "."]
     for d, what in ((s.drift, "baseline"), (s.anchor_drift, "pinned anchor")):
         if d is not None:
             lines += ["", _drift(d, what)]
+    judged = any(p.judge_disagreement is not None for p in s.points[-_SHOWN:])
+    judge_head, judge_rule = (" judge disagreement |", "---:|") if judged else ("", "")
     lines += [
         "",
-        "| date | night | pass rate (95% CI) | crash rate | tool mix vs baseline | tokens |",
-        "|---|---|---|---|---|---:|",
+        "| date | night | pass rate (95% CI) | crash rate | tool mix vs baseline | tokens |"
+        + judge_head,
+        "|---|---|---|---|---|---:|" + judge_rule,
     ]
     for p in s.points[-_SHOWN:]:
         tools = f"TVD {p.tool_distance:.2f}" if p.tool_distance is not None else "–"
         tokens = f"{p.mean_tokens:.0f}" if p.mean_tokens is not None else "–"
+        judge = ""
+        if judged:
+            shown = p.judge_disagreement
+            judge = f" {_pct(shown) if shown is not None else '–'} |"
         lines.append(
             f"| {md(p.date)} | {md(p.night_id, limit=24)} | {p.passes}/{p.runs} = "
             f"{_pct(p.pass_rate)} ({_pct(p.pass_low)}–{_pct(p.pass_high)}) | "
             f"{_pct(p.crash_rate)} ({_pct(p.crash_low)}–{_pct(p.crash_high)}) | {tools} | "
-            f"{tokens} |"
+            f"{tokens} |" + judge
         )
     return lines
 
@@ -70,24 +98,16 @@ def trend_section(trend: TrendFacts | None) -> list[str]:
     """The report's "Trend" section (nothing without a store)."""
     if trend is None:
         return []
-    alarm = (
-        f"; on simulated A/A series of 30 nights it raised an alarm on "
-        f"{100 * trend.false_alarm_rate:.1f}% of scenarios"
-        if trend.false_alarm_rate is not None
-        else ""
-    )
     lines = [
         "",
         f"## Trend ({_nights(trend.nights)} of suite {md(trend.suite)} in {md(trend.store)})",
         "",
-        f'"Since when" is a single change-point scan of each scenario\'s pass counts, its '
-        f"p-value from up to {trend.simulations} simulated series without a change (binomial "
-        "noise, or beta-binomial when the nights spread beyond it), named at alpha "
-        f"{trend.alpha:g}{alarm}. A scenario whose nights vary more than their runs' binomial "
-        "noise explains (Tarone's overdispersion test at the same level) is named flaky, not "
-        "regressed. Drift: the nights since the baseline, pooled, and the newest 3, against it; "
-        f"beyond the band = significant and more than {100 * trend.band:g} pts. "
-        "Method: `trajguard docs nights`.",
+        *_method(trend.monitoring),
+        "A scenario whose nights vary more than their runs' binomial noise explains (Tarone's "
+        f"overdispersion test at {trend.alpha:g}) is named flaky. Drift: the nights since the "
+        "baseline, pooled (flaky nights count as fewer runs), and the newest 3, against it; "
+        f"beyond the band = significant and more than {100 * trend.band:g} pts (shown, not an "
+        "alarm). Method: `trajguard docs nights`.",
     ]
     if trend.promotion is not None:
         verb = "promoted" if trend.promotion.promoted else "not promoted"
@@ -95,6 +115,21 @@ def trend_section(trend: TrendFacts | None) -> list[str]:
     for scenario in trend.scenarios:
         lines += _scenario(scenario)
     return lines
+
+
+def _method(m: Monitoring | None) -> list[str]:
+    if m is None:
+        return []
+    return [
+        f"Alarms: a {m.method} (pass rate down and up, crash rate up: {m.statistics} "
+        f"statistics), run night by night from the first night read; threshold {m.threshold:.2f} "
+        f"(up to {m.flaky_extra:.2f} more for flaky nights), k = {m.allowance:g}, judged after "
+        f"{m.warmup} nights. Calibrated so that an unchanged suite raises a false alarm once "
+        f"per {m.target_arl:.0f} nights on average (one statistic: once per "
+        f"{m.statistic_arl:,.0f}); an alarm is raised once, on the night its CUSUM crosses, and "
+        "the stream restarts from the change.",
+        "",
+    ]
 
 
 def render_trend(trend: TrendFacts) -> str:

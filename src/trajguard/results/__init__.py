@@ -48,11 +48,13 @@ from trajguard.results._explanation import (
 from trajguard.results._schema import json_schema
 from trajguard.results._skipped import SkippedFile
 from trajguard.results._trend import (
+    EXIT_ALARM,
     BaselineDrift,
-    ChangeFacts,
     FlakyFacts,
+    Monitoring,
     Promotion,
     ScenarioTrend,
+    TrendAlarm,
     TrendFacts,
     TrendPoint,
 )
@@ -60,11 +62,11 @@ from trajguard.results._trend import (
 __all__ = [
     "COMPARISON_FILE",
     "DOCUMENT_SCHEMA_VERSION",
+    "EXIT_ALARM",
     "SCHEMA_FILE",
     "VERSION_KEY",
     "ABOverall",
     "BaselineDrift",
-    "ChangeFacts",
     "CriterionShift",
     "DesignRecord",
     "Exemplars",
@@ -72,6 +74,7 @@ __all__ = [
     "FlakyFacts",
     "HistoryFacts",
     "InvalidResultData",
+    "Monitoring",
     "PathShare",
     "PlotSample",
     "Promotion",
@@ -88,6 +91,7 @@ __all__ = [
     "SkippedFile",
     "ToolUse",
     "TopSequence",
+    "TrendAlarm",
     "TrendFacts",
     "TrendPoint",
     "document_json",

@@ -26,7 +26,7 @@ from trajguard.compare import (
     exit_code,
 )
 from trajguard.results._explanation import Explanation, RateCount
-from trajguard.results._trend import TrendFacts
+from trajguard.results._trend import EXIT_ALARM, TrendFacts
 
 __all__ = [
     "DOCUMENT_SCHEMA_VERSION",
@@ -46,7 +46,7 @@ __all__ = [
     "TopSequence",
 ]
 
-DOCUMENT_SCHEMA_VERSION = 1
+DOCUMENT_SCHEMA_VERSION = 2
 """Bumped whenever a field of the document changes meaning or goes away."""
 
 Scalar = str | int | float | bool | None
@@ -321,14 +321,19 @@ class ReportDocument:
     @property
     def exit_code(self) -> int:
         """The command's exit code: 1 when the night failed (an A/B never fails), 4 when it was
-        blind and power was required, else 0."""
+        blind and power was required, 5 when the trend was asked to gate (``--fail-on-change``)
+        and raised a harmful alarm on this night, else 0."""
         if self.kind is ReportKind.AB:
             return EXIT_OK
-        return exit_code(
+        code = exit_code(
             failed=self.comparison.regressed,
             blind=bool(self.comparison.blind),
             require_power=self.require_power,
         )
+        trend = self.trend
+        if code == EXIT_OK and trend is not None and trend.fail_on_change:
+            return EXIT_ALARM if trend.alarmed_tonight else EXIT_OK
+        return code
 
     @property
     def suite(self) -> str:

@@ -8,14 +8,21 @@ from dataclasses import dataclass
 from trajguard.results._skipped import SkippedFile
 
 __all__ = [
+    "EXIT_ALARM",
     "BaselineDrift",
-    "ChangeFacts",
     "FlakyFacts",
+    "Monitoring",
     "Promotion",
     "ScenarioTrend",
+    "TrendAlarm",
     "TrendFacts",
     "TrendPoint",
 ]
+
+
+EXIT_ALARM = 5
+"""The exit code of ``trend --fail-on-change`` and ``nightly --fail-on-change`` when the newest
+night raised a harmful alarm (and nothing else failed)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +44,9 @@ class TrendPoint:
             (``None``: no baseline tool mix recorded).
         mean_tokens: mean tokens per run.
         verdict: the scenario's verdict that night.
+        judge_disagreement: the largest pair disagreement of the scenario's judges sampled more
+            than once that night (the chance two verdicts on one run disagree); ``None``: no
+            such judge, or a night recorded before the store kept it.
     """
 
     date: str
@@ -52,27 +62,77 @@ class TrendPoint:
     tool_distance: float | None = None
     mean_tokens: float | None = None
     verdict: str | None = None
+    judge_disagreement: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChangeFacts:
-    """A sustained change of pass rate the scan named ("since when").
+class TrendAlarm:
+    """An alarm of the trend's monitoring procedure: one metric of one scenario changed.
 
     Attributes:
-        date: the first night of the change.
-        night_id: its key.
-        index: its position in the series (0 = the oldest night shown).
-        before: the pass rate of the nights before it.
-        after: the pass rate from it on.
-        p_value: the scan's Monte Carlo p-value under "nothing changed".
+        metric: ``pass_rate`` or ``crash_rate``.
+        direction: ``drop`` or ``rise``.
+        shape: ``step`` (the rate jumped at ``start``) or ``drift`` (it began to slide at
+            ``start``, by ``slope`` a night): whichever fits better the nights from the
+            stream's reference start to the newest night of this regime (the night before the
+            stream's next alarm, or the newest night read).
+        harmful: a drop of the pass rate or a rise of the crash rate (what a gate fails on).
+        raised: the date of the night the CUSUM crossed its threshold.
+        raised_night_id: that night's key.
+        raised_index: its position in the series (0 = the oldest night read).
+        start: the date of the change's first night (a step's, or a drift's onset).
+        start_night_id: its key.
+        start_index: its position in the series.
+        before: the rate of the reference nights before ``start``.
+        after: a step's rate from ``start`` on; a drift's fitted rate on the regime's newest
+            night.
+        slope: a drift's change of rate per night (``None``: a step).
+        statistic: the CUSUM's value when it crossed.
+        threshold: the threshold it crossed.
     """
 
-    date: str
-    night_id: str
-    index: int
+    metric: str
+    direction: str
+    shape: str
+    harmful: bool
+    raised: str
+    raised_night_id: str
+    raised_index: int
+    start: str
+    start_night_id: str
+    start_index: int
     before: float
     after: float
-    p_value: float
+    slope: float | None
+    statistic: float
+    threshold: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Monitoring:
+    """The monitoring procedure's own figures, as this trend ran it.
+
+    Attributes:
+        method: the procedure in a few words.
+        statistics: one-sided CUSUMs watched over the suite (per scenario: pass rate down and
+            up, crash rate up).
+        threshold: the suite's threshold (a flaky stream's is up to ``flaky_extra`` higher).
+        flaky_extra: the most a stream's threshold grows with its nights' spread.
+        allowance: the CUSUMs' reference value ``k`` (standard deviations of a night).
+        target_arl: the in-control average run length the threshold is set for: nights of an
+            unchanged suite between two false alarms of any statistic, on average.
+        statistic_arl: one statistic's in-control ARL at the threshold (calibrated).
+        warmup: nights a stream needs since its (re)start before a night is judged.
+    """
+
+    method: str
+    statistics: int
+    threshold: float
+    flaky_extra: float
+    allowance: float
+    target_arl: float
+    statistic_arl: float
+    warmup: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,8 +185,7 @@ class ScenarioTrend:
         scenario: its id.
         variant: the variant.
         points: its nights, oldest first.
-        change: the sustained change named (``None``: none at the level).
-        change_p: the scan's p-value (``None``: too few nights to scan).
+        alarms: the monitoring procedure's alarms, oldest first.
         flaky: named flaky (its nights vary more than their runs' noise explains).
         dispersion: the overdispersion test (``None``: too few nights).
         drift: against the current baseline (``None``: no baseline recorded).
@@ -136,8 +195,7 @@ class ScenarioTrend:
     scenario: str
     variant: str
     points: tuple[TrendPoint, ...]
-    change: ChangeFacts | None = None
-    change_p: float | None = None
+    alarms: tuple[TrendAlarm, ...] = ()
     flaky: bool = False
     dispersion: FlakyFacts | None = None
     drift: BaselineDrift | None = None
@@ -165,15 +223,16 @@ class TrendFacts:
         store: where the nights are kept.
         suite: the suite.
         nights: nights in the window.
-        alpha: the level of the change scan and of the flaky test.
+        alpha: the level of the flaky test.
         simulations: series simulated for each Monte Carlo p-value.
         band: the pass-rate band the drift rule uses.
-        false_alarm_rate: the scan's A/A alarm rate per scenario as calibrated
-            (``benchmarks/bench_trend_calibration.py``; ``None``: not stated).
+        monitoring: the monitoring procedure's figures.
         scenarios: every scenario, sorted by id.
         promotion: what ``--promote-if-clean`` did (``None``: not asked).
         skipped: files in the store no night was read from (foreign or unreadable), each
             named with the reason; the trend is of the other nights.
+        fail_on_change: ``--fail-on-change``: a harmful alarm raised on the newest night fails
+            the command (:data:`EXIT_ALARM`).
     """
 
     store: str
@@ -183,6 +242,17 @@ class TrendFacts:
     simulations: int
     band: float
     scenarios: tuple[ScenarioTrend, ...]
-    false_alarm_rate: float | None = None
+    monitoring: Monitoring | None = None
     promotion: Promotion | None = None
     skipped: tuple[SkippedFile, ...] = ()
+    fail_on_change: bool = False
+
+    @property
+    def alarmed_tonight(self) -> tuple[str, ...]:
+        """The scenarios with a harmful alarm raised on the newest night."""
+        newest = self.nights - 1
+        return tuple(
+            s.scenario
+            for s in self.scenarios
+            if any(a.harmful and a.raised_index == newest for a in s.alarms)
+        )

@@ -56,6 +56,9 @@ class BatchObserver(Protocol):
     def update(self, row: Mapping[str, Any]) -> None:
         """One run finished (its row as stored)."""
 
+    # An observer may also have ``judging(active: int)``: told how many judgements (of
+    # ``judge`` criteria) are in flight whenever that changes (the local executor only).
+
 
 ObserverFactory = Callable[[str], AbstractContextManager[BatchObserver]]
 """Makes the observer of one batch (or one look of a sequential batch) from its label."""
@@ -136,6 +139,7 @@ async def run_batch(
             store.write_manifest(runset, manifest)
             if observer is not None:  # after the start-up steps: the runs begin now
                 observer.start(len(plan), len(plan) - len(todo), len(interrupted))
+                _watch_judging(executor, observer)
             concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
             try:
                 rows = await _run_all(todo, executor, runset, observer, concurrency)
@@ -228,6 +232,15 @@ async def _run_all(
         if not finished.cancelled() and finished.exception() is not None:
             raise finished.exception()  # type: ignore[misc]
     return rows
+
+
+def _watch_judging(executor: RunExecutor, observer: BatchObserver) -> None:
+    """Tell an observer with a ``judging(active)`` method how many judgements are in flight
+    (this process's judges: the local executor's; on Ray each run judges in its worker)."""
+    judges = getattr(executor, "judges", None)
+    judging = getattr(observer, "judging", None)
+    if judges is not None and callable(judging):
+        judges.on_change = judging
 
 
 @contextmanager

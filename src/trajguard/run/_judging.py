@@ -1,4 +1,10 @@
-"""The judges of a batch: one model client per judge model, one cache of judgements.
+"""The judges of a batch: one model client per judge model, one cache of judgements (each
+run's own: a run is never answered with another run's judgement, see :mod:`trajguard.judge`).
+
+A judgement is bounded by the run's ``timeout_s``: a judge that accepts the connection and never
+answers (each attempt of its client would wait 120 s, and be retried) leaves the criterion not
+judged when the run's timeout has passed, with the reason; the judge's client also gets at most
+that long per attempt.
 
 A run's row is built off the event loop (its predicates are user code), so a judge criterion
 asks the loop for its judgement and waits: :meth:`Judges.function` is the blocking function
@@ -11,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from trajguard.judge import JudgeCache, Judgement, JudgeSettings
+from trajguard.judge import JudgeCache, Judgement, JudgeSample, JudgeSettings, RunKey
 from trajguard.suite import JudgeFunction, ResolvedScenario
 
 if TYPE_CHECKING:
@@ -31,9 +38,15 @@ class Judges:
     """The judge models and the judgement cache of a batch (of this process: on Ray each run
     has its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, attempt_timeout_s: float = 120.0) -> None:
         self.cache = JudgeCache()
+        self.attempt_timeout_s = attempt_timeout_s
+        """The longest one attempt of a judge's client waits (each judgement is bounded too)."""
         self._models: dict[tuple[str, str | None], ChatModel] = {}
+        self.active = 0
+        """Judgements in flight."""
+        self.on_change: Callable[[int], None] | None = None
+        """Told ``active`` whenever it changes (a progress display: "judging N")."""
 
     def model(self, settings: JudgeSettings) -> ChatModel:
         """The client of a judge model (one per model string and endpoint)."""
@@ -41,15 +54,51 @@ class Judges:
         if key not in self._models:
             from trajguard.capture.llm import LiteLLMModel
 
-            self._models[key] = LiteLLMModel(settings.model, api_base=settings.api_base)
+            self._models[key] = LiteLLMModel(
+                settings.model, api_base=settings.api_base, timeout_s=self.attempt_timeout_s
+            )
         return self._models[key]
 
-    def function(self, loop: asyncio.AbstractEventLoop) -> JudgeFunction:
-        """A blocking judge for a thread other than ``loop``'s."""
+    def function(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        run_id: str,
+        seed: int | None,
+        timeout_s: float | None = None,
+    ) -> JudgeFunction:
+        """A blocking judge for a thread other than ``loop``'s, asking for run ``run_id`` (its
+        samples seeded from the run's ``seed``), each judgement bounded by ``timeout_s``."""
+        run = RunKey(run_id, seed)
+
+        async def bounded(settings: JudgeSettings, text: str) -> Judgement:
+            self._count(+1)
+            try:
+                return await within(settings, text)
+            finally:
+                self._count(-1)
+
+        async def within(settings: JudgeSettings, text: str) -> Judgement:
+            asked = self.cache.judgement(self.model, settings, text, run)
+            if timeout_s is None:
+                return await asked
+            try:
+                return await asyncio.wait_for(asked, timeout_s)
+            except TimeoutError:
+                error = (
+                    f"the judge {settings.model} did not answer within the run's "
+                    f"{timeout_s:g} s timeout"
+                )
+                return Judgement(samples=(JudgeSample(verdict=None, reason="", error=error),))
 
         def judge(settings: JudgeSettings, text: str) -> Judgement:
-            coroutine = self.cache.judgement(self.model, settings, text)
+            coroutine = bounded(settings, text)
             future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, coroutine, loop)
             return future.result()
 
         return judge
+
+    def _count(self, change: int) -> None:
+        self.active += change
+        if self.on_change is not None:
+            self.on_change(self.active)

@@ -106,7 +106,12 @@ async def one_run(
         error_message=error_message,
         final_answer_tool=getattr(arm.agent, "final_answer_tool", None),
         faults_planned=faults is not None,
-        judge=(judges or Judges()).function(asyncio.get_running_loop())
+        judge=(judges or Judges(attempt_timeout_s=arm.timeout_s)).function(
+            asyncio.get_running_loop(),
+            run_id=spec.run_id,
+            seed=spec.seed,
+            timeout_s=arm.timeout_s,
+        )
         if uses_judge(arm)
         else None,
     )

@@ -133,7 +133,11 @@ def build_row(
         if judged
         else []
     )
-    failed = [f"{r.criterion}: {r.reason}" for r in results if not r.passed and not r.undecided]
+    failed = [  # redacted like every stored string: a judge's reason may echo its key
+        redactor.text(f"{r.criterion}: {r.reason}")
+        for r in results
+        if not r.passed and not r.undecided
+    ]
     broken = [f"{r.criterion}: {r.reason}" for r in results if r.error]
     if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
         row["error_type"] = CRITERION_ERROR

@@ -5,6 +5,7 @@ any model call, naming the file, line and field of a problem. ``Suite.resolve`` 
 effective settings of a scenario under a variant; :func:`evaluate_criteria` judges one run.
 """
 
+from trajguard.suite._advice import judge_advice
 from trajguard.suite._criteria import (
     CRITERION_TYPES,
     KINDS,
@@ -60,6 +61,7 @@ __all__ = [
     "evaluate_criteria",
     "import_object",
     "import_tool",
+    "judge_advice",
     "load_suite",
     "parse_criterion",
 ]

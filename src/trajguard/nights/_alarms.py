@@ -1,0 +1,183 @@
+"""The trend's alarms: every scenario's pass and crash counts as streams of one suite, run
+through the CUSUMs of :mod:`trajguard.nights._monitor` under one threshold, each alarm dated
+and shaped (a step at its start, or a drift from its onset with its slope)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from trajguard.nights._monitor import (
+    ALLOWANCE,
+    TARGET_ARL,
+    WARMUP,
+    Raised,
+    cusum,
+    flaky_extra,
+    stream_arl,
+    threshold,
+)
+from trajguard.results import Monitoring, TrendAlarm, TrendPoint
+
+__all__ = ["METRICS", "Shape", "monitor", "shape_end", "shape_of"]
+
+Floats = NDArray[np.float64]
+
+METRICS = (("pass_rate", 0), ("crash_rate", 1))
+"""The metrics watched per scenario and their sides (0: drops and rises, 1: rises only)."""
+
+METHOD = "self-starting CUSUM on the arcsine scale, per scenario and metric"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shape:
+    """What the nights of an alarm look like.
+
+    Attributes:
+        start: the first night of the change (index into the nights given).
+        drift: a slide from ``start`` fits better than a step at it.
+        before: the rate before ``start``.
+        after: a step's rate from ``start`` on, or a drift's fitted rate on the last night.
+        slope: a drift's change per night (``None``: a step).
+    """
+
+    start: int
+    drift: bool
+    before: float
+    after: float
+    slope: float | None
+
+
+def _weighted_ss(r: Floats, w: Floats, design: Floats) -> tuple[float, Floats]:
+    sw = np.sqrt(w)
+    coef, *_ = np.linalg.lstsq(design * sw[:, None], r * sw, rcond=None)
+    resid = r - design @ coef
+    return float(np.sum(w * resid * resid)), np.asarray(coef, np.float64)
+
+
+def shape_of(passes: Floats, runs: Floats) -> Shape:
+    """The best single step and the best broken line (flat, then a slope) through the nights'
+    rates (least squares weighted by runs); the step wins ties. Needs at least 2 nights."""
+    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
+    keep = n > 0
+    x, n, idx = x[keep], n[keep], np.flatnonzero(keep)
+    r, t = x / n, idx.astype(np.float64)
+    best: tuple[float, int, bool, Floats] | None = None
+    for j in range(1, len(r)):
+        step = np.c_[np.ones(len(r)), (np.arange(len(r)) >= j).astype(np.float64)]
+        ss, coef = _weighted_ss(r, n, step)
+        if best is None or ss < best[0] - 1e-12:
+            best = (ss, j, False, coef)
+    for j in range(0, len(r) - 2):
+        ramp = np.c_[np.ones(len(r)), np.maximum(0.0, t - t[j])]
+        ss, coef = _weighted_ss(r, n, ramp)
+        if best is None or ss < best[0] - 1e-12:
+            best = (ss, j, True, coef)
+    if best is None:
+        return Shape(
+            start=int(idx[0]), drift=False, before=float(r[0]), after=float(r[0]), slope=None
+        )
+    _, j, drift, coef = best
+    if drift:
+        return Shape(
+            start=int(idx[j]),
+            drift=True,
+            before=float(coef[0]),
+            after=float(coef[0] + coef[1] * (t[-1] - t[j])),
+            slope=float(coef[1]),
+        )
+    return Shape(
+        start=int(idx[j]),
+        drift=False,
+        before=float(coef[0]),
+        after=float(coef[0] + coef[1]),
+        slope=None,
+    )
+
+
+def shape_end(raised: Sequence[Raised], i: int, nights: int) -> int:
+    """The last night alarm ``i`` is shaped on: every night of its regime seen so far (up to the
+    night before its stream's next alarm, or the newest night), so a drift read later is told
+    with all its nights."""
+    later = [r.night for r in raised[i + 1 :] if r.stream == raised[i].stream]
+    return (later[0] - 1) if later else nights - 1
+
+
+def _counts(points: Sequence[TrendPoint | None], metric: str) -> tuple[Floats, Floats]:
+    n = np.array([p.runs if p is not None else 0 for p in points], np.float64)
+    if metric == "pass_rate":
+        x = [p.passes if p is not None else 0 for p in points]
+    else:
+        x = [round(p.crash_rate * p.runs) if p is not None else 0 for p in points]
+    return np.array(x, np.float64), n
+
+
+def _alarm(
+    raised: Raised,
+    metric: str,
+    x: Floats,
+    n: Floats,
+    nights: Sequence[tuple[str, str]],
+    *,
+    upto: int,
+) -> TrendAlarm:
+    lo = raised.since
+    shape = shape_of(x[lo : upto + 1], n[lo : upto + 1])
+    start = lo + shape.start
+    rise = raised.rise
+    return TrendAlarm(
+        metric=metric,
+        direction="rise" if rise else "drop",
+        shape="drift" if shape.drift else "step",
+        harmful=(metric == "pass_rate") != rise,
+        raised=nights[raised.night][0],
+        raised_night_id=nights[raised.night][1],
+        raised_index=raised.night,
+        start=nights[start][0],
+        start_night_id=nights[start][1],
+        start_index=start,
+        before=shape.before,
+        after=shape.after,
+        slope=shape.slope,
+        statistic=raised.statistic,
+        threshold=raised.threshold,
+    )
+
+
+def monitor(
+    series: Sequence[Sequence[TrendPoint | None]], nights: Sequence[tuple[str, str]]
+) -> tuple[Monitoring, list[tuple[TrendAlarm, ...]]]:
+    """Every scenario's alarms (``series``: per scenario, its point on each of the suite's
+    ``nights`` (date, night id), ``None`` where it did not run) and the procedure's figures."""
+    streams = [(s, m, side) for s in range(len(series)) for m, (_, side) in enumerate(METRICS)]
+    statistics = sum(2 if side == 0 else 1 for _, _, side in streams)
+    h = threshold(statistics)
+    figures = Monitoring(
+        method=METHOD,
+        statistics=statistics,
+        threshold=h,
+        flaky_extra=flaky_extra(h),
+        allowance=ALLOWANCE,
+        target_arl=TARGET_ARL,
+        statistic_arl=stream_arl(h),
+        warmup=WARMUP,
+    )
+    found: list[list[TrendAlarm]] = [[] for _ in series]
+    if not streams or not nights:
+        return figures, [tuple(a) for a in found]
+    counts = [_counts(series[s], METRICS[m][0]) for s, m, _ in streams]
+    x = np.vstack([c[0] for c in counts])
+    n = np.vstack([c[1] for c in counts])
+    sides = np.array([side for _, _, side in streams], np.int64)
+    pool = np.array([m for _, m, _ in streams], np.int64)
+    path = cusum(x, n, h=h, sides=sides, pool=pool)
+    for i, raised in enumerate(path.raised):
+        s, m, _ = streams[raised.stream]
+        upto = shape_end(path.raised, i, len(nights))
+        found[s].append(
+            _alarm(raised, METRICS[m][0], x[raised.stream], n[raised.stream], nights, upto=upto)
+        )
+    return figures, [tuple(a) for a in found]

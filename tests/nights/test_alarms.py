@@ -1,0 +1,97 @@
+"""The trend's alarms on series whose truth is known: a drift told as a drift, a rise and a
+crash-rate rise worded apart, one threshold per suite, and tomorrow's report keeping today's
+alarms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trajguard_testkit.nights import night
+
+from trajguard.nights import TARGET_ARL, monitor, record_night, stream_arl, threshold, trend
+from trajguard.report import render_trend
+from trajguard.results import TrendPoint
+
+
+def _nights(path: Path, multiply: list[float], *, runs: int = 20) -> Path:
+    for i, rate in enumerate(multiply):
+        record_night(
+            path,
+            night(
+                f"n{i:02d}",
+                date=f"2026-10-{i + 1:02d}",
+                rates={"capital": 0.5, "multiply": rate},
+                runs=runs,
+                seed=i,
+            ),
+        )
+    return path
+
+
+def test_a_slide_is_told_as_a_drift_from_its_onset_with_its_slope(tmp_path: Path) -> None:
+    slide = [0.9] * 12 + [0.9 - 0.03 * j for j in range(1, 19)]  # 3 points a night from n12
+    facts = trend(_nights(tmp_path, slide, runs=40))
+    multiply = next(s for s in facts.scenarios if s.scenario == "multiply")
+    (alarm, *_) = multiply.alarms
+    assert (alarm.direction, alarm.shape, alarm.harmful) == ("drop", "drift", True)
+    assert abs(alarm.start_index - 12) <= 3 and alarm.raised_index > alarm.start_index
+    assert alarm.slope is not None and -0.05 < alarm.slope < -0.015
+    assert "**pass rate drifting down since about 2026-10-" in render_trend(facts)
+
+
+def test_a_rise_is_worded_as_a_rise_and_is_not_harmful(tmp_path: Path) -> None:
+    facts = trend(_nights(tmp_path, [0.2] * 8 + [0.9] * 4))
+    multiply = next(s for s in facts.scenarios if s.scenario == "multiply")
+    (alarm,) = multiply.alarms
+    assert (alarm.direction, alarm.shape, alarm.harmful) == ("rise", "step", False)
+    assert alarm.start_night_id == "n08"
+    text = render_trend(facts)
+    assert "### multiply (base): pass rate rose since 2026-10-09 (n08)" in text
+    assert "**pass rate rose" not in text
+    assert facts.alarmed_tonight == ()  # a rise gates nothing
+
+
+def _point(i: int, *, crashes: int, runs: int = 20) -> TrendPoint:
+    return TrendPoint(
+        date=f"2026-10-{i + 1:02d}",
+        night_id=f"n{i:02d}",
+        runs=runs,
+        passes=10,
+        pass_rate=0.5,
+        pass_low=0.3,
+        pass_high=0.7,
+        crash_rate=crashes / runs,
+        crash_low=0.0,
+        crash_high=1.0,
+    )
+
+
+def test_a_crash_rate_rise_alarms_on_the_crash_rate_and_a_fall_does_not() -> None:
+    rising = [_point(i, crashes=0 if i < 8 else 6) for i in range(11)]
+    falling = [_point(i, crashes=6 if i < 8 else 0) for i in range(11)]
+    nights = [(p.date, p.night_id) for p in rising]
+    figures, alarms = monitor([rising, falling], nights)
+    assert figures.statistics == 6
+    ((alarm,), none) = alarms
+    assert (alarm.metric, alarm.direction, alarm.harmful) == ("crash_rate", "rise", True)
+    assert alarm.start_index == 8
+    assert none == ()  # the crash rate is watched for rises only
+
+
+def test_one_threshold_per_suite_for_a_year_of_nights_between_false_alarms() -> None:
+    four, twenty = threshold(12), threshold(60)
+    assert 4.0 < four < twenty < 6.5
+    # each statistic gets its share: the suite's false alarms add up to one per TARGET_ARL
+    for statistics, h in ((12, four), (60, twenty)):
+        assert abs(stream_arl(h) / (statistics * TARGET_ARL) - 1) < 1e-9
+
+
+def test_tomorrows_trend_keeps_todays_alarms(tmp_path: Path) -> None:
+    rates = [0.9] * 6 + [0.2] * 6
+    today = trend(_nights(tmp_path / "today", rates[:-1]))
+    tomorrow = trend(_nights(tmp_path / "tomorrow", rates))
+    for before, after in zip(today.scenarios, tomorrow.scenarios, strict=True):
+        raised = [(a.metric, a.direction, a.raised_index, a.start_index) for a in before.alarms]
+        kept = [(a.metric, a.direction, a.raised_index, a.start_index) for a in after.alarms]
+        assert kept[: len(raised)] == raised
+    assert any(s.alarms for s in today.scenarios)

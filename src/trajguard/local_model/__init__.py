@@ -26,7 +26,6 @@ from trajguard.local_model._pool import (
     local_slots,
     model_slot,
     running_local_server,
-    server_crashes,
     slot_crash,
     stop_local_server,
 )
@@ -48,7 +47,6 @@ __all__ = [
     "local_slots",
     "model_slot",
     "running_local_server",
-    "server_crashes",
     "slot_crash",
     "stop_local_server",
 ]

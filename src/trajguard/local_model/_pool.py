@@ -30,7 +30,6 @@ __all__ = [
     "local_slots",
     "model_slot",
     "running_local_server",
-    "server_crashes",
     "slot_crash",
     "stop_local_server",
 ]
@@ -61,7 +60,6 @@ _settings = ServerSettings()
 _servers: dict[int, LocalModelServer] = {}
 _lock = threading.Lock()
 _crashes: list[EmbeddedModelCrashed] = []
-_fatal: list[EmbeddedModelCrashed] = []
 
 
 def configure_local_servers(**changes: object) -> ServerSettings:
@@ -150,31 +148,24 @@ def _restart_or_stop(crash: EmbeddedModelCrashed) -> None:
     spent, with the first death's diagnosis."""
     with _lock:
         _crashes.append(crash)
-        spent = len(_crashes) > _settings.restarts
-        first = _crashes[0]
-    if spent:
-        final = EmbeddedModelCrashed(
-            f"{first.message}\n(it died {len(_crashes)} times in this batch; restarted "
-            f"{_settings.restarts} time{'s' if _settings.restarts != 1 else ''})",
-            hint=first.hint,
-        )
-        with _lock:
-            _fatal[:] = [final]
-        raise final
+    refusal = fatal_crash()
+    if refusal is not None:
+        raise refusal
 
 
 def fatal_crash() -> EmbeddedModelCrashed | None:
-    """The error that refused a restart, once the servers died more often than
+    """The error that refuses a restart, once the servers died more often than
     :attr:`ServerSettings.restarts` allows (a batch stops when it sees it), else ``None``."""
     with _lock:
-        return _fatal[0] if _fatal else None
-
-
-def server_crashes() -> int:
-    """How many times a process-wide server died on its own since the servers were last
-    stopped (:func:`stop_local_server`)."""
-    with _lock:
-        return len(_crashes)
+        deaths, restarts = len(_crashes), _settings.restarts
+        if deaths <= restarts:
+            return None
+        first = _crashes[0]
+    return EmbeddedModelCrashed(
+        f"{first.message}\n(it died {deaths} times in this batch; restarted "
+        f"{restarts} time{'s' if restarts != 1 else ''})",
+        hint=first.hint,
+    )
 
 
 def stop_local_server() -> None:
@@ -183,7 +174,6 @@ def stop_local_server() -> None:
         servers = list(_servers.values())
         _servers.clear()
         _crashes.clear()
-        _fatal.clear()
     for server in servers:
         server.stop()
 

@@ -42,6 +42,14 @@ class _Plan:
         self.samplers = samplers
         self.grammar = names.index("grammar")
         self.keep = keep
+        self.everything: np.ndarray[Any, Any] | None = None
+        """Every token's candidate, reused from token to token (its ids are set once)."""
+
+    def candidates(self, n_vocab: int) -> np.ndarray[Any, Any]:
+        if self.everything is None or len(self.everything) != n_vocab:
+            self.everything = np.zeros(n_vocab, dtype=_TOKEN_DATA)
+            self.everything["id"] = np.arange(n_vocab, dtype=np.int32)
+        return self.everything
 
 
 def _plan_of(llama_cpp: Any, chain: Any, top_k: int) -> _Plan | None:
@@ -99,8 +107,7 @@ def _sample(llama_cpp: Any, chain: Any, plan: _Plan, ctx: Any, idx: int) -> int:
     vocab = llama_cpp.llama_model_get_vocab(llama_cpp.llama_get_model(ctx))
     n_vocab = llama_cpp.llama_vocab_n_tokens(vocab)
     pointer = llama_cpp.llama_get_logits_ith(ctx, idx)
-    everything = np.empty(n_vocab, dtype=_TOKEN_DATA)
-    everything["id"] = np.arange(n_vocab, dtype=np.int32)
+    everything = plan.candidates(n_vocab)
     everything["logit"] = np.ctypeslib.as_array(pointer, shape=(n_vocab,))
     everything["p"] = 0.0
     for step in plan.samplers[: plan.grammar]:  # the penalties, on every token as before

@@ -11,6 +11,9 @@ is the CPU limit over the servers that ran side by side (one per core).
         the default server against llama-cpp-python's own sampling chain
         (tests/support/trajguard_testkit/plain_sampling_server.py), same batch seeds,
         alternating; also counts the runs whose trajectories are identical between the two
+    python benchmarks/bench_embedded_limit.py grammar
+        one application of a JSON grammar to the whole vocabulary, to 2,048 and to 256 tokens
+        (``llama_sampler_apply``, CPU time, 20 each): what checking in logit order saves a token
     python benchmarks/bench_embedded_limit.py builds --lib NAME=DIR [--lib NAME=DIR ...] [--runs 20]
         llama.cpp builds (their lib/ folders, loaded through LLAMA_CPP_LIB_PATH) side by side:
         tokens per second and the nightly's wall time, with each build's system info
@@ -199,15 +202,52 @@ def builds(args: argparse.Namespace) -> None:
                 )
 
 
+_GRAMMAR = r"""
+import ctypes, json, sys, time
+import numpy as np
+import llama_cpp
+from llama_cpp import LlamaGrammar
+from trajguard.local_model._sampling import _TOKEN_DATA, _candidates
+llm = llama_cpp.Llama(model_path=sys.argv[1], n_threads=1, n_ctx=512, verbose=False, seed=1)
+text = {"type": "string"}
+schema = {"type": "object", "properties": {"tool": text, "answer": text}}
+grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+sampler = llama_cpp.llama_sampler_init_grammar(
+    llm._model.vocab, grammar._grammar.encode(), grammar._root.encode()
+)
+n = llm.n_vocab()
+rows = np.zeros(n, dtype=_TOKEN_DATA)
+rows["id"] = np.arange(n)
+rows["logit"] = np.random.default_rng(0).normal(size=n)
+for size in (n, 2048, 256):
+    started = time.process_time()
+    for _ in range(20):
+        block = rows[:size].copy()
+        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(_candidates(llama_cpp, block)))
+    print(f"{size} tokens: {1000 * (time.process_time() - started) / 20:.3f} ms per application")
+"""
+
+
+def grammar(args: argparse.Namespace) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _GRAMMAR, str(find_gguf())],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    print(done.stdout.strip())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["sampling", "builds"])
+    parser.add_argument("what", choices=["sampling", "builds", "grammar"])
     parser.add_argument("--runs", type=int, default=20, help="runs per scenario")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seed", type=int, default=3401)
     parser.add_argument("--lib", action="append", default=[], help="NAME=DIR of a build's lib/")
     args = parser.parse_args()
-    sampling(args) if args.what == "sampling" else builds(args)
+    {"sampling": sampling, "builds": builds, "grammar": grammar}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -124,13 +124,16 @@ class LiteLLMModel:
             of :meth:`complete` take precedence.
     """
 
+    DEFAULT_TIMEOUT_S = 120.0
+    """How long one attempt may take unless ``timeout_s`` says otherwise."""
+
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
         *,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 3,
         backoff_s: float = 0.5,
         extra_params: Mapping[str, Any] | None = None,

@@ -5,12 +5,8 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 from trajguard.capture.types import ChatModel
-
-if TYPE_CHECKING:
-    from trajguard.capture.llm import LiteLLMModel
 from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.redaction import scrub
 from trajguard.run._plan import Plan
@@ -23,7 +19,7 @@ __all__ = ["PREFLIGHT_TIMEOUT_S", "endpoint", "make_models", "preflight", "uses_
 def make_models(
     plan: Plan, make_model: Callable[[ResolvedScenario], ChatModel] | None
 ) -> dict[str, ChatModel]:
-    from trajguard.capture.llm import LiteLLMModel, model_problem
+    from trajguard.capture.llm import model_problem
 
     models: dict[str, ChatModel] = {}
     for _, arm in plan:
@@ -33,26 +29,22 @@ def make_models(
         if problem is not None:  # the suite and the CLI check this first; the API may not
             raise SuiteError(f"scenario {arm.scenario!r}, variant {arm.variant!r}: {problem}")
         models[arm.model] = (
-            make_model(arm)
-            if make_model
-            else _client(LiteLLMModel, arm, _timeouts(plan, arm.model))
+            make_model(arm) if make_model else _client(arm, _timeouts(plan, arm.model))
         )
     return models
 
 
-_ATTEMPT_TIMEOUT_S = 120.0
-
-
-def _client(cls: type[LiteLLMModel], arm: ResolvedScenario, timeouts: list[float]) -> LiteLLMModel:
+def _client(arm: ResolvedScenario, timeouts: list[float]) -> ChatModel:
     """The model's client. An embedded model's request may take as long as its runs allow: its
     one-threaded server answers requests one after another, so a request cut at 120 s on a
     loaded machine and sent again only queues behind itself; the run's timeout is the bound."""
+    from trajguard.capture.llm import LiteLLMModel
     from trajguard.local_model import is_local_model
 
-    attempt = max([_ATTEMPT_TIMEOUT_S, *timeouts]) if is_local_model(arm.model) else None
-    if attempt is None:
-        return cls(arm.model, api_base=arm.api_base)
-    return cls(arm.model, api_base=arm.api_base, timeout_s=attempt)
+    if not is_local_model(arm.model):
+        return LiteLLMModel(arm.model, api_base=arm.api_base)
+    attempt = max([LiteLLMModel.DEFAULT_TIMEOUT_S, *timeouts])
+    return LiteLLMModel(arm.model, api_base=arm.api_base, timeout_s=attempt)
 
 
 def uses_model(arm: ResolvedScenario) -> bool:

@@ -274,8 +274,10 @@ class LiteLLMModel:
         litellm = _litellm()
         retryable = retryable_errors(litellm)
         attempts = self.max_retries + 1
-        for attempt in range(1, attempts + 1):
-            # Routed per attempt: a crashed embedded server is restarted on the next one.
+        attempt = 1
+        while True:
+            # Routed per attempt: a dead embedded server is restarted here, or, once its
+            # restarts are spent, the route raises the death's diagnosis (EmbeddedModelCrashed).
             route = await self._route()
             endpoint = route.endpoint
             try:
@@ -284,11 +286,8 @@ class LiteLLMModel:
             except Exception as exc:
                 if not is_transient(exc, retryable):
                     raise self._map_final_error(exc, litellm=litellm, endpoint=endpoint) from exc
-                crash = slot_crash() if self.is_local else None
-                if crash is not None:  # the server died: no backoff, and never "unreachable"
-                    if attempt == attempts:
-                        raise crash from exc
-                    continue  # the next route restarts it, or raises once restarts are spent
+                if self.is_local and slot_crash() is not None:
+                    continue  # a death is no attempt: no backoff, never "unreachable"
                 if attempt == attempts:
                     raise self._spent(exc, litellm, endpoint, attempts) from exc
                 delay = backoff_delay(attempt, base_s=self.backoff_s)
@@ -297,7 +296,7 @@ class LiteLLMModel:
                     delay = max(delay, min(asked, MAX_RETRY_AFTER_S))
                 self.last_retry = (failure_reason(exc, litellm), delay)
                 await _sleep(delay)
-        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+                attempt += 1
 
     def _spent(
         self, exc: Exception, litellm: ModuleType, endpoint: str, attempts: int

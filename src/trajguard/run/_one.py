@@ -18,7 +18,7 @@ from trajguard._user_code import PREDICATE_TIMEOUT_S, bounded_call, in_thread, w
 from trajguard.atif import Trajectory
 from trajguard.capture.types import ChatModel
 from trajguard.capture.wire import WireServer
-from trajguard.errors import AgentFailure, EmbeddedModelCrashed
+from trajguard.errors import AgentFailure
 from trajguard.local_model import fatal_crash
 from trajguard.outcome import HARNESS_ERROR, Status
 from trajguard.run._agents import run_agent, trajectory_of
@@ -80,14 +80,12 @@ async def one_run(
     except AgentFailure as exc:
         status, error = "agent_error", exc
         trajectory = exc.trajectory or await capture.trajectory(error=exc)
-    except EmbeddedModelCrashed:
-        raise  # the model is gone, not this run's doing: the batch stops, resumably
     except Exception as exc:  # trajguard or the infrastructure failed: not the agent's doing
         status, error, trajectory = HARNESS_ERROR, exc, trajectory_of(exc)
     finally:
         await capture.close()
     crashed = fatal_crash()
-    if crashed is not None:  # the model died under this run (an agent that got its error)
+    if crashed is not None:  # the model is gone, not this run's doing: the batch stops, resumably
         raise crashed
     if trajectory is not None:
         trajectory = annotate_tool_faults(trajectory, faults)

@@ -1,8 +1,9 @@
 """The source tool's own headline figure beside trajguard's pass rate, and why they differ.
 
-Each tool summarises a run in its own way: Inspect's ``accuracy()`` leaves errored samples out
-and gives partial credit; Harbor averages the trials' rewards, a timed-out trial's included;
-promptfoo counts an errored test among the ones that did not pass. trajguard's pass rate is the
+Each tool summarises a run in its own way: Inspect's ``accuracy()`` leaves errored samples out,
+scores a sample that hit a limit by what it answered, and gives partial credit; Harbor averages
+the trials' rewards, a timed-out trial's included; promptfoo counts an errored test among the
+ones that did not pass. trajguard's pass rate is the
 share of judged runs that passed by its documented rule (a crash is a failure, a harness error
 is not judged). The import summary shows both figures; when they differ, it says what in the
 runs makes them differ, counted, so that neither figure is mistaken for the other.
@@ -10,17 +11,20 @@ runs makes them differ, counted, so that neither figure is mistaken for the othe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from trajguard.importers._inspect_scores import credit
 from trajguard.importers._model import ImportedBatch, ImportedRun
 from trajguard.importers._pass_rule import as_number
-from trajguard.outcome import HARNESS_ERROR, is_crash_row
+from trajguard.outcome import HARNESS_ERROR, is_behavioural, is_crash_row, passed_row
 
 __all__ = ["Headline", "headlines"]
 
 _PARTIAL_TEXT = frozenset({"p"})
+_LIMIT = "_limit"  # an Inspect sample that hit a limit: error_type "<kind>_limit"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,12 +74,22 @@ class Headline:
 
 
 def _counts(runs: Iterable[ImportedRun]) -> tuple[int, int]:
-    listed = list(runs)
-    return sum(r.passed is True for r in listed), sum(r.passed is not None for r in listed)
+    """Passed and judged runs, as the run set's rows count them (a crash is a failed run)."""
+    passes = judged = 0
+    for run in runs:
+        crash = is_crash_row(run.status, run.crashed)
+        if is_behavioural(run.status) and (run.passed is not None or crash):
+            judged += 1
+            passes += passed_row(run.status, run.crashed, run.passed)
+    return passes, judged
 
 
 def _crashed(run: ImportedRun) -> bool:
     return run.status != HARNESS_ERROR and is_crash_row(run.status, run.crashed)
+
+
+def _limited(run: ImportedRun) -> bool:
+    return (run.error_type or "").endswith(_LIMIT)
 
 
 def _partial(run: ImportedRun) -> bool:
@@ -95,32 +109,72 @@ def _differ(value: float, passes: int, judged: int) -> bool:
     return not judged or abs(value - passes / judged) > 5e-4
 
 
+def _worth(run: ImportedRun, scorer: str) -> float | None:
+    """The credit Inspect gives the run's value of ``scorer`` (``None``: no such value)."""
+    values = [credit(c.value) for c in run.criteria if c.name == scorer]
+    return values[0] if values else None
+
+
+def _inspect_reasons(runs: Sequence[ImportedRun], scorer: str) -> list[str]:
+    """What separates ``scorer``'s accuracy() from trajguard's pass rate, counted."""
+    worth = {id(run): _worth(run, scorer) for run in runs}
+    errored = [r for r in runs if _crashed(r) and not _limited(r)]
+    limited = [r for r in runs if _crashed(r) and _limited(r) and (worth[id(r)] or 0) > 0]
+    judged = [r for r in runs if not _crashed(r) and r.status != HARNESS_ERROR]
+    partial = [r for r in judged if (w := worth[id(r)]) is not None and 0 < w < 1]
+    vetoed = [r for r in judged if (worth[id(r)] or 0) >= 1 and r.passed is False]
+    unscored = [r for r in judged if (worth[id(r)] or 0) < 1 and r.passed is True]
+    harness = [r for r in runs if r.status == HARNESS_ERROR and worth[id(r)] is not None]
+    reasons = []
+    if errored:
+        reasons.append(
+            f"{len(errored)} errored sample(s): Inspect leaves them out of accuracy(), "
+            "trajguard counts each as a failed run (a crash)"
+        )
+    if limited:
+        kinds = Counter(r.error_type for r in limited)
+        listed = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+        reasons.append(
+            f"{len(limited)} run(s) that hit a limit ({listed}) with credit from {scorer}: "
+            "Inspect scores what they answered, trajguard counts each as a failed run (a crash)"
+        )
+    if partial:
+        reasons.append(
+            f"{len(partial)} run(s) with partial credit: accuracy() counts the credit, "
+            "trajguard's pass rule full credit only"
+        )
+    if vetoed:
+        reasons.append(
+            f"{len(vetoed)} run(s) {scorer} credits that another scorer fails: trajguard's "
+            "pass rule needs every scorer (or the one --scorer names)"
+        )
+    if unscored:
+        reasons.append(
+            f"{len(unscored)} run(s) trajguard passes that {scorer} does not credit: another "
+            "scorer decides (--scorer)"
+        )
+    if harness:
+        reasons.append(
+            f"{len(harness)} scored run(s) that are harness errors (the provider or the "
+            "operator stopped them): not judged by trajguard"
+        )
+    return reasons
+
+
 def _inspect(batch: ImportedBatch) -> list[Headline]:
     logs = [log for log in batch.provenance.get("logs") or [] if isinstance(log, Mapping)]
     passes, judged = _counts(batch.runs)
-    errored = sum(_crashed(r) for r in batch.runs)
-    partial = sum(_partial(r) for r in batch.runs)
-    harness = sum(r.status == HARNESS_ERROR for r in batch.runs)
     found = []
     for log in logs if len(logs) == 1 else []:
         for scorer, metrics in (log.get("scores") or {}).items():
             value = metrics.get("accuracy") if isinstance(metrics, Mapping) else None
             if not isinstance(value, int | float):
                 continue
-            reasons = []
-            if _differ(float(value), passes, judged):
-                if errored:
-                    reasons.append(
-                        f"{errored} errored sample(s): Inspect leaves them out of accuracy(), "
-                        "trajguard counts each as a failed run (a crash)"
-                    )
-                if partial:
-                    reasons.append(
-                        f"{partial} run(s) with partial credit: accuracy() counts the credit, "
-                        "trajguard's pass rule full credit only"
-                    )
-                if harness:
-                    reasons.append(f"{harness} harness error(s): not judged by trajguard")
+            reasons = (
+                _inspect_reasons(batch.runs, scorer)
+                if _differ(float(value), passes, judged)
+                else []
+            )
             found.append(
                 Headline(
                     name=f"Inspect's accuracy ({scorer})",

@@ -221,7 +221,7 @@ def _log_provenance(log: InspectLog) -> Iterator[tuple[str, Any]]:
     yield (
         "scores",
         {
-            str(score.get("name")): {
+            _score_name(score): {
                 str(name): metric.get("value")
                 for name, metric in (score.get("metrics") or {}).items()
             }
@@ -229,6 +229,13 @@ def _log_provenance(log: InspectLog) -> Iterator[tuple[str, Any]]:
             if isinstance(score, Mapping)
         },
     )
+
+
+def _score_name(score: Mapping[str, Any]) -> str:
+    """A metric's scorer as the criteria name it: ``<scorer>/<key>`` for a key of a dict
+    scorer (Inspect names that score after the key), else the scorer's name."""
+    name, scorer = str(score.get("name")), score.get("scorer")
+    return name if not isinstance(scorer, str) or scorer in ("", name) else f"{scorer}/{name}"
 
 
 def _lacks(runs: Sequence[ImportedRun]) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from trajguard._json import (
     read_stream_bounded,
 )
 from trajguard.errors import SourceLogError
-from trajguard.importers._inspect_log import SAMPLE_SKIP, InspectLog, check_header, check_version
+from trajguard.importers._inspect_log import InspectLog, check_header, check_version, slim_sample
 
 __all__ = ["open_log", "preflight"]
 
@@ -140,7 +140,7 @@ def _eval_samples(path: Path, names: list[str]) -> Iterator[tuple[str, Mapping[s
     try:
         with zipfile.ZipFile(path) as archive:
             for name in names:
-                yield name, _member_json(archive, archive.getinfo(name), path)
+                yield name, slim_sample(_member_json(archive, archive.getinfo(name), path))
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceLogError(f"cannot read the .eval log: {exc}", file=path) from None
 
@@ -167,8 +167,6 @@ def _member_json(
         if not objects_only:
             return {}
         raise SourceLogError(f"member {info.filename} is not a JSON object", file=path)
-    for key in SAMPLE_SKIP:
-        value.pop(key, None)
     return value
 
 
@@ -264,8 +262,6 @@ def _json_log(path: Path) -> InspectLog:
                 raise SourceLogError(
                     "a sample is not an object", file=path, path=f"$.samples[{index}]"
                 )
-            for key in SAMPLE_SKIP:
-                sample.pop(key, None)
-            yield f"$.samples[{index}]", sample
+            yield f"$.samples[{index}]", slim_sample(sample)
 
     return InspectLog(file=path, header=check_header(data, path), samples=each)

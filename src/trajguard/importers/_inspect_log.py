@@ -13,15 +13,25 @@ from trajguard.errors import SourceLogError
 __all__ = [
     "LOG_VERSIONS",
     "SAMPLE_SKIP",
+    "TOOL_EVENTS",
     "InspectLog",
     "check_header",
     "check_version",
     "plain",
     "resolve_attachments",
+    "slim_sample",
+    "tool_events",
 ]
 
 SAMPLE_SKIP = ("events", "events_data", "store", "timelines")
-"""Sample fields the import does not read (the events repeat the messages many times over)."""
+"""Sample fields the import does not keep (the events repeat the messages many times over)."""
+
+TOOL_EVENTS = "trajguard_tool_events"
+"""The key under which a sample carries its tool events, reduced by :func:`tool_events` (the
+only part of ``events`` the mapping reads)."""
+
+EVENT_FIELDS = frozenset({"event", "output", "id", "function", "arguments", "result", "error"})
+"""The fields of a model or tool event :func:`tool_events` reads."""
 
 _ATTACHMENT = "attachment://"
 
@@ -108,3 +118,44 @@ def resolve_attachments(value: Any, attachments: Mapping[str, str]) -> Any:
     if isinstance(value, list):
         return [resolve_attachments(v, attachments) for v in value]
     return value
+
+
+def tool_events(events: Any) -> list[dict[str, Any]]:
+    """The tool calls Inspect ran, in order, from a sample's events: each tool event's call
+    ``id``, ``function``, ``arguments``, ``result`` and ``error``, and ``caller``, the id of the
+    assistant message (a model event's output) that made the call. ``react()`` removes its
+    ``submit()`` call from the messages once the agent ends; its tool event stays."""
+    callers: dict[str, str] = {}
+    found: list[dict[str, Any]] = []
+    for event in events if isinstance(events, list) else ():
+        if not isinstance(event, Mapping):
+            continue
+        if event.get("event") == "model":
+            choices = (event.get("output") or {}).get("choices") or [{}]
+            message = choices[0].get("message") if isinstance(choices[0], Mapping) else None
+            message = message if isinstance(message, Mapping) else {}
+            for call in message.get("tool_calls") or ():
+                if isinstance(call, Mapping) and call.get("id") is not None:
+                    callers[str(call["id"])] = str(message.get("id") or "")
+        elif event.get("event") == "tool" and event.get("id") is not None:
+            call_id = str(event["id"])
+            found.append(
+                {
+                    "id": call_id,
+                    "function": event.get("function"),
+                    "arguments": event.get("arguments"),
+                    "result": event.get("result"),
+                    "error": event.get("error"),
+                    "caller": callers.get(call_id),
+                }
+            )
+    return found
+
+
+def slim_sample(sample: dict[str, Any]) -> dict[str, Any]:
+    """``sample`` (a dict read from the log) with its tool events reduced under
+    :data:`TOOL_EVENTS` and the fields the import does not keep dropped."""
+    sample[TOOL_EVENTS] = tool_events(sample.get("events"))
+    for key in SAMPLE_SKIP:
+        sample.pop(key, None)
+    return sample

@@ -13,7 +13,7 @@ from typing import Any
 from trajguard.atif import Agent
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SourceLogError
-from trajguard.importers._inspect_log import plain, resolve_attachments
+from trajguard.importers._inspect_log import TOOL_EVENTS, plain, resolve_attachments
 from trajguard.importers._inspect_scores import judge
 from trajguard.importers._inspect_trajectory import message_text, trajectory
 from trajguard.importers._model import ImportedRun
@@ -85,6 +85,7 @@ def sample_run(raw: Mapping[str, Any], where: str, log: LogContext) -> ImportedR
             model=str(output.get("model") or log.model),
             session_id=sample.get("uuid"),
             totals=(usage[0], usage[1]),
+            tool_events=sample.get(TOOL_EVENTS) or (),
         ),
         prompt_tokens=usage[0],
         completion_tokens=usage[1],
@@ -105,7 +106,7 @@ def _resolved(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     if not attachments:
         return raw
     sample = dict(raw)
-    for key in ("input", "messages", "output"):
+    for key in ("input", "messages", "output", TOOL_EVENTS):
         if key in sample:
             sample[key] = resolve_attachments(sample[key], attachments)
     return sample

@@ -16,9 +16,19 @@ from typing import Any
 
 from trajguard.errors import SourceLogError
 from trajguard.importers._inspect_files import preflight
-from trajguard.importers._inspect_log import SAMPLE_SKIP, InspectLog, check_header, plain
+from trajguard.importers._inspect_log import (
+    EVENT_FIELDS,
+    SAMPLE_SKIP,
+    TOOL_EVENTS,
+    InspectLog,
+    check_header,
+    plain,
+    tool_events,
+)
 
 __all__ = ["available", "open_log"]
+
+_NOT_READ = set(SAMPLE_SKIP) - {"events"}  # the tool events are read (react()'s submit())
 
 
 def available() -> bool:
@@ -47,17 +57,22 @@ def _samples(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
     from inspect_ai.log import read_eval_log
 
     try:
-        log = read_eval_log(str(path), resolve_attachments=True, exclude_fields=set(SAMPLE_SKIP))
+        log = read_eval_log(str(path), resolve_attachments=True, exclude_fields=_NOT_READ)
     except Exception as exc:  # as above
         raise _unreadable(path, exc) from None
     samples = log.samples or []
     log.samples = None
     for index, sample in enumerate(samples):
         where = f"samples/{sample.id}_epoch_{sample.epoch}.json"
-        yield (
-            (where if path.suffix == ".eval" else f"$.samples[{index}]"),
-            sample.model_dump(mode="json", exclude_none=True, exclude=set(SAMPLE_SKIP)),
+        dumped = sample.model_dump(mode="json", exclude_none=True, exclude=set(SAMPLE_SKIP))
+        dumped[TOOL_EVENTS] = tool_events(
+            [
+                event.model_dump(mode="json", exclude_none=True, include=set(EVENT_FIELDS))
+                for event in sample.events
+                if event.event in ("model", "tool")
+            ]
         )
+        yield (where if path.suffix == ".eval" else f"$.samples[{index}]"), dumped
         samples[index] = None  # type: ignore[call-overload]
 
 

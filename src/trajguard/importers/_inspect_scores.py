@@ -21,13 +21,14 @@ from typing import Any
 from trajguard.importers._model import ImportedCriterion
 from trajguard.importers._pass_rule import PassRule, as_number
 
-__all__ = ["DEFAULT_RULE", "criterion_names", "judge"]
+__all__ = ["DEFAULT_RULE", "credit", "criterion_names", "judge"]
 
 DEFAULT_RULE = (
     "a sample passes when every scorer's value is worth full credit: C, true or yes, or a "
     "number ≥ 1 (I, N, P, false, no and numbers below 1 fail; other text is not decided), "
     "so a pass rate equals Inspect's accuracy() when the values are C or I and no sample "
-    "errored (Inspect leaves errored samples out; trajguard fails them)"
+    "errored or hit a limit (Inspect leaves errored samples out and scores a limited one; "
+    "trajguard fails both)"
 )
 
 _CREDIT = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -75,11 +76,13 @@ def judge(
 def _holds(value: Any, rule: PassRule | None) -> bool | None:
     if rule is not None:
         return rule.holds(value)
-    credit = _credit(value)
-    return None if credit is None else credit >= 1.0
+    worth = credit(value)
+    return None if worth is None else worth >= 1.0
 
 
-def _credit(value: Any) -> float | None:
+def credit(value: Any) -> float | None:
+    """What Inspect's ``value_to_float`` makes of a value (``C`` 1, ``P`` 0.5, ``I`` 0, a
+    number itself); ``None`` for other text."""
     if isinstance(value, str) and value.strip().lower() in _CREDIT:
         return _CREDIT[value.strip().lower()]
     return as_number(value)

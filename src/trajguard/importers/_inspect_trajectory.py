@@ -5,6 +5,12 @@ an ``agent`` step (one model call) with its tool calls; each tool message become
 observation of the agent step whose call it answers. Text parts are joined; reasoning parts
 become ``reasoning_content``; other parts (images, audio, documents) are named in brackets,
 since the log keeps them as data URIs that a run set does not store.
+
+A tool call Inspect ran (a tool event) that the messages no longer hold — ``react()`` removes
+its ``submit()`` call once the agent ends — is put back on the agent step of the message that
+made it (the last agent step when that message is gone), with its result, and marked
+``extra.restored_from`` ``"inspect tool event"``: the run's tool calls are Inspect's tool
+events.
 """
 
 from __future__ import annotations
@@ -32,10 +38,12 @@ def trajectory(
     model: str,
     session_id: str | None,
     totals: tuple[int | None, int | None],
+    tool_events: Sequence[Mapping[str, Any]] = (),
 ) -> Trajectory | None:
     """The trajectory of one sample (``None`` when it has no messages)."""
     steps: list[Step] = []
     callers: dict[str, Step] = {}
+    by_message: dict[str, Step] = {}
     for message in messages:
         role = message.get("role")
         text, reasoning = _content(message.get("content"))
@@ -52,6 +60,8 @@ def trajectory(
             )
             for call in step.tool_calls or ():
                 callers[call.tool_call_id] = step
+            if message.get("id") is not None:
+                by_message[str(message["id"])] = step
             steps.append(step)
         elif role == "tool":
             _observe(steps, callers, message, text)
@@ -59,6 +69,7 @@ def trajectory(
             steps.append(Step(step_id=len(steps) + 1, source=role, message=text))
     if not steps:
         return None
+    _restore(steps, callers, by_message, tool_events)
     prompt, completion = totals
     metrics = None
     if prompt is not None or completion is not None:
@@ -121,3 +132,39 @@ def _observe(
     if step.observation is None:
         step.observation = Observation(results=[])
     step.observation.results.append(ObservationResult(source_call_id=str(call_id), content=text))
+
+
+def _restore(
+    steps: Sequence[Step],
+    callers: dict[str, Step],
+    by_message: Mapping[str, Step],
+    tool_events: Sequence[Mapping[str, Any]],
+) -> None:
+    """Put back the tool calls Inspect ran that the messages no longer hold."""
+    agents = [step for step in steps if step.source == "agent"]
+    for event in tool_events:
+        call_id = str(event.get("id"))
+        if call_id in callers:
+            continue
+        step = by_message.get(str(event.get("caller"))) or (agents[-1] if agents else None)
+        if step is None:
+            continue  # no agent step to hold it: a sample without assistant messages
+        arguments = event.get("arguments")
+        call = ToolCall(
+            tool_call_id=call_id,
+            function_name=str(event.get("function") or ""),
+            arguments=dict(arguments) if isinstance(arguments, Mapping) else {},
+            extra={"restored_from": "inspect tool event"},
+        )
+        step.tool_calls = [*(step.tool_calls or []), call]
+        callers[call_id] = step
+        error, result = event.get("error"), event.get("result")
+        if isinstance(error, Mapping):
+            text = f"{error.get('type', 'error')}: {error.get('message', '')}"
+        elif isinstance(result, str | list):
+            text = message_text(result)
+        else:
+            text = "" if result is None else str(result)
+        if step.observation is None:
+            step.observation = Observation(results=[])
+        step.observation.results.append(ObservationResult(source_call_id=call_id, content=text))

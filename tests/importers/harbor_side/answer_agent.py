@@ -6,7 +6,11 @@ on the host; its one tool (``write_answer``) runs in the environment through Har
 ``<trial>/agent/trajectory.json`` and the token usage in Harbor's ``AgentContext``.
 
 Agent kwargs: ``endpoint`` (the OpenAI-compatible /v1 base URL), ``style`` (the system
-prompt), ``temperature``, ``max_tokens``.
+prompt), ``temperature``, ``max_tokens``; ``linger`` and ``silent``, comma-separated task
+names: on a ``linger`` task the agent keeps working after it has written its answer and its
+trajectory, until Harbor's agent timeout stops it (a timed-out trial whose answer the verifier
+still grades); on a ``silent`` task it writes its answer but no trajectory (as an agent that
+records none).
 Runs in Harbor's venv (Python >= 3.12), not in trajguard's.
 """
 
@@ -56,9 +60,13 @@ class AnswerAgent(BaseAgent):
         style: str = "Answer with one word.",
         temperature: float = 0.8,
         max_tokens: int = 24,
+        linger: str = "",
+        silent: str = "",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.linger = {name for name in linger.split(",") if name}
+        self.silent = {name for name in silent.split(",") if name}
         self.endpoint = endpoint.rstrip("/")
         self.style = style
         self.temperature = float(temperature)
@@ -93,6 +101,10 @@ class AnswerAgent(BaseAgent):
         )
         with urllib.request.urlopen(request, timeout=120) as response:
             return dict(json.load(response))
+
+    def _task(self) -> str:
+        """The task of this trial (Harbor names a trial's folder ``<task>__<id>``)."""
+        return str(self.logs_dir.parent.name).split("__", 1)[0]
 
     async def run(
         self, instruction: str, environment: BaseEnvironment, context: AgentContext
@@ -148,6 +160,9 @@ class AnswerAgent(BaseAgent):
                 total_prompt_tokens=prompt, total_completion_tokens=completion, total_steps=3
             ),
         )
-        (self.logs_dir / "trajectory.json").write_text(
-            json.dumps(trajectory.to_json_dict(), indent=2)
-        )
+        if self._task() not in self.silent:
+            (self.logs_dir / "trajectory.json").write_text(
+                json.dumps(trajectory.to_json_dict(), indent=2)
+            )
+        if self._task() in self.linger:
+            await asyncio.Event().wait()  # never set: Harbor's agent timeout cancels it

@@ -31,7 +31,9 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--suite", help="the run set's suite name (default: the task or eval's)")
     parser.add_argument(
-        "--variant", default="base", help="the variant every run gets (default: base)"
+        "--variant",
+        help="the variant every run gets (default: base); of a promptfoo eval of several "
+        "prompt columns, the one column to import (default: each column a variant of its own)",
     )
     parser.add_argument(
         "--pass-if",

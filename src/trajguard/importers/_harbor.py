@@ -111,7 +111,7 @@ def _run(
     return ImportedRun(
         scenario=str(result["task_name"]),
         run_index=index,
-        variant=options.variant,
+        variant=options.variant_name,
         model=_model(result),
         status=status,
         passed=all(c.held for c in criteria) if criteria and _decided(criteria) else None,

@@ -218,31 +218,57 @@ def _harbor(batch: ImportedBatch) -> list[Headline]:
     ]
 
 
-def _promptfoo(batch: ImportedBatch) -> list[Headline]:
-    evals = [e for e in batch.provenance.get("evals") or [] if isinstance(e, Mapping)]
-    stats: list[Any] = [e.get("stats") for e in evals]
-    if len(evals) != 1 or not isinstance(stats[0], Mapping):
-        return []
-    won, lost, errors = (int(stats[0].get(k) or 0) for k in ("successes", "failures", "errors"))
+def _promptfoo_figure(
+    name: str, counts: tuple[int, int, int], runs: Sequence[ImportedRun]
+) -> Headline | None:
+    won, lost, errors = counts
     if won + lost + errors == 0:
-        return []
+        return None
     value = won / (won + lost + errors)
-    passes, judged = _counts(batch.runs)
+    passes, judged = _counts(runs)
     reasons = []
     if _differ(value, passes, judged) and errors:
         reasons.append(
             f"{errors} errored test(s): promptfoo counts them as not passed, trajguard does not "
             "judge them (harness errors)"
         )
-    return [
-        Headline(
-            name="promptfoo's pass rate (successes / tests)",
-            value=value,
-            passes=passes,
-            judged=judged,
-            reasons=tuple(reasons),
+    return Headline(name=name, value=value, passes=passes, judged=judged, reasons=tuple(reasons))
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _promptfoo(batch: ImportedBatch) -> list[Headline]:
+    """The eval's successes over tests; with several prompt columns, each column's own counts
+    (``testPassCount`` over its tests) beside the runs of its variant."""
+    evals = [e for e in batch.provenance.get("evals") or [] if isinstance(e, Mapping)]
+    if len(evals) != 1:
+        return []
+    stats: Any = evals[0].get("stats")
+    columns = [c for c in evals[0].get("columns") or [] if isinstance(c, Mapping)]
+    if _count(evals[0].get("prompt_columns")) <= 1 and isinstance(stats, Mapping):
+        counts = tuple(_count(stats.get(k)) for k in ("successes", "failures", "errors"))
+        found = _promptfoo_figure(
+            "promptfoo's pass rate (successes / tests)", (counts[0], counts[1], counts[2]),
+            batch.runs,
+        )  # fmt: skip
+        return [found] if found else []
+    figures = []
+    for column in columns:
+        variant = column.get("variant")
+        counts = tuple(
+            _count(column.get(k))
+            for k in ("test_pass_count", "test_fail_count", "test_error_count")
         )
-    ]
+        found = _promptfoo_figure(
+            f"promptfoo's pass rate of column {variant} (testPassCount / tests)",
+            (counts[0], counts[1], counts[2]),
+            [r for r in batch.runs if r.variant == variant],
+        )
+        if found:
+            figures.append(found)
+    return figures
 
 
 def headlines(batch: ImportedBatch) -> tuple[Headline, ...]:

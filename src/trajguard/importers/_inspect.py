@@ -181,7 +181,7 @@ def _context(log: InspectLog, options: ImportOptions, rule: Any, *, qualify: boo
             version=str(packages.get("inspect_ai") or "unknown"),
             model_name=str(spec["model"]),
         ),
-        variant=options.variant,
+        variant=options.variant_name,
         rule=rule,
         scorer=options.scorer,
         qualify=qualify,

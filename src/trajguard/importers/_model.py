@@ -13,6 +13,10 @@ from trajguard.outcome import Status
 __all__ = ["ImportOptions", "ImportedBatch", "ImportedCriterion", "ImportedRun"]
 
 
+DEFAULT_VARIANT = "base"
+"""The variant of an imported run when the import names none (a suite's base variant)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ImportedCriterion:
     """One score or assertion of a run, as the source judged it.
@@ -59,7 +63,7 @@ class ImportedRun:
 
     scenario: str
     run_index: int
-    variant: str = "base"
+    variant: str = DEFAULT_VARIANT
     model: str = "unknown"
     status: Status = "ok"
     passed: bool | None = None
@@ -115,12 +119,19 @@ class ImportOptions:
 
     Attributes:
         suite: the suite name (default: the source's task or eval name).
-        variant: the variant every run gets (default ``base``).
+        variant: the variant every run gets (``None``: ``base``); of a promptfoo eval of
+            several prompt columns, the one column to import (``None``: each column is a
+            variant of its own).
         pass_rule: a pass rule overriding the source's default (:func:`parse_pass_rule`).
         scorer: the one scorer (Inspect) or assertion that decides ``passed``; default: all.
     """
 
     suite: str | None = None
-    variant: str = "base"
+    variant: str | None = None
     pass_rule: str | None = None
     scorer: str | None = None
+
+    @property
+    def variant_name(self) -> str:
+        """The variant every run gets: ``variant``, else ``base``."""
+        return self.variant or DEFAULT_VARIANT

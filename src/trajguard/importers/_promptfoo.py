@@ -4,7 +4,8 @@ A results file holds one row per test case, repeat and prompt column (``results.
 ``--repeat`` does not number its repeats but gives each one its own ``testIdx`` (a test's
 repeats are consecutive), so a run's index is its place among the rows of the same test case
 and column, in ``testIdx`` order. A test case is a scenario; each prompt-and-provider column
-(``promptIdx``, one entry of ``results.prompts``) is one variant. promptfoo's own ``success``
+(``promptIdx``, one entry of ``results.prompts``) is one variant, or, with ``--variant``, the
+one column imported (so that two columns compare as two run sets). promptfoo's own ``success``
 decides ``passed`` unless ``--pass-if`` or ``--scorer`` says otherwise. The mapping, field by
 field: ``docs/reference/import-promptfoo.md``.
 """
@@ -14,15 +15,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from trajguard._files import is_safe_name
 from trajguard._json import MAX_SOURCE_BYTES, loads_bounded, read_regular_bytes
 from trajguard.errors import SourceLogError, UsageError
-from trajguard.importers._model import ImportedBatch, ImportedRun, ImportOptions
+from trajguard.importers._model import DEFAULT_VARIANT, ImportedBatch, ImportedRun, ImportOptions
 from trajguard.importers._pass_rule import parse_pass_rule
-from trajguard.importers._promptfoo_runs import Column, Judge, imported_run, scenario_names
+from trajguard.importers._promptfoo_runs import Column, Judge, imported_run, scenario_names, slug
 
 __all__ = ["detect", "read"]
 
@@ -49,8 +52,8 @@ def read(paths: Sequence[Path], options: ImportOptions) -> ImportedBatch:
 
     Raises:
         SourceLogError: a file is not JSON, not a promptfoo results file, or lacks a field.
-        UsageError: ``--variant`` given for a file of several prompt columns, or ``--scorer``
-            names no assertion of any run.
+        UsageError: ``--variant`` names no column of a file of several prompt columns, or
+            ``--scorer`` names no assertion of any run.
     """
     judge = Judge(
         rule=parse_pass_rule(options.pass_rule) if options.pass_rule else None,
@@ -66,10 +69,12 @@ def read(paths: Sequence[Path], options: ImportOptions) -> ImportedBatch:
         document = _load(path)
         results = document["results"]
         columns = _columns(path, results, options.variant)
-        rows = _rows(path, results, columns)
+        rows = _rows(path, results, len(results["prompts"]))
         names = scenario_names(rows)
         for (index, row), name in zip(rows, names, strict=True):
-            column = columns[row["promptIdx"]]
+            column = columns.get(row["promptIdx"])
+            if column is None:
+                continue  # a column --variant did not choose
             key = (name.scenario, column.variant)
             run_index = counts.get(key, 0)
             counts[key] = run_index + 1
@@ -89,7 +94,7 @@ def read(paths: Sequence[Path], options: ImportOptions) -> ImportedBatch:
         start = _timestamp(results.get("timestamp"))
         if start is not None:
             starts.append(start)
-        provenance.append(_provenance(document, columns))
+        provenance.append(_provenance(document, list(columns.values())))
     if judge.scorer is not None and not any(
         c.name == judge.scorer for run in runs for c in run.criteria
     ):
@@ -161,7 +166,8 @@ def _field(path: Path, mapping: Mapping[str, Any], key: str, kind: type, where: 
     return value
 
 
-def _columns(path: Path, results: Mapping[str, Any], variant: str) -> list[Column]:
+def _columns(path: Path, results: Mapping[str, Any], variant: str | None) -> dict[int, Column]:
+    """The columns to import, by ``promptIdx``: every one, or the one ``variant`` names."""
     prompts = results["prompts"]
     columns = []
     for index, prompt in enumerate(prompts):
@@ -174,41 +180,50 @@ def _columns(path: Path, results: Mapping[str, Any], variant: str) -> list[Colum
         columns.append(
             Column(
                 index=index,
-                variant=variant,
+                variant=variant or DEFAULT_VARIANT,
                 template=raw if isinstance(raw, str) else "",
                 label=label if isinstance(label, str) else "",
                 provider=provider if isinstance(provider, str) else "",
                 metrics=metrics if isinstance(metrics := prompt.get("metrics"), dict) else {},
+                of=len(prompts),
             )
         )
-    if len(columns) > 1:
-        if variant != "base":
-            raise UsageError(
-                f"--variant {variant!r}: {path} holds {len(columns)} prompt columns, and each "
-                "becomes its own variant",
-                hint="leave out --variant, or write one results file per prompt",
-            )
-        columns = _named_columns(columns)
-    return columns
+    if len(columns) <= 1:
+        return {c.index: c for c in columns}
+    columns = _named_columns(columns)
+    if variant is None:
+        return {c.index: c for c in columns}
+    chosen = {c.index: c for c in columns if c.variant == variant}
+    if not chosen:
+        raise UsageError(
+            f"--variant {variant!r}: {path} holds {len(columns)} prompt columns, none of them "
+            f"{variant!r}",
+            hint=f"its columns are {', '.join(c.variant for c in columns)}: name one to import "
+            "it alone (e.g. to compare two columns as two run sets), or leave out --variant to "
+            "import each as a variant of its own",
+        )
+    return chosen
 
 
 def _named_columns(columns: list[Column]) -> list[Column]:
-    """Several prompt columns: each a variant, named by its prompt's label when it is a name."""
-    from dataclasses import replace
-
-    from trajguard._files import is_safe_name
-
+    """Several prompt columns: each a variant, named by its prompt's label when that is a
+    unique name, else by label and provider (``plain-openai-chat-smollm2``) when those are,
+    else ``p<promptIdx>``."""
     labels = [c.label for c in columns]
+    pairs = [slug(f"{c.label}-{c.provider}") for c in columns]
     named = []
-    for column in columns:
-        usable = is_safe_name(column.label) and labels.count(column.label) == 1
-        named.append(replace(column, variant=column.label if usable else f"p{column.index}"))
+    for column, pair in zip(columns, pairs, strict=True):
+        if is_safe_name(column.label) and labels.count(column.label) == 1:
+            name = column.label
+        elif is_safe_name(pair) and pairs.count(pair) == 1:
+            name = pair
+        else:
+            name = f"p{column.index}"
+        named.append(replace(column, variant=name))
     return named
 
 
-def _rows(
-    path: Path, results: Mapping[str, Any], columns: Sequence[Column]
-) -> list[tuple[int, dict[str, Any]]]:
+def _rows(path: Path, results: Mapping[str, Any], columns: int) -> list[tuple[int, dict[str, Any]]]:
     rows = []
     for index, row in enumerate(results["results"]):
         where = f"$.results.results[{index}]"
@@ -226,10 +241,10 @@ def _rows(
                 raise SourceLogError(
                     f"field {key!r} is {what}", file=path, path=f"{where}.{key}", hint=_REWRITE
                 )
-        if not 0 <= row["promptIdx"] < len(columns):
+        if not 0 <= row["promptIdx"] < columns:
             raise SourceLogError(
                 f"promptIdx {row['promptIdx']} names no entry of $.results.prompts "
-                f"({len(columns)} prompts)",
+                f"({columns} prompts)",
                 file=path,
                 path=f"{where}.promptIdx",
                 hint=_REWRITE,
@@ -273,6 +288,7 @@ def _provenance(document: Mapping[str, Any], columns: Sequence[Column]) -> dict[
             for k in ("successes", "failures", "errors", "durationMs")
             if isinstance(stats, dict)
         },
+        "prompt_columns": columns[0].of if columns else 0,
         "columns": [
             {
                 "variant": c.variant,

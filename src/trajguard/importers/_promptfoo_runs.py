@@ -13,7 +13,7 @@ from trajguard.importers._model import ImportedCriterion, ImportedRun
 from trajguard.importers._pass_rule import PassRule
 from trajguard.importers._promptfoo_atif import canonical, number, one_call
 
-__all__ = ["Column", "Judge", "ScenarioName", "imported_run", "scenario_names"]
+__all__ = ["Column", "Judge", "ScenarioName", "imported_run", "scenario_names", "slug"]
 
 _ERROR = 2  # promptfoo's ResultFailureReason.ERROR
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
@@ -29,6 +29,8 @@ class Column:
     label: str
     provider: str
     metrics: Mapping[str, Any] = field(default_factory=dict)
+    of: int = 1
+    """How many prompt columns the eval has."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,15 +81,15 @@ def scenario_names(rows: Sequence[tuple[int, Mapping[str, Any]]]) -> list[Scenar
     keys = [_test_key(row) for _, row in rows]
     order = {key: k for k, key in enumerate(dict.fromkeys(keys))}
     described = {key: _description(row) for key, (_, row) in zip(keys, rows, strict=True)}
-    slugs = {key: _slug(text) for key, text in described.items()}
-    shared = Counter(slug for slug in slugs.values() if slug)
+    slugs = {key: slug(text) for key, text in described.items()}
+    shared = Counter(made for made in slugs.values() if made)
     names = {}
     for key, k in order.items():
-        slug = slugs[key]
-        if not slug:
+        made = slugs[key]
+        if not made:
             names[key] = f"test-{k}"
         else:
-            names[key] = slug if shared[slug] == 1 else f"{slug[:120]}-{k}"
+            names[key] = made if shared[made] == 1 else f"{made[:120]}-{k}"
     return [
         ScenarioName(scenario=names[key], description=described[key] or _vars_text(row))
         for key, (_, row) in zip(keys, rows, strict=True)
@@ -219,7 +221,8 @@ def _vars_text(row: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={_text_value(v)}" for k, v in variables.items())[:200]
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """``text`` made a name: other characters than letters, digits, ``_ . -`` become ``-``."""
     return _UNSAFE.sub("-", text).strip("-.")[:128].rstrip("-.")
 
 

@@ -125,7 +125,9 @@ def _single_variant(side: RunSet) -> None:
         raise StoreError(
             f"run set holds several variants ({', '.join(variants)}); compare would pool them",
             file=side.path,
-            hint="compare variants with `trajguard ab`, or run one variant per run set",
+            hint="compare variants with `trajguard ab`, or make one run set per variant (a "
+            "promptfoo eval of several prompt columns: `trajguard import promptfoo FILE "
+            "--variant NAME --out DIR` for each column)",
         )
 
 

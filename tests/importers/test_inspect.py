@@ -105,7 +105,9 @@ def test_trajectories_are_valid_atif_with_the_tool_calls() -> None:
 
 
 def test_inspects_reader_and_the_builtin_one_give_the_same_runs() -> None:
-    for log in (LOG_A, LOG_B, LOG_JSON, LOG_DEAD, LOG_BROKEN):
+    logs = [*sorted(DATA.glob("*.eval")), LOG_JSON]
+    assert {LOG_A, LOG_B, LOG_DEAD, LOG_BROKEN, DATA / "react-submit.eval"} <= set(logs)
+    for log in logs:
         native = read([log], ImportOptions(), reader="inspect")
         builtin = read([log], ImportOptions(), reader="builtin")
         assert native.runs == builtin.runs

@@ -185,3 +185,28 @@ def test_the_committed_logs_are_what_the_script_writes(tmp_path: Path) -> None:
         theirs = [(h.name, h.passes, h.judged, h.reasons) for h in
                   headlines(read([committed], ImportOptions(), reader="builtin"))]  # fmt: skip
         assert ours == theirs, fresh
+
+
+def test_a_call_whose_message_is_gone_goes_on_the_last_agent_step() -> None:
+    from trajguard.atif import Agent
+    from trajguard.importers._inspect_files import open_log
+    from trajguard.importers._inspect_log import TOOL_EVENTS
+    from trajguard.importers._inspect_trajectory import trajectory
+
+    (_, sample), *_ = open_log(REACT).samples()
+    *kept, gone = sample["messages"]  # the assistant message that called submit()
+    assert gone["role"] == "assistant" and not gone.get("tool_calls")
+    events = sample[TOOL_EVENTS]
+    assert [e["caller"] for e in events][-1] == gone["id"]
+    made = trajectory(
+        kept,
+        agent=Agent(name="inspect:react_submit", version="0.3.285"),
+        model="scripted/script",
+        session_id=None,
+        totals=(None, None),
+        tool_events=events,
+    )
+    assert made is not None
+    last = [step for step in made.steps if step.source == "agent"][-1]
+    assert [c.function_name for c in last.tool_calls or []] == ["add", "submit"]
+    assert sum(len(step.tool_calls or []) for step in made.steps) == len(events) == 2

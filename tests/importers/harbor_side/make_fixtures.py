@@ -13,6 +13,10 @@ keeps working until Harbor's 20 s agent timeout stops it, so a timed-out trial c
 verifier's reward; ``silent-capital``, where it writes no trajectory), then drops what the
 importer does not read and what would only bloat the repository (trial logs, lock files, empty
 artifact folders).
+
+The committed jobs were written by Harbor 0.26.0 (PyPI ``harbor`` in ``.harbor-venv``, Python
+3.12; each job's ``lock.json`` names it) against SmolLM2-135M-Instruct served by
+``trajguard.local_model``; ``timeouts`` on 2026-12-03.
 """
 
 from __future__ import annotations

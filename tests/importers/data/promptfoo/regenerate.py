@@ -5,7 +5,9 @@ Run from the repository root (after ``npm ci`` in tests/importers/promptfoo_env)
 ``python tests/importers/data/promptfoo/regenerate.py [variants] [columns]`` (default: both).
 It starts trajguard's embedded model, points promptfoo's OpenAI provider at it
 (OPENAI_BASE_URL) and writes variant_a.json and variant_b.json, or columns.json, here;
-promptfoo writes nothing in the user's home (a temporary HOME).
+promptfoo writes nothing in the user's home (a temporary HOME). The committed files were
+written by promptfoo 0.121.20 (pinned in promptfoo_env; each file's
+``metadata.promptfooVersion``) on Node v20.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from typing import Any
 
 from trajguard.errors import ImportPathError, SuiteError
 from trajguard.suite._criteria import parse_criterion
+from trajguard.suite._explain import CRITERIA_HINT
 from trajguard.suite._fault_checks import check_faults
 from trajguard.suite._models import (
     BASE_VARIANT,
@@ -52,7 +53,7 @@ def check_raw_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> l
                         file=path,
                         line=lines.line_of(where),
                         path=dotted(where),
-                        hint="see the pass criteria in the README",
+                        hint=CRITERIA_HINT,
                     )
                 )
     return problems

@@ -137,7 +137,7 @@ def explain_validation_error(
             file=path,
             line=lines.line_of(loc),
             path=dotted(loc) or None,
-            hint=_hint(err["type"], message),
+            hint=_hint(err["type"], message, loc),
         )
         problems.append((problem, err["type"] == "missing"))
     # ``inptu: hi`` is one mistake, not also a missing ``input``
@@ -153,14 +153,15 @@ def data_loc(err: Any) -> tuple[int | str, ...]:
     return loc
 
 
-def _hint(kind: str, message: str) -> str:
+def _hint(kind: str, message: str, loc: tuple[int | str, ...]) -> str:
     if "did you mean" in message:
         return "rename the key as suggested"
+    where = CRITERIA_HINT if "pass" in loc[2:3] else FIELDS_HINT
     if kind == "extra_forbidden":
-        return f"remove the key, or move it where it belongs: {FIELDS_HINT}"
+        return f"remove the key, or move it where it belongs: {where}"
     if kind == "missing":
-        return f"add the field: {FIELDS_HINT}"
-    return FIELDS_HINT
+        return f"add the field: {where}"
+    return where
 
 
 _UNION_TAGS = frozenset({"builtin", "callable", "command", "[key]"})

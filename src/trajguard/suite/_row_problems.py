@@ -9,6 +9,7 @@ first :data:`~._sources.MAX_ROW_PROBLEMS` of them; the rest are counted).
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,11 +26,12 @@ def place_row_problems(
     problems: list[SuiteError], origins: Mapping[int, Origin], path: Path, lines: LineMap
 ) -> list[SuiteError]:
     """``problems`` with those of scenarios made from rows placed: once at the suite's line
-    when every row of the entry has it, else at each row of the data file."""
+    when every row of the entry has it (the value a row gave aside), else at each row of the
+    data file."""
     if not origins:
         return problems
     placed: list[SuiteError] = []
-    groups: dict[tuple[int, Key, str, str | None], list[Origin]] = defaultdict(list)
+    groups: dict[tuple[int, Key, str, str | None], list[tuple[Origin, str]]] = defaultdict(list)
     for problem in problems:
         where = undotted(problem.path or "")
         index = where[1] if len(where) > 1 and where[0] == "scenarios" else None
@@ -39,14 +41,19 @@ def place_row_problems(
             continue
         field = _entry_field(where[2:], origin)
         message = problem.message.removeprefix(f"scenario {origin.scenario!r}: ")
-        groups[(origin.entry, field, message, problem.hint)].append(origin)
+        kind = _GOT.sub("", message)
+        groups[(origin.entry, field, kind, problem.hint)].append((origin, message))
     made = Counter(origin.entry for origin in origins.values())
-    for (entry, field, message, hint), found in groups.items():
+    for (entry, field, kind, hint), found in groups.items():
         if len(found) == made[entry]:
-            placed.append(_at_the_suite(entry, field, message, hint, found, path, lines))
+            placed.append(_at_the_suite(entry, field, kind, hint, found, path, lines))
         else:
-            placed += _at_the_rows(field, message, hint, found)
+            placed += _at_the_rows(field, hint, found)
     return placed
+
+
+_GOT = re.compile(r" \(got .*\)$", re.S)
+"""The value a row gave, which :mod:`._explain` adds to a message."""
 
 
 def _entry_field(field: Key, origin: Origin) -> Key:
@@ -60,17 +67,20 @@ def _entry_field(field: Key, origin: Origin) -> Key:
 def _at_the_suite(
     entry: int,
     field: Key,
-    message: str,
+    kind: str,
     hint: str | None,
-    found: list[Origin],
+    found: list[tuple[Origin, str]],
     path: Path,
     lines: LineMap,
 ) -> SuiteError:
     where = ("scenarios_from", entry, *field)
-    data = found[0].row.file.name
+    first, message = found[0]
+    data = first.row.file.name
     rows = f"all {len(found)} rows of {data}" if len(found) > 1 else f"the one row of {data}"
+    got = _GOT.search(message)
+    example = f"; {first.row.where()}: {got.group(0)[2:-1]}" if got else ""
     return SuiteError(
-        f"{message} (in {rows})",
+        f"{kind} (in {rows}{example})",
         file=path,
         line=lines.line_of(where),
         path=dotted(where),
@@ -78,9 +88,7 @@ def _at_the_suite(
     )
 
 
-def _at_the_rows(
-    field: Key, message: str, hint: str | None, found: list[Origin]
-) -> list[SuiteError]:
+def _at_the_rows(field: Key, hint: str | None, found: list[tuple[Origin, str]]) -> list[SuiteError]:
     placed = [
         SuiteError(
             f"{o.row.where()}: scenario {o.scenario!r}: {message}",
@@ -89,13 +97,14 @@ def _at_the_rows(
             path=dotted(field) or None,
             hint=hint,
         )
-        for o in found[:MAX_ROW_PROBLEMS]
+        for o, message in found[:MAX_ROW_PROBLEMS]
     ]
     if len(found) > MAX_ROW_PROBLEMS:
         placed.append(
             SuiteError(
-                f"and {len(found) - MAX_ROW_PROBLEMS} more rows with this problem: {message}",
-                file=found[0].row.file,
+                f"and {len(found) - MAX_ROW_PROBLEMS} more rows with this problem: "
+                + _GOT.sub("", found[0][1]),
+                file=found[0][0].row.file,
                 path=dotted(field) or None,
                 hint=hint,
             )

@@ -59,8 +59,8 @@ def test_every_problem_is_reported_with_its_own_line_field_and_hint(tmp_path: Pa
         (13, "scenarios[1].pass[1]"): ["tool_called_with names tool 'calculatr'"],
         (15, "scenarios[2].agent.tools[0]"): ["scenario 'c'", "has no attribute 'no_such_tool'"],
         (18, "scenarios[3].agent.system_prompt_file"): ["scenario 'd'", "prompts/missing.txt"],
-        (22, "scenarios[4].inptu"): ["scenario 'e'", "did you mean 'input'?"],
-        (20, "scenarios[4].input"): ["required field 'input' is missing"],
+        (22, "scenarios[4].inptu"): ["scenario 'e'", "did you mean 'input'?"],  # one mistake:
+        # the renamed key is not also reported as a missing input
         (23, "scenarios[5].id"): ["duplicate scenario id 'b'"],
     }
     assert set(found) == set(expected), text
@@ -71,7 +71,7 @@ def test_every_problem_is_reported_with_its_own_line_field_and_hint(tmp_path: Pa
         for fragment in fragments:
             assert fragment in str(problem), str(problem)
     assert [p.line for p in error.problems] == sorted(p.line or 0 for p in error.problems)
-    assert text.startswith(f"{tmp_path / 'suite.yaml'}: 8 problems")
+    assert text.startswith(f"{tmp_path / 'suite.yaml'}: 7 problems")
     assert error.line == 7 and error.path == "scenarios[0].pass[0]"  # the first problem
     assert error.exit_code == 2
 
@@ -104,8 +104,89 @@ def test_validate_prints_every_problem_and_exits_2(tmp_path: Path, cli) -> None:
     (tmp_path / "suite.yaml").write_text(MANY)
     result = cli("validate", "suite.yaml", cwd=tmp_path)
     assert result.returncode == 2
-    assert "8 problems" in result.stderr
+    assert "7 problems" in result.stderr
     assert "did you mean 'final_output_contains'?" in result.stderr
     assert "did you mean 'calculator'?" in result.stderr
     assert "duplicate scenario id 'b'" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+# The trial of issue 41 (a CrewAI agent, a scenarios_from suite): 4 mistakes got 1 report, 2 got 1.
+TRIAL_FOUR = """\
+name: trial
+defaults: {runs: 2, temprature: 0.5}
+scenarios:
+  - id: by-hand
+    agent: {kind: callable, function: crew_agent_41:runn}
+    input: What is the capital of France?
+    pass:
+      - final_output_contain: Paris
+scenarios_from:
+  - path: data.jsonl
+    id: "q-{question}"
+    input: "{question}"
+    agent: {kind: callable, function: crew_agent_41:run}
+    pass:
+      - final_output_contains: "{expectd}"
+"""
+TRIAL_TWO = """\
+name: trial
+scenarios_from:
+  - path: data.jsonl
+    id: "q-{question}"
+    input: "{question}"
+    agent: {kind: callable, function: crew_agent_41:runn}
+    pass:
+      - final_output_contain: "{expected}"
+"""
+
+
+@pytest.fixture
+def trial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "crew_agent_41.py").write_text("def run(ctx):\n    return 'Paris'\n")
+    rows = "".join(f'{{"question": "q{i}", "expected": "a{i}"}}\n' for i in range(12))
+    (tmp_path / "data.jsonl").write_text(rows)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            TRIAL_FOUR,
+            {
+                (2, "defaults.temprature"): "did you mean 'temperature'?",
+                (5, "scenarios[0].agent.function"): "no attribute 'runn'",
+                (8, "scenarios[0].pass[0]"): "did you mean 'final_output_contains'?",
+                (15, "scenarios_from[0].pass[0].final_output_contains"): "{expectd} names no col",
+            },
+        ),
+        (
+            TRIAL_TWO,
+            {
+                (6, "scenarios_from[0].agent.function"): "did you mean 'run'?",
+                (8, "scenarios_from[0].pass[0]"): "did you mean 'final_output_contains'?",
+            },
+        ),
+    ],
+    ids=["four", "two"],
+)
+def test_the_trials_independent_mistakes_are_each_reported_once(
+    trial: Path, text: str, expected: dict[tuple[int, str], str]
+) -> None:
+    error, shown = _problems(trial, text)
+    found = {(p.line, p.path): p for p in error.problems}
+    assert set(found) == set(expected), shown
+    for key, fragment in expected.items():
+        assert found[key].file == str(trial / "suite.yaml")
+        assert fragment in found[key].message, found[key]
+
+
+def test_validate_prints_the_trials_four_mistakes(trial: Path, cli) -> None:
+    (trial / "suite.yaml").write_text(TRIAL_FOUR)
+    result = cli("validate", "suite.yaml", cwd=trial)
+    assert result.returncode == 2
+    assert "suite.yaml: 4 problems" in result.stderr
+    assert str(trial / "data.jsonl") not in result.stderr  # no mistake is in a data row
     assert "Traceback" not in result.stderr + result.stdout

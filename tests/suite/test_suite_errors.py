@@ -18,8 +18,8 @@ EXPECTED: dict[str, tuple[int | None, str | None, list[str]]] = {
     "not_a_mapping.yaml": (1, None, ["a suite file is a YAML mapping"]),
     "no_scenarios.yaml": (None, "scenarios", ["required field 'scenarios' is missing"]),
     "typo_top_level.yaml": (
-        None,
-        "scenarios",
+        2,
+        "scenarioz",  # one mistake: not also a missing "scenarios"
         ["scenarioz: unknown field 'scenarioz'; did you mean 'scenarios'?"],
     ),
     "typo_default.yaml": (

@@ -42,6 +42,7 @@ from trajguard.capture._litellm_errors import (
     retryable_errors,
     to_response,
 )
+from trajguard.capture._model_strings import model_problem
 from trajguard.capture._route import Route as _Route
 from trajguard.capture._route import backoff_delay
 from trajguard.capture.types import LLMResponse, Message
@@ -89,21 +90,6 @@ def _litellm() -> ModuleType:
     return litellm
 
 
-def model_problem(model: str, api_base: str | None) -> str | None:
-    """What is wrong with a model string and endpoint, or ``None``: the checks
-    :class:`LiteLLMModel` makes, for callers that validate configuration before any call.
-
-    Args:
-        model: a litellm model string, or ``local/smollm2``.
-        api_base: the endpoint configured with it, if any.
-    """
-    if not model.strip():
-        return "model must be a non-empty litellm model string"
-    if is_local_model(model) and api_base is not None:
-        return f"{MODEL_STRING} runs its own server; do not pass api_base"
-    return None
-
-
 class LiteLLMModel:
     """A :class:`~trajguard.capture.types.ChatModel` backed by litellm (async).
 
@@ -138,7 +124,7 @@ class LiteLLMModel:
         backoff_s: float = 0.5,
         extra_params: Mapping[str, Any] | None = None,
     ) -> None:
-        problem = model_problem(model, api_base)
+        problem = model_problem(model, api_base, provider=False)  # the provider: on the call
         if problem is not None:
             raise ValueError(problem)
         if max_retries < 0 or timeout_s <= 0 or backoff_s < 0:

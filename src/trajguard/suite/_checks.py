@@ -18,7 +18,9 @@ from typing import Any
 
 from trajguard.errors import ImportPathError, SuiteError
 from trajguard.suite._criteria import parse_criterion
+from trajguard.suite._explain import CRITERIA_HINT
 from trajguard.suite._fault_checks import check_faults
+from trajguard.suite._model_checks import check_models
 from trajguard.suite._models import (
     BASE_VARIANT,
     BuiltinAgent,
@@ -52,7 +54,7 @@ def check_raw_criteria(data: Mapping[str, Any], path: Path, lines: LineMap) -> l
                         file=path,
                         line=lines.line_of(where),
                         path=dotted(where),
-                        hint="see the pass criteria in the README",
+                        hint=CRITERIA_HINT,
                     )
                 )
     return problems
@@ -74,7 +76,7 @@ def check_loaded_suite(
     fail = _Fail(suite, path, lines, indices)
     _check_unique_ids(suite, fail)
     _check_variants(suite, fail)
-    _check_models(suite, fail)
+    check_models(suite, fail.report)
     before = len(fail.problems)
     _check_prompt_files(suite, fail)
     if len(fail.problems) == before:
@@ -106,6 +108,7 @@ class _Fail:
         self.base_dir = path.resolve().parent
         self.indices = indices
         self.problems: list[SuiteError] = []
+        self._seen: set[tuple[str | None, str]] = set()
 
     def report(self, where: Where, message: str, hint: str | None = None) -> None:
         """Record a problem (once) and go on looking for more."""
@@ -121,7 +124,9 @@ class _Fail:
             pass
 
     def _add(self, problem: SuiteError) -> None:
-        if not any(p.path == problem.path and p.message == problem.message for p in self.problems):
+        key = (problem.path, problem.message)
+        if key not in self._seen:  # a set: a 20,000-row entry may give a problem per row
+            self._seen.add(key)
             self.problems.append(problem)
 
     def __call__(
@@ -232,32 +237,6 @@ def _check_param_placeholders(suite: Suite, fail: _Fail) -> None:
                         f"argv uses {{params.{name}}}, which is not a parameter{label}",
                         f"add {name} to the agent's params (known: {known})",
                     )
-
-
-def _check_models(suite: Suite, fail: _Fail) -> None:
-    from trajguard.capture.llm import model_problem
-
-    api_base = suite.defaults.api_base
-    models: list[tuple[Where, str]] = [(("defaults", "model"), suite.defaults.model)]
-    models += [
-        ((*where, name, "model"), variant.model)
-        for where, variants in _variant_sets(suite)
-        for name, variant in variants.items()
-        if variant.model is not None
-    ]
-    for where, model in models:
-        problem = model_problem(model, api_base)
-        if problem is None:
-            continue
-        if not model.strip():
-            fail.report(where, problem, "e.g. local/smollm2 or ollama_chat/qwen2.5:1.5b")
-            continue
-        fail.report(
-            ("defaults", "api_base") if where[0] == "defaults" else where,
-            problem,
-            "defaults.api_base is the endpoint of every model of the suite; remove it to run "
-            "local/smollm2",
-        )
 
 
 def _check_prompt_files(suite: Suite, fail: _Fail) -> None:

@@ -23,9 +23,21 @@ from trajguard.suite._models import (
     Suite,
     Variant,
 )
-from trajguard.suite._yaml_lines import LineMap, dotted
+from trajguard.suite._yaml_lines import LineMap, dotted, undotted
 
-__all__ = ["explain_validation_error", "unknown_key_message"]
+__all__ = [
+    "CRITERIA_HINT",
+    "FIELDS_HINT",
+    "data_loc",
+    "explain_validation_error",
+    "unknown_key_message",
+]
+
+CRITERIA_HINT = (
+    "docs/reference/suite.md#pass-criteria lists every criterion and its fields "
+    "(`trajguard docs suite` prints it)"
+)
+FIELDS_HINT = "docs/reference/suite.md#fields lists every field (`trajguard docs suite` prints it)"
 
 
 # The keys each level of a suite file allows (keep in step with the models above).
@@ -64,8 +76,21 @@ def _agent_fields(data: Any, parent: tuple[int | str, ...]) -> list[str]:
 
 def unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
     """The error for a key at ``loc`` that no model there allows, with a "did you mean"."""
-    key = str(loc[-1])
-    parent = loc[:-1]
+    key, known = str(loc[-1]), _known_keys(loc[:-1], data)
+    close = difflib.get_close_matches(key, known, n=1)
+    suggestion = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown field {key!r}{suggestion}" + (
+        f" (allowed: {', '.join(known)})" if known and not close else ""
+    )
+
+
+def _meant(loc: tuple[int | str, ...], data: Any) -> tuple[int | str, ...] | None:
+    """Where the key an unknown key at ``loc`` is a typo of would be."""
+    close = difflib.get_close_matches(str(loc[-1]), _known_keys(loc[:-1], data), n=1)
+    return (*loc[:-1], close[0]) if close else None
+
+
+def _known_keys(parent: tuple[int | str, ...], data: Any) -> list[str]:
     if not parent:
         known = _ALLOWED["suite"]
     elif parent == ("defaults",):
@@ -82,26 +107,21 @@ def unknown_key_message(loc: tuple[int | str, ...], data: Any) -> str:
         known = _agent_fields(data, parent)
     else:
         known = []
-    close = difflib.get_close_matches(key, known, n=1)
-    suggestion = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown field {key!r}{suggestion}" + (
-        f" (allowed: {', '.join(known)})" if known and not close else ""
-    )
+    return known
 
 
 def explain_validation_error(
     exc: ValidationError, path: Path, lines: LineMap, data: Any
 ) -> list[SuiteError]:
     """A :class:`SuiteError` for every problem of a pydantic error, each with its own line."""
-    problems = []
+    problems: list[tuple[SuiteError, bool]] = []
+    renamed: set[tuple[int | str, ...]] = set()  # a missing field an unknown key is a typo of
     for err in exc.errors(include_url=False):
-        loc = tuple(p for p in err["loc"] if not _is_union_label(p))
-        loc = tuple("pass" if p == "pass_criteria" else p for p in loc)
-        if err["type"] == "union_tag_invalid":
-            loc = (*loc, "kind")
+        loc = data_loc(err)
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             message = unknown_key_message(loc, data)
+            renamed.add(_meant(loc, data) or ())
         elif err["type"] == "string_pattern_mismatch":
             message = _pattern_message(err["ctx"].get("pattern", ""), err.get("input"))
         elif err["type"] == "missing":
@@ -112,26 +132,36 @@ def explain_validation_error(
             message += f" (got {got!r:.60})"
         scenario = _scenario_id(data, loc)
         prefix = f"scenario {scenario!r}: " if scenario else ""
-        problems.append(
-            SuiteError(
-                f"{prefix}{message}",
-                file=path,
-                line=lines.line_of(loc),
-                path=dotted(loc) or None,
-                hint=_hint(err["type"], message),
-            )
+        problem = SuiteError(
+            f"{prefix}{message}",
+            file=path,
+            line=lines.line_of(loc),
+            path=dotted(loc) or None,
+            hint=_hint(err["type"], message, loc),
         )
-    return problems
+        problems.append((problem, err["type"] == "missing"))
+    # ``inptu: hi`` is one mistake, not also a missing ``input``
+    return [p for p, missing in problems if not (missing and undotted(p.path or "") in renamed)]
 
 
-def _hint(kind: str, message: str) -> str:
+def data_loc(err: Any) -> tuple[int | str, ...]:
+    """A pydantic error's location as keys and indices of the suite's YAML data."""
+    loc = tuple(p for p in err["loc"] if not _is_union_label(p))
+    loc = tuple("pass" if p == "pass_criteria" else p for p in loc)
+    if err["type"] == "union_tag_invalid":
+        loc = (*loc, "kind")
+    return loc
+
+
+def _hint(kind: str, message: str, loc: tuple[int | str, ...]) -> str:
     if "did you mean" in message:
         return "rename the key as suggested"
+    where = CRITERIA_HINT if "pass" in loc[2:3] else FIELDS_HINT
     if kind == "extra_forbidden":
-        return "remove the key, or move it where it belongs (see the suite format in the README)"
+        return f"remove the key, or move it where it belongs: {where}"
     if kind == "missing":
-        return "add the field (see the suite format in the README)"
-    return "see the suite format in the README"
+        return f"add the field: {where}"
+    return where
 
 
 _UNION_TAGS = frozenset({"builtin", "callable", "command", "[key]"})

@@ -28,7 +28,7 @@ import csv
 import json
 import math
 import string
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -41,16 +41,20 @@ from trajguard._json import (
     loads_bounded,
 )
 from trajguard.errors import SuiteError
+from trajguard.suite._yaml_lines import Key
 
 __all__ = [
     "ENTRY_KEYS",
     "MAX_DATA_ROWS",
     "ROWS_ENV",
+    "TEMPLATE_HINT",
     "DataRow",
+    "Key",
     "as_text",
     "fill",
     "read_rows",
     "scenario_of",
+    "template_fields",
 ]
 
 ENTRY_KEYS = (
@@ -107,6 +111,34 @@ def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def template_fields(template: str) -> list[str]:
+    """The column names a template reads, in order (``_row`` included).
+
+    Raises:
+        ValueError: the template is malformed, or a field is not a plain column name; the
+            message says which.
+    """
+    names: list[str] = []
+    try:
+        parts = list(_FORMATTER.parse(template))
+    except ValueError as exc:
+        raise ValueError(f"template {template!r} is malformed: {exc}") from None
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if not name or any(c in name for c in ".[]") or spec or conversion:
+            written = name + ("!" + conversion if conversion else "") + (":" + spec if spec else "")
+            raise ValueError(f"template {template!r} has {{{written}}}, which is not a column name")
+        names.append(name)
+    return names
+
+
+TEMPLATE_HINT = (
+    "write {column} for a column's value and {{ or }} for a literal brace; a template names "
+    "columns only: no attributes, indices, conversions or format specs"
+)
+
+
 def fill(template: str, row: DataRow, field: str) -> str:
     """``template`` with each ``{column}`` replaced by the row's value (see the module doc).
 
@@ -114,28 +146,15 @@ def fill(template: str, row: DataRow, field: str) -> str:
         SuiteError: a malformed template, a field that is not a plain column name, a column the
             row lacks, or an empty value.
     """
-    out: list[str] = []
     try:
-        parts = list(_FORMATTER.parse(template))
+        template_fields(template)
     except ValueError as exc:
-        raise SuiteError(
-            f"{field}: template {template!r} is malformed: {exc}",
-            file=row.file,
-            hint="write {column} for a column's value and {{ or }} for a literal brace",
-        ) from None
-    for literal, name, spec, conversion in parts:
+        raise SuiteError(f"{field}: {exc}", file=row.file, hint=TEMPLATE_HINT) from None
+    out: list[str] = []
+    for literal, name, _, _ in _FORMATTER.parse(template):
         out.append(literal)
-        if name is None:
-            continue
-        if not name or any(c in name for c in ".[]") or spec or conversion:
-            written = name + ("!" + conversion if conversion else "") + (":" + spec if spec else "")
-            raise SuiteError(
-                f"{field}: template {template!r} has {{{written}}}, which is not a column name",
-                file=row.file,
-                hint="a template names columns only: {column}; no attributes, indices, "
-                "conversions or format specs",
-            )
-        out.append(_value(name, row, field))
+        if name is not None:
+            out.append(_value(name, row, field))
     return "".join(out)
 
 
@@ -183,25 +202,44 @@ def _tags(value: Any, row: DataRow, column: str) -> list[str]:
     return [tag for tag in (as_text(item).strip() for item in items) if tag]
 
 
-def scenario_of(entry: Mapping[str, Any], row: DataRow) -> dict[str, Any]:
+def scenario_of(
+    entry: Mapping[str, Any], row: DataRow, broken: Collection[Key] = (), number: int = 0
+) -> dict[str, Any]:
     """The raw scenario (as a hand-written one would be written) of one row.
+
+    ``broken`` names the entry's fields whose mistake is reported already, once, at the
+    suite's line: they are left out of the scenario instead of failing every row again (an
+    input is kept as written; an id becomes ``scenarios_from-<number>-row-<line>``, ``number``
+    being the entry's position), so that the rest of the scenario is still checked.
 
     Raises:
         SuiteError: a template that does not fill, naming the file, row and column.
     """
     ident = str(entry.get("id", ""))
     id_template = ident if "{" in ident else "{" + ident + "}"
+
+    def text(field: str, template: str) -> str:
+        if (field,) in broken:
+            return f"scenarios_from-{number}-row-{row.line}" if field == "id" else template
+        return fill(template, row, field)
+
     scenario: dict[str, Any] = {
-        "id": fill(id_template, row, "id"),
-        "input": fill(str(entry.get("input", "")), row, "input"),
+        "id": text("id", id_template),
+        "input": text("input", str(entry.get("input", ""))),
         **{key: entry[key] for key in _SHARED if key in entry},
         "source_row": {k: _json_safe(v) for k, v in row.values.items()},
     }
-    if "description" in entry:
+    if "description" in entry and ("description",) not in broken:
         scenario["description"] = fill(str(entry["description"]), row, "description")
-    if "pass" in entry:
-        scenario["pass"] = _fill_all(entry["pass"], row, "pass")
-    if entry.get("tags") is not None:
+    if isinstance(entry.get("pass"), list):
+        scenario["pass"] = [
+            _fill_all(criterion, row, "pass")
+            for index, criterion in enumerate(entry["pass"])
+            if ("pass", index) not in broken
+        ]
+    elif "pass" in entry:
+        scenario["pass"] = entry["pass"]  # not a list: pydantic says so, once per row
+    if entry.get("tags") is not None and ("tags",) not in broken:
         column = str(entry["tags"])
         scenario["tags"] = _tags(row.values.get(column), row, column)
     return scenario

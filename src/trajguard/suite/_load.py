@@ -1,7 +1,8 @@
 """Read a suite file: YAML with line numbers → validated models → the checks of :mod:`._checks`.
 
-Every problem is collected, not only the first: the criteria that do not parse, every error
-pydantic finds, and — on the scenarios that did validate — every check after validation. One
+Every problem is collected, not only the first: the mistakes of ``scenarios_from`` entries,
+the criteria that do not parse, every error pydantic finds, and — on what validates once those
+are taken out (:mod:`._partial`) — every check after validation. One
 problem is raised as itself; several as :class:`~trajguard.errors.SuiteErrors`.
 """
 
@@ -16,10 +17,11 @@ from pydantic import ValidationError
 from trajguard.errors import SuiteError, suite_problems
 from trajguard.suite._checks import check_loaded_suite, check_raw_criteria
 from trajguard.suite._explain import explain_validation_error
-from trajguard.suite._from_data import DataRow
 from trajguard.suite._models import Suite
-from trajguard.suite._sources import expand_sources, relocate
-from trajguard.suite._yaml_lines import LineMap, load_yaml_with_lines
+from trajguard.suite._partial import checkable_part
+from trajguard.suite._row_problems import place_row_problems
+from trajguard.suite._sources import Origin, expand_sources
+from trajguard.suite._yaml_lines import Key, LineMap, load_yaml_with_lines, undotted
 
 __all__ = ["load_suite"]
 
@@ -41,39 +43,43 @@ def load_suite(path: str | Path, *, check_imports: bool = True) -> Suite:
             line=1,
         )
     data, origins, problems = expand_sources(data, path, lines)
-    if problems:  # a data file that does not read, or rows that do not fill their templates
-        raise _sorted(problems, origins)
-    problems = check_raw_criteria(data, path, lines)
-    bad = {_scenario_index(p.path) for p in problems}
+    if problems and not data.get("scenarios"):  # no scenario is left to check
+        raise _sorted(problems, origins, path, lines)
+    criteria = check_raw_criteria(data, path, lines)
+    problems += criteria
     try:
         suite = Suite.model_validate({**data, "path": path.resolve()})
     except ValidationError as exc:
+        failed = {_scenario_index(p.path) for p in criteria}
         found = explain_validation_error(exc, path, lines, data)
-        problems += [p for p in found if not _reported(p, bad)]
-        bad |= {_scenario_index(p.path) for p in found}
-        problems += _check_the_valid_scenarios(data, path, lines, bad, check_imports)
-        raise _sorted(problems, origins) from None
+        problems += [p for p in found if not _reported(p, failed)]
+        where = [undotted(p.path or "") for p in criteria]
+        problems += _check_what_validates(data, exc, where, path, lines, check_imports)
+        raise _sorted(problems, origins, path, lines) from None
     problems += check_loaded_suite(suite, path, lines, check_imports=check_imports)
     if problems:
-        raise _sorted(problems, origins)
+        raise _sorted(problems, origins, path, lines)
     return suite
 
 
-def _check_the_valid_scenarios(
-    data: Mapping[str, Any], path: Path, lines: LineMap, bad: set[int | None], check_imports: bool
+def _check_what_validates(
+    data: Mapping[str, Any],
+    error: ValidationError,
+    criteria: list[Key],
+    path: Path,
+    lines: LineMap,
+    check_imports: bool,
 ) -> list[SuiteError]:
-    """The later checks on the scenarios that validated, when only scenarios failed."""
-    scenarios = data.get("scenarios")
-    if None in bad or not isinstance(scenarios, list):
-        return []  # something outside the scenarios failed: the suite cannot be built
-    kept = [i for i in range(len(scenarios)) if i not in bad]
-    if not kept:
+    """The later checks on what of the suite validates once the problems reported are taken
+    out (:func:`~._partial.checkable_part`)."""
+    part = checkable_part(data, error, criteria)
+    if part is None:
         return []
-    partial = {**data, "scenarios": [scenarios[i] for i in kept], "path": path.resolve()}
+    repaired, kept = part
     try:
-        suite = Suite.model_validate(partial)
+        suite = Suite.model_validate({**repaired, "path": path.resolve()})
     except ValidationError:
-        return []
+        return []  # a problem that taking out did not cure: reported already
     return check_loaded_suite(suite, path, lines, check_imports=check_imports, indices=kept)
 
 
@@ -95,11 +101,12 @@ def _reported(problem: SuiteError, criteria_failed: set[int | None]) -> bool:
     )
 
 
-def _sorted(problems: list[SuiteError], origins: Mapping[int, DataRow]) -> SuiteError:
-    """The problems in file order (those without a line last), as one error; a problem of a
-    scenario made from a data row names that row."""
-    if origins:
-        problems = [relocate(p, origins, _scenario_index(p.path)) for p in problems]
-        problems = list({(p.file, p.line, p.path, p.message): p for p in problems}.values())
+def _sorted(
+    problems: list[SuiteError], origins: Mapping[int, Origin], path: Path, lines: LineMap
+) -> SuiteError:
+    """The problems in file order (those without a line last), as one error; a problem of
+    scenarios made from data rows is the entry's (once) or its rows' (:mod:`._row_problems`)."""
+    problems = place_row_problems(problems, origins, path, lines)
+    problems = list({(p.file, p.line, p.path, p.message): p for p in problems}.values())
     ordered = sorted(problems, key=lambda p: (p.file or "", p.line is None, p.line or 0))
     return suite_problems(ordered)

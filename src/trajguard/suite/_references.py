@@ -3,6 +3,7 @@ and the executables of command agents — at load time, so a bad name fails befo
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import os
@@ -94,8 +95,11 @@ def import_object(target: str, *, allowed_modules: Collection[str] = ()) -> Any:
         try:
             value = getattr(value, part)
         except AttributeError:
+            names = [n for n in dir(value) if not n.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=1)
+            guess = f"; did you mean {close[0]!r}?" if close else ""
             raise ImportPathError(
-                f"module {module_name!r} has no attribute {attribute!r} (from {target!r})",
+                f"module {module_name!r} has no attribute {attribute!r} (from {target!r}){guess}",
                 hint=f"check the function name defined in {module_name}",
             ) from None
     if not callable(value):

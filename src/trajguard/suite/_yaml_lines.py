@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import yaml
 
 from trajguard.errors import SuiteError
 
-__all__ = ["LineMap", "dotted", "load_yaml_with_lines"]
+__all__ = ["Key", "LineMap", "dotted", "load_yaml_with_lines", "undotted"]
 
 Key = tuple[int | str, ...]
 
@@ -32,6 +33,15 @@ class LineMap:
 def dotted(path: Key) -> str:
     """``("scenarios", 0, "agent")`` → ``scenarios[0].agent``."""
     return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
+
+
+_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def undotted(text: str) -> Key:
+    """``scenarios[0].agent`` → ``("scenarios", 0, "agent")`` (the inverse of :func:`dotted`
+    for keys without dots or brackets)."""
+    return tuple(int(index) if index else key for index, key in _PART.findall(text))
 
 
 # Aliases make the node graph a DAG (or, for a recursive alias, a cycle): walking it expands

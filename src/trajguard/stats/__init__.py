@@ -29,6 +29,7 @@ from trajguard.stats._family import (
     westfall_young,
 )
 from trajguard.stats._intervals import (
+    jeffreys_interval,
     newcombe_interval,
     pass_hat_k,
     pass_k_interval,
@@ -51,8 +52,11 @@ from trajguard.stats._permutation import (
 )
 from trajguard.stats._power import (
     EXACT_MAX_N,
+    PLAUSIBLE,
+    LeastPower,
     approx_n_pass_rate,
     cv_to_sigma,
+    least_power_pass_rate,
     mde_crash_rate,
     mde_pass_rate,
     mde_ratio,
@@ -94,10 +98,12 @@ from trajguard.stats._stratified import (
 __all__ = [
     "EXACT_MAX_N",
     "MAX_EXACT_TABLES",
+    "PLAUSIBLE",
     "Action",
     "Alternative",
     "Arrangements",
     "Homogeneity",
+    "LeastPower",
     "LocationTest",
     "NullLaw",
     "PermutationResult",
@@ -126,7 +132,9 @@ __all__ = [
     "g_statistic",
     "holm",
     "homogeneity_test",
+    "jeffreys_interval",
     "largest_rise",
+    "least_power_pass_rate",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",

@@ -25,7 +25,6 @@ import time
 import numpy as np
 
 from trajguard import stats as st
-from trajguard.stats._power import _power_of_test as power_of_test
 
 LEVEL = 0.0114
 """The gating family's first step of the real 4-scenario nightly (reports/sample-nightly)."""
@@ -37,7 +36,7 @@ SIZES = (3, 5, 10, 20, 30, 50, 100, 200, 400)
 
 def _power(p: float, drop: float, n: int) -> float:
     """The gate's power (exact Boschloo where feasible, as the rule itself computes it)."""
-    return power_of_test(p, max(0.0, p - drop), n, n, LEVEL, False)
+    return st.gate_power(p, max(0.0, p - drop), n, n, LEVEL, False)
 
 
 def truly_blind(p: float, n: int, band: float) -> bool:

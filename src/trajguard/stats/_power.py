@@ -26,6 +26,7 @@ __all__ = [
     "LeastPower",
     "approx_n_pass_rate",
     "cv_to_sigma",
+    "gate_power",
     "least_power_pass_rate",
     "mde_crash_rate",
     "mde_pass_rate",
@@ -93,7 +94,7 @@ def mde_pass_rate(
         return None
 
     def shortfall(p_c: float) -> float:
-        return _power_of_test(p_baseline, p_c, n_b, n_c, alpha, two_sided) - power
+        return gate_power(p_baseline, p_c, n_b, n_c, alpha, two_sided) - power
 
     if shortfall(0.0) < 0:
         return None
@@ -103,10 +104,11 @@ def mde_pass_rate(
     return float(p_baseline - p_c)
 
 
-def _power_of_test(
+def gate_power(
     p_b: float, p_c: float, n_b: int, n_c: int, alpha: float, two_sided: bool
 ) -> float:
-    """The gate's power: Boschloo's exact test where its table is feasible, else the z-test."""
+    """The pass-rate gate's power at true rates ``p_b`` (baseline) and ``p_c`` (candidate):
+    Boschloo's exact test where its table is feasible, else the pooled z-test."""
     if not st.boschloo_feasible(n_b, n_c):
         return _approx_power(p_b, p_c, n_b, n_c, alpha, two_sided)
     side: st.Alternative = "two-sided" if two_sided else "greater"
@@ -169,7 +171,7 @@ def least_power_pass_rate(
     rates = np.linspace(low, high, _GRID)
     if low < 0.5 < high:
         rates = np.append(rates, 0.5)
-    powers = [_power_of_test(p, max(0.0, p - drop), n_b, n_c, alpha, two_sided) for p in rates]
+    powers = [gate_power(p, max(0.0, p - drop), n_b, n_c, alpha, two_sided) for p in rates]
     worst = int(np.argmin(powers))
     return LeastPower(rate=float(rates[worst]), power=float(powers[worst]), low=low, high=high)
 

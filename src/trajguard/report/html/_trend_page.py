@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping, Sequence
 
 from trajguard.report._trend import _alarm, _drift, _method, _status
+from trajguard.report.html._assets import asset, csp_hash
 from trajguard.report.html._escape import anchor, attr, text
 from trajguard.report.html._markup import inline
-from trajguard.report.html._page import _asset, _hash
 from trajguard.report.html._trend_svg import Mark, Series, chart_svg
 from trajguard.results import ScenarioTrend, TrendFacts, TrendNight, TrendPoint
 
@@ -242,10 +242,10 @@ def render_trend_page(facts: TrendFacts, nights: Sequence[TrendNight], *, links:
     )
     method = "".join(f"<p>{inline(line)}</p>" for line in _method(facts.monitoring) if line)
     sections = "".join(_scenario(k, s, keys, marks) for k, s in enumerate(facts.scenarios))
-    style = _asset("report.css") + "\n" + _asset("trend.css")
-    script = _asset("trend.js")
+    style = asset("report.css") + "\n" + asset("trend.css")
+    script = asset("trend.js")
     policy = (
-        f"default-src 'none'; style-src {_hash(style)}; script-src {_hash(script)}; "
+        f"default-src 'none'; style-src {csp_hash(style)}; script-src {csp_hash(script)}; "
         "base-uri 'none'; form-action 'none'"
     )
     toc = "".join(

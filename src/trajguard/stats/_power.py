@@ -104,9 +104,7 @@ def mde_pass_rate(
     return float(p_baseline - p_c)
 
 
-def gate_power(
-    p_b: float, p_c: float, n_b: int, n_c: int, alpha: float, two_sided: bool
-) -> float:
+def gate_power(p_b: float, p_c: float, n_b: int, n_c: int, alpha: float, two_sided: bool) -> float:
     """The pass-rate gate's power at true rates ``p_b`` (baseline) and ``p_c`` (candidate):
     Boschloo's exact test where its table is feasible, else the pooled z-test."""
     if not st.boschloo_feasible(n_b, n_c):

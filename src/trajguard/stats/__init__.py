@@ -50,14 +50,12 @@ from trajguard.stats._permutation import (
     tvd_statistic,
     welch_statistic,
 )
+from trajguard.stats._plausible import PLAUSIBLE, LeastPower, least_power_pass_rate
 from trajguard.stats._power import (
     EXACT_MAX_N,
-    PLAUSIBLE,
-    LeastPower,
     approx_n_pass_rate,
     cv_to_sigma,
     gate_power,
-    least_power_pass_rate,
     mde_crash_rate,
     mde_pass_rate,
     mde_ratio,

@@ -252,6 +252,33 @@ def test_a_blind_comparison_says_so_and_exits_4_only_when_power_is_required(
     assert worse.returncode == 1, worse.stderr
 
 
+def test_every_baseline_passing_0_of_3_is_blind_and_require_power_exits_4(
+    tmp_path: Path, cli
+) -> None:
+    """Issue 36: a 3-vs-3 night whose baselines all passed 0 of 3 read "not blind" (the observed
+    rate left no drop to look for) and `--require-power` exited 0. 0 of 3 is what a 30 %
+    scenario shows one time in three: the night cannot see a drop of its band."""
+    rates = {"capital": 0.0, "multiply": 0.0, "weather": 0.0, "greeting": 0.0}
+    _runset(tmp_path / "base", pass_rates=rates, runs=3, seed=1)
+    _runset(tmp_path / "night", pass_rates=rates, runs=3, seed=2)
+    strict = cli(
+        "compare", "base", "night", "--report", "r/report.md", "--no-plots", "--require-power",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert strict.returncode == 4, strict.stderr
+    assert "blind in 4 of 4" in strict.stdout
+    headline = (tmp_path / "r" / "report.md").read_text().split("\n## ")[0]
+    assert "**Blind in 4 of 4 scenarios**" in headline
+    assert "from a plausible baseline rate of" in headline
+    assert "runs per side would see a 10-point drop" in headline
+    document = json.loads((tmp_path / "r" / "comparison.json").read_text())
+    blind = document["comparison"]["blind"]
+    assert {b["scenario"] for b in blind} == set(rates)
+    assert all(b["runs_needed"] > 3 and b["rate"] >= 0.10 for b in blind)
+    lenient = cli("compare", "base", "night", "--report", "l/report.md", "--no-plots", cwd=tmp_path)
+    assert lenient.returncode == 0, lenient.stderr
+
+
 def test_plan_notes_a_baseline_judge_that_gave_one_verdict_per_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -341,3 +341,23 @@ def test_a_night_date_that_is_no_date_exits_2_and_writes_nothing(tmp_path: Path,
     assert "date '2026-02-30' cannot name a store partition" in result.stderr
     assert "YYYY-MM-DD" in result.stderr
     assert not (tmp_path / "r").exists() and not (tmp_path / "store").exists()
+
+
+def test_trend_html_writes_the_page_beside_the_text_and_refuses_a_directory(
+    tmp_path: Path, cli
+) -> None:
+    store = _store(tmp_path / "store")
+    result = cli("trend", str(store), "--json", "--html", "pages/trend.html", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["nights"] == 12  # stdout stays the JSON
+    assert "wrote pages/trend.html" in result.stderr
+    page = (tmp_path / "pages" / "trend.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Trend: demo" in page
+    assert "pass rate dropped since 2026-11-07" in page
+    assert [p.name for p in (tmp_path / "pages").iterdir()] == ["trend.html"]  # no temp file
+    (tmp_path / "adir").mkdir()
+    refused = cli("trend", str(store), "--html", "adir", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "adir" in refused.stderr and "Traceback" not in refused.stderr
+    assert list((tmp_path / "adir").iterdir()) == []
+    assert refused.stdout == ""  # nothing printed before the refusal

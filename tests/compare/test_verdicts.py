@@ -134,16 +134,45 @@ def test_exit_codes():
 
 
 def test_blind_spots_name_the_scenarios_that_cannot_see_their_band():
-    # 5 runs per side cannot see any drop; 400 runs per side see ten points.
+    # 5 runs per side cannot see ten points from any plausible rate; 400 runs per side can.
     small = pd.DataFrame(pass_rows("few", 3, 5) + pass_rows("many", 200, 400))
     result = compare_runsets(small, small, config=CompareConfig(metrics=("pass_rate",)))
     blind = {b.scenario: b for b in result.blind}
     assert set(blind) == {"few"}
-    assert blind["few"].detectable is None
-    assert blind["few"].drop == pytest.approx(0.10)
-    assert blind["few"].runs_needed is not None and blind["few"].runs_needed > 5
+    few = blind["few"]
+    assert few.drop == pytest.approx(0.10)
+    assert few.detectable is None or few.detectable > 0.10
+    # judged at a rate its 3 of 5 leave plausible (90 % Jeffreys: 0.25 to 0.89), not at 0.6
+    assert few.rate is not None and 0.25 <= few.rate <= 0.89
+    assert few.runs_needed is not None and few.runs_needed > 5
     many = result.scenario("many")
     assert many.mde_pass_rate is not None and many.mde_pass_rate <= 0.10
-    # A baseline that passed nothing has no drop to look for.
-    none = pd.DataFrame(pass_rows("zero", 0, 10))
+
+
+@pytest.mark.parametrize("runs", [3, 5, 10])
+def test_a_baseline_that_passed_none_of_few_runs_is_blind_not_clean(runs):
+    """0 of 3 is what a 30 % scenario gives one time in three: it must not read as "nothing
+    to drop" (the observed rate's collapse), and it is stated with the N that would see it."""
+    none = pd.DataFrame(pass_rows("zero", 0, runs))
+    blind = compare_runsets(none, none, config=CompareConfig(metrics=("pass_rate",))).blind
+    assert [b.scenario for b in blind] == ["zero"]
+    assert blind[0].runs_needed is not None and blind[0].runs_needed > runs
+    assert blind[0].rate is not None and blind[0].rate >= 0.10
+
+
+def test_a_baseline_that_plainly_passes_under_the_band_has_no_band_to_drop():
+    # 0 of 60: every plausible rate is under 4 %, so a 10-point drop cannot happen
+    none = pd.DataFrame(pass_rows("zero", 0, 60))
     assert compare_runsets(none, none, config=CompareConfig(metrics=("pass_rate",))).blind == ()
+
+
+@pytest.mark.parametrize("passes", [0, 3])
+def test_a_baseline_that_passed_all_or_none_of_its_runs_is_judged_from_its_interval(passes):
+    # 3 of 3 (or 0 of 3) at 30 runs per side for the candidate: the baseline's 3 runs are the
+    # weak side whatever they showed
+    rows = pass_rows("s", passes, 3)
+    candidate = pd.DataFrame(pass_rows("s", 15, 30))
+    result = compare_runsets(
+        pd.DataFrame(rows), candidate, config=CompareConfig(metrics=("pass_rate",))
+    )
+    assert [b.scenario for b in result.blind] == ["s"]

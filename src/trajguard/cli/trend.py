@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from trajguard._text import printable
@@ -45,6 +46,15 @@ def register(commands: Any) -> None:
         "--json", action="store_true", help="print the trend as JSON (every night, every field)"
     )
     parser.add_argument(
+        "--html",
+        metavar="PATH",
+        type=Path,
+        help="also write the trend as one self-contained HTML page at PATH (every scenario's "
+        "pass rate, crash rate, tool mix and tokens over the nights with intervals, the alarms, "
+        "flaky scenarios, the baseline's promotions; each night linked to its report where that "
+        "exists; no network requests)",
+    )
+    parser.add_argument(
         "--webhook",
         metavar="URL",
         help="POST the newest night's harmful alarms as JSON to this http(s) URL (nothing is "
@@ -64,6 +74,10 @@ def main(args: argparse.Namespace) -> int:
         args.store, suite=args.suite, scenario=args.scenario, last=args.last, alpha=args.alpha
     )
     print_warnings([skipped.warning for skipped in facts.skipped])
+    if args.html is not None:  # before the text: a page that cannot be written prints nothing
+        from trajguard.pipeline import write_trend_page
+
+        print(f"wrote {write_trend_page(facts, args.html)}", file=sys.stderr)
     if args.json:
         from trajguard.results import dumps
 

@@ -236,17 +236,22 @@ class BlindSpot:
 
     Attributes:
         scenario: the scenario.
-        drop: the drop looked for: its pass-rate band, or the baseline's whole pass rate when
-            that is smaller.
-        detectable: the smallest drop these runs detect with the stated power (``None``: not
-            even a drop to 0 %).
-        runs_needed: runs per side that would detect ``drop`` (``None``: more than 100,000).
+        drop: the drop looked for: its pass-rate band.
+        detectable: the smallest drop these runs detect with the stated power from ``rate``
+            (``None``: not even a drop to 0 %).
+        runs_needed: runs per side that would detect ``drop`` from ``rate`` (``None``: more
+            than 100,000).
+        rate: the baseline pass rate the judgement was made at: the least favourable of the
+            rates the baseline's runs leave plausible (their 90 % Jeffreys interval, at least
+            the band), not the observed rate, which a few runs that all failed or all passed
+            would collapse to 0 or 1 (``None``: a document written before it was kept).
     """
 
     scenario: str
     drop: float
     detectable: float | None
     runs_needed: int | None
+    rate: float | None = None
 
 
 UNSTABLE_JUDGE_DISAGREEMENT = 0.2

@@ -17,6 +17,7 @@ from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
 from trajguard.nights._location import StoreLocation, is_url, open_location
 from trajguard.nights._monitor import TARGET_ARL, arcsine, cusum, stream_arl, threshold
+from trajguard.nights._nights_list import trend_nights
 from trajguard.nights._notify import alarm_payload, check_webhook, post_alarms
 from trajguard.nights._read import NightFiles, StoreRows, list_night_files, read_nights, read_store
 from trajguard.nights._record import NightInput, night_table, tool_mix
@@ -78,6 +79,7 @@ __all__ = [
     "threshold",
     "tool_mix",
     "trend",
+    "trend_nights",
     "trend_of",
     "wilson",
 ]

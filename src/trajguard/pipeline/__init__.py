@@ -4,7 +4,8 @@
 (run + compare with the baseline + report), :func:`ab` (two variants → did B help?),
 :func:`show` and :func:`plan` (read-only), :func:`promote` (a run set becomes the baseline),
 :func:`promote_from_store` (a night of the store of nights becomes it); a :class:`StoreRequest`
-keeps a comparison's night in the store of nights.
+keeps a comparison's night in the store of nights; :func:`write_trend_page` writes the page of
+its series.
 The command line only maps options to these and prints what they return.
 """
 
@@ -16,6 +17,7 @@ from trajguard.pipeline._nights import ROLLING, StoreRequest, promote_from_store
 from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
 from trajguard.pipeline._rerender import Rerendered, rerender
 from trajguard.pipeline._run import dry_run, run
+from trajguard.pipeline._trend_page import write_trend_page
 from trajguard.store import promote
 
 __all__ = [
@@ -38,4 +40,5 @@ __all__ = [
     "run",
     "show",
     "with_suite_tolerances",
+    "write_trend_page",
 ]

@@ -45,6 +45,8 @@ def _blind_spot(spot: BlindSpot) -> str:
         if spot.detectable is None
         else f"these runs see a drop of ≥ {100 * spot.detectable:.0f} points"
     )
+    if spot.rate is not None:
+        sees = f"from a plausible baseline rate of {100 * spot.rate:.0f}%, {sees}"
     needs = (
         f"about {spot.runs_needed} runs per side would see a {drop}"
         if spot.runs_needed is not None
@@ -73,8 +75,10 @@ def _blind(comparison: Comparison, require_power: bool, ab: bool) -> list[str]:
         )
     return [
         "",
-        f"**Blind in {len(spots)} of {len(comparison.scenarios)} scenarios** (80% power to see "
-        f"a pass-rate drop of the band): {listed}. {consequence}",
+        f"**Blind in {len(spots)} of {len(comparison.scenarios)} scenarios** "
+        f"({100 * comparison.config.power:.0f}% power to see "
+        "a pass-rate drop of the band from every baseline rate its runs leave plausible): "
+        f"{listed}. {consequence}",
     ]
 
 

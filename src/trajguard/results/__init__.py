@@ -58,6 +58,7 @@ from trajguard.results._trend import (
     TrendFacts,
     TrendPoint,
 )
+from trajguard.results._trend_nights import TrendNight
 
 __all__ = [
     "COMPARISON_FILE",
@@ -93,6 +94,7 @@ __all__ = [
     "TopSequence",
     "TrendAlarm",
     "TrendFacts",
+    "TrendNight",
     "TrendPoint",
     "document_json",
     "document_schema",

@@ -29,6 +29,7 @@ from trajguard.stats._family import (
     westfall_young,
 )
 from trajguard.stats._intervals import (
+    jeffreys_interval,
     newcombe_interval,
     pass_hat_k,
     pass_k_interval,
@@ -49,10 +50,12 @@ from trajguard.stats._permutation import (
     tvd_statistic,
     welch_statistic,
 )
+from trajguard.stats._plausible import PLAUSIBLE, LeastPower, least_power_pass_rate
 from trajguard.stats._power import (
     EXACT_MAX_N,
     approx_n_pass_rate,
     cv_to_sigma,
+    gate_power,
     mde_crash_rate,
     mde_pass_rate,
     mde_ratio,
@@ -94,10 +97,12 @@ from trajguard.stats._stratified import (
 __all__ = [
     "EXACT_MAX_N",
     "MAX_EXACT_TABLES",
+    "PLAUSIBLE",
     "Action",
     "Alternative",
     "Arrangements",
     "Homogeneity",
+    "LeastPower",
     "LocationTest",
     "NullLaw",
     "PermutationResult",
@@ -124,9 +129,12 @@ __all__ = [
     "fisher_min_pvalue",
     "fisher_pvalue",
     "g_statistic",
+    "gate_power",
     "holm",
     "homogeneity_test",
+    "jeffreys_interval",
     "largest_rise",
+    "least_power_pass_rate",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",

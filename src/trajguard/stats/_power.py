@@ -23,6 +23,7 @@ __all__ = [
     "EXACT_MAX_N",
     "approx_n_pass_rate",
     "cv_to_sigma",
+    "gate_power",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",
@@ -87,12 +88,9 @@ def mde_pass_rate(
     n_c = n_b if n_c is None else n_c
     if n_b < 1 or n_c < 1:
         return None
-    side: st.Alternative = "two-sided" if two_sided else "greater"
 
     def shortfall(p_c: float) -> float:
-        if not st.boschloo_feasible(n_b, n_c):
-            return _approx_power(p_baseline, p_c, n_b, n_c, alpha, two_sided) - power
-        return power_rates(p_baseline, p_c, n_b, n_c, alpha=alpha, alternative=side) - power
+        return gate_power(p_baseline, p_c, n_b, n_c, alpha, two_sided) - power
 
     if shortfall(0.0) < 0:
         return None
@@ -100,6 +98,15 @@ def mde_pass_rate(
         return 0.0
     p_c = optimize.brentq(shortfall, 0.0, p_baseline, xtol=1e-6)
     return float(p_baseline - p_c)
+
+
+def gate_power(p_b: float, p_c: float, n_b: int, n_c: int, alpha: float, two_sided: bool) -> float:
+    """The pass-rate gate's power at true rates ``p_b`` (baseline) and ``p_c`` (candidate):
+    Boschloo's exact test where its table is feasible, else the pooled z-test."""
+    if not st.boschloo_feasible(n_b, n_c):
+        return _approx_power(p_b, p_c, n_b, n_c, alpha, two_sided)
+    side: st.Alternative = "two-sided" if two_sided else "greater"
+    return power_rates(p_b, p_c, n_b, n_c, alpha=alpha, alternative=side)
 
 
 def mde_crash_rate(

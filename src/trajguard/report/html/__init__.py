@@ -5,15 +5,26 @@ headline, the forest plot, every table and section the markdown has) and, when g
 :class:`RunPayload` of the runs behind it (:func:`collect_runs` reads it from the run sets) for
 the run explorer. Styles, script, figures and data are inline; a content security policy lets
 the page load nothing and run no script but its own. docs/reference/report-html.md describes it.
+
+:func:`render_trend_page` renders a suite's nights (``trend --html``) with the same conventions.
 """
 
 from collections.abc import Mapping
 
 from trajguard.report.html._page import render_page
 from trajguard.report.html._payload import ROW_FIELDS, RunPayload, RunSource, collect_runs
+from trajguard.report.html._trend_page import render_trend_page
 from trajguard.results import ReportDocument
 
-__all__ = ["HTML_FILE", "ROW_FIELDS", "RunPayload", "RunSource", "collect_runs", "render_html"]
+__all__ = [
+    "HTML_FILE",
+    "ROW_FIELDS",
+    "RunPayload",
+    "RunSource",
+    "collect_runs",
+    "render_html",
+    "render_trend_page",
+]
 
 HTML_FILE = "report.html"
 """The page's name, beside ``report.md`` or ``ab.md``."""

@@ -5,13 +5,12 @@ security policy that lets nothing load and no other script run."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from collections.abc import Mapping
-from importlib import resources
 
 from trajguard.compare import Verdict
 from trajguard.report._render import render_markdown
+from trajguard.report.html._assets import asset, csp_hash
 from trajguard.report.html._escape import anchor, attr, text
 from trajguard.report.html._forest import VERDICT_COLOUR, forest_svg
 from trajguard.report.html._markup import inline, markdown_html
@@ -19,15 +18,6 @@ from trajguard.report.html._payload import RunPayload
 from trajguard.results import ReportDocument, ReportKind
 
 __all__ = ["render_page"]
-
-
-def _asset(name: str) -> str:
-    return resources.files("trajguard.report.html").joinpath(name).read_text(encoding="utf-8")
-
-
-def _hash(source: str) -> str:
-    digest = hashlib.sha256(source.encode()).digest()
-    return "'sha256-" + base64.b64encode(digest).decode() + "'"
 
 
 class _Headings:
@@ -204,11 +194,11 @@ def render_page(
     body = markdown_html(rest, hooks)
     toc = [("forest-section", "At a glance"), *headings.toc, ("explorer", "Run explorer")]
     nav = "".join(f'<a href="#{ident}">{text(label)}</a>' for ident, label in toc)
-    style = _asset("report.css") + "\n" + _legend_css()
-    script = _asset("explorer.js")
+    style = asset("report.css") + "\n" + _legend_css()
+    script = asset("explorer.js")
     policy = (
-        f"default-src 'none'; img-src data:; style-src {_hash(style)}; "
-        f"script-src {_hash(script)}; base-uri 'none'; form-action 'none'"
+        f"default-src 'none'; img-src data:; style-src {csp_hash(style)}; "
+        f"script-src {csp_hash(script)}; base-uri 'none'; form-action 'none'"
     )
     title = f"trajguard {document.kind.value} report: {document.suite}"
     opening = '<body class="many">' if len(document.comparison.scenarios) > _MANY else "<body>"

@@ -141,6 +141,7 @@ def test_a_gating_judge_sampled_once_says_its_noise_is_unknown_in_the_headline()
     (line,) = [x for x in headline.splitlines() if "Judge noise unknown" in x]
     assert 's, judge: "names Paris" (local/smollm2) gave one verdict per run' in line
     assert "Set `samples: 3`" in line
+    assert "nor whether a rule on answer length predicts its verdicts" in line
 
 
 def test_a_judge_sampled_once_is_not_in_the_headline_when_the_pass_rate_does_not_gate():
@@ -181,3 +182,26 @@ def test_a_judge_that_passes_every_different_answer_is_flagged_in_the_headline()
     assert compare_runsets(pd.DataFrame(same), pd.DataFrame(same)).uniform_judges == ()
     mixed = [*rows[:-1], {**judged(["FAIL"] * 3, False), "final_output": "Lyon."}]
     assert compare_runsets(pd.DataFrame(rows), pd.DataFrame(mixed)).uniform_judges == ()
+
+
+def test_a_judge_that_answer_length_explains_is_flagged_in_headline_page_and_json():
+    def answered(length: int, verdicts: list[str]) -> dict:
+        return {**judged(verdicts, verdicts.count("PASS") > 1), "final_output": "x" * length}
+
+    # long answers get PASS, PASS, FAIL; short ones FAIL, FAIL, PASS: the length rule agrees
+    # with 2 verdicts of 3, two of the judge's own agree 1 time in 3
+    rows = [answered(80 + i, ["PASS", "PASS", "FAIL"]) for i in range(6)]
+    rows += [answered(10 + i, ["FAIL", "PASS", "FAIL"]) for i in range(6)]
+    document = document_of(rows, rows, CompareConfig())
+    (found,) = document.comparison.length_rule_judges
+    assert found.flagged and found.rule == "PASS when the answer has at least 48 characters"
+    headline = render_report(document).split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "answer length explains better" in x]
+    assert 'the rule "PASS when the answer has at least 48 characters" agrees with 67%' in line
+    assert "two of its own verdicts on one run agree 33% of the time, over 24 runs" in line
+    assert "answer length explains better than it explains itself" in render_html(document)
+    assert read_document(document_json(document)).comparison.length_rule_judges == (found,)
+    steady = [answered(80 + i, ["PASS"] * 3) for i in range(6)]
+    steady += [answered(10 + i, ["FAIL"] * 3) for i in range(6)]
+    quiet = render(steady, steady, CompareConfig())
+    assert "answer length explains better" not in quiet  # it never contradicts itself

@@ -9,6 +9,7 @@ from trajguard.report._format import md
 
 __all__ = [
     "judge_section",
+    "length_rule_judge_warnings",
     "uniform_judge_warnings",
     "unmeasured_judge_warnings",
     "unstable_judge_warnings",
@@ -56,6 +57,23 @@ def uniform_judge_warnings(comparison: Comparison) -> list[str]:
     ]
 
 
+def length_rule_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the judges that answer length predicts better than they predict
+    themselves: such a judge may be scoring length, not the rubric."""
+    return [
+        f"- **Judge that answer length explains better than it explains itself:** "
+        f"{md(j.scenario, limit=40)}, {md(j.criterion, limit=80)} ({md(j.model, limit=40)}): "
+        f'the rule "{md(j.rule, limit=80)}" agrees with {_pct(j.rule_agreement)} of its '
+        f"verdicts (cross-validated), two of its own verdicts on one run agree "
+        f"{_pct(j.self_agreement)} of the time, over {j.runs} runs of both sides (rule minus "
+        f"self {100 * j.margin:+.0f} pts, 95% lower bound {100 * j.margin_low:+.0f} pts). "
+        "It may be scoring length, not the rubric: check it on answers whose length says "
+        "nothing of their quality before gating on it."
+        for j in comparison.length_rule_judges
+        if j.flagged
+    ]
+
+
 def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:
     """Headline lines for the gating judged criteria whose judge gave one verdict per run: its
     noise is unknown (once per scenario and criterion, whichever side sampled once)."""
@@ -69,8 +87,9 @@ def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:
         f"- **Judge noise unknown:** {md(scenario, limit=40)}, {md(criterion, limit=80)} "
         f"({md(model, limit=40)}) gave one verdict per run (`samples: 1`): how often this "
         "judge contradicts itself is not measured, so how much of the scenario's pass-rate "
-        "change is the judge's cannot be said. Set `samples: 3` to measure it (each run is "
-        "then decided by the majority of its verdicts)."
+        "change is the judge's cannot be said, nor whether a rule on answer length predicts its "
+        "verdicts better than the judge predicts itself. Set `samples: 3` to measure both "
+        "(each run is then decided by the majority of its verdicts)."
         for (scenario, criterion), model in sorted(seen.items())
     ]
 

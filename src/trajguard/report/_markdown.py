@@ -12,6 +12,7 @@ from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._judges import (
     judge_section,
+    length_rule_judge_warnings,
     uniform_judge_warnings,
     unmeasured_judge_warnings,
     unstable_judge_warnings,
@@ -115,6 +116,7 @@ def _headline(
     lines += [f"- **Warning:** {md(w, limit=300)}" for w in comparison.warnings]
     lines += unstable_judge_warnings(comparison)
     lines += uniform_judge_warnings(comparison)
+    lines += length_rule_judge_warnings(comparison)
     lines += unmeasured_judge_warnings(comparison)
     return lines
 

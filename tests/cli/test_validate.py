@@ -260,9 +260,9 @@ def test_a_judge_sampled_once_gets_a_note_to_sample_it_more(
     suite.write_text(
         "name: judged\nscenarios:\n"
         "  - id: once\n    agent: {kind: builtin}\n    input: Capital of France?\n"
-        "    pass:\n      - judge: The answer names Paris.\n"
+        "    pass:\n      - judge: {rubric: The answer names Paris., samples: 1}\n"
         "  - id: thrice\n    agent: {kind: builtin}\n    input: Capital of France?\n"
-        "    pass:\n      - judge: {rubric: The answer names Paris., samples: 3}\n"
+        "    pass:\n      - judge: The answer names Paris.\n"  # 3 by default
     )
     code, out, err = _main(capsys, "validate", str(suite))
     assert code == 0, err

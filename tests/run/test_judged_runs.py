@@ -18,8 +18,9 @@ import pyarrow.parquet as pq
 import pytest
 from trajguard_testkit.scripted import Scripted
 
-from trajguard import store
+from trajguard import pipeline, store
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, compare_runsets
+from trajguard.errors import SuiteError
 from trajguard.judge import sample_seed
 from trajguard.run import BatchOptions, run_batch
 from trajguard.suite import load_suite
@@ -64,6 +65,15 @@ def verdicts(provider: Any, replies: list[str]) -> None:
     provider.then(*[stub.Fault(kind="ok", reply=r) for r in replies])
 
 
+PROBE = "VERDICT: FAIL\nREASON: nothing to grade"
+
+
+def probed(samples: int) -> list[str]:
+    """The replies to the batch's probe of its judge, sent before the first run: ``samples``
+    verdicts on the empty answer, then as many on the off-topic one."""
+    return [PROBE] * (2 * samples)
+
+
 def make_suite(
     tmp_path: Path,
     judge_api: str,
@@ -98,9 +108,10 @@ async def batch(tmp_path: Path, suite: Any, name: str = "rs") -> Any:
 
 async def test_a_random_judge_is_flagged_unstable(tmp_path: Path, judge: Any) -> None:
     draw = random.Random(25)
-    verdicts(judge, [f"VERDICT: {draw.choice(['PASS', 'FAIL'])}\nREASON: coin" for _ in range(30)])
+    coins = [f"VERDICT: {draw.choice(['PASS', 'FAIL'])}\nREASON: coin" for _ in range(30)]
+    verdicts(judge, probed(3) + coins)
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
-    assert len(judge.seen) == 30  # 10 runs, 3 samples each: every answer differs (its seed)
+    assert len(judge.seen) == 6 + 30  # the probe, then 10 runs of 3 samples (seeds all differ)
     (found,) = compare_runsets(runs, runs).judges[1:]  # the candidate side
     assert (found.side, found.scenario, found.samples, found.runs) == (
         "candidate",
@@ -114,7 +125,7 @@ async def test_a_random_judge_is_flagged_unstable(tmp_path: Path, judge: Any) ->
 
 async def test_a_consistent_judge_is_not_flagged(tmp_path: Path, judge: Any) -> None:
     replies = ["VERDICT: PASS\nREASON: names Paris"] * 15 + ["**FAIL** — no city"] * 15
-    verdicts(judge, replies)  # runs 0-4 pass three times, runs 5-9 fail three times
+    verdicts(judge, probed(3) + replies)  # runs 0-4 pass three times, runs 5-9 fail three times
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
     assert runs["passed"].tolist() == [True] * 5 + [False] * 5
     (found,) = compare_runsets(runs, runs).judges[1:]
@@ -140,23 +151,25 @@ async def test_the_judges_calls_are_kept_apart_from_the_agents(tmp_path: Path, j
 
 
 async def test_runs_with_one_answer_are_judged_independently(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["VERDICT: PASS\nREASON: yes", "VERDICT: FAIL\nREASON: no"] * 4)
+    replies = ["VERDICT: PASS\nREASON: yes", "VERDICT: FAIL\nREASON: no"] * 4
+    verdicts(judge, probed(2) + replies)
     suite = make_suite(tmp_path, judge.api_base, samples=2, answer="Paris.", runs=4)
     runs = await batch(tmp_path, suite)
-    assert len(judge.seen) == 8  # four runs, one answer: each run judged on its own (issue 35)
+    asked = judge.seen[4:]  # after the probe
+    assert len(asked) == 8  # four runs, one answer: each run judged on its own (issue 35)
     records = [json.loads(r)[0] for r in runs["judge_calls"]]
     assert [r["cached"] for r in records] == [False] * 4
-    first = judge.seen[0].body
+    first = asked[0].body
     assert "Paris." in first["messages"][-1]["content"]
     assert first["temperature"] == 0.7
-    seeds = [s.body["seed"] for s in judge.seen]
+    seeds = [s.body["seed"] for s in asked]
     assert len(set(seeds)) == 8  # no two requests alike: no provider can answer two runs as one
     plan_seeds = sorted(int(s) for s in runs["seed"])
     assert sorted(seeds) == sorted(sample_seed(s, i) for s in plan_seeds for i in range(2))
 
 
 async def test_an_unparseable_verdict_is_a_harness_error(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["I would rather not say."] * 3)
+    verdicts(judge, probed(1) + ["I would rather not say."] * 3)
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=1, runs=3))
     assert runs["status"].tolist() == ["harness_error"] * 3
     assert runs["passed"].isna().all() and runs["error_type"].tolist() == ["judge_failed"] * 3
@@ -215,14 +228,18 @@ async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
     key = "judge-key-0123456789abcdef-not-a-pattern"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     judge.then(
+        stub.Fault(kind="echo_key"),  # the probe's empty answer: 401 quoting the key
+        stub.Fault(kind="ok", reply=f"VERDICT: FAIL\nREASON: your key {key} is wrong"),
         stub.Fault(kind="echo_key"),  # run 0: 401 quoting the key
         stub.Fault(kind="ok", reply=f"VERDICT: FAIL\nREASON: your key {key} is wrong"),  # run 1
     )
     extra = "      - final_output_contains: Berlin\n"  # fails: failed_criteria is written
     suite = make_suite(tmp_path, judge.api_base, samples=1, runs=2, extra=extra)
     runs = await batch(tmp_path, suite)
-    sent = {name.lower(): value for name, value in judge.seen[0].headers.items()}
-    assert len(judge.seen) == 2 and sent["authorization"] == f"Bearer {key}"
+    sent = {name.lower(): value for name, value in judge.seen[2].headers.items()}
+    assert len(judge.seen) == 4 and sent["authorization"] == f"Bearer {key}"
+    (probe,) = store.read_manifest(tmp_path / "rs")["judge_probes"]
+    assert "REDACTED" in probe["probes"][0]["error"]
     assert any("REDACTED" in " ".join(f) for f in runs["failed_criteria"])
     for path in sorted((tmp_path / "rs").rglob("*")):
         if not path.is_file():
@@ -235,7 +252,7 @@ async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
 
 
 async def test_an_observer_is_told_the_judgements_in_flight(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 6)
+    verdicts(judge, probed(2) + ["VERDICT: PASS\nREASON: yes"] * 6)
 
     class Watcher:
         def __init__(self) -> None:
@@ -260,3 +277,46 @@ async def test_an_observer_is_told_the_judgements_in_flight(tmp_path: Path, judg
         observer=watcher,
     )
     assert watcher.seen == [1, 0] * 3  # one run at a time: each judged, then done
+
+
+async def test_a_judge_that_passes_the_empty_answer_is_named_in_the_headline(
+    tmp_path: Path, judge: Any
+) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: fine"] * (6 + 9))  # the probe, 3 runs of 3
+    await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3, runs=3))
+    (record,) = store.read_manifest(tmp_path / "rs")["judge_probes"]
+    assert (record["criterion"], record["scenarios"], record["embedded"]) == (
+        'judge: "The answer names Paris."',
+        ["capital"],
+        False,
+    )
+    assert record["probes"] == [
+        {"answer": name, "verdicts": ["PASS"] * 3, "passed": True, "error": None}
+        for name in ("empty", "off-topic")
+    ]
+    assert "(empty: there was no final output)" in str(judge.seen[0].body["messages"])
+    assert "The museum opens at nine" in str(judge.seen[3].body["messages"])
+    outcome = pipeline.compare(tmp_path / "rs", tmp_path / "rs", report=tmp_path / "r.md")
+    headline = (tmp_path / "r.md").read_text().split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "Judge that cannot judge" in x]
+    assert "(openai/judge) passed an empty answer (baseline, candidate) and an off-topic " in line
+    assert len(outcome.comparison.judge_probes) == 4  # two answers, two sides
+
+
+async def test_a_batch_started_under_the_earlier_samples_default_says_so_on_resume(
+    tmp_path: Path, judge: Any
+) -> None:
+    verdicts(judge, probed(1) + ["VERDICT: PASS\nREASON: yes"] * 2)
+    # `samples: 1` said hashes as the unset default did before it became 3
+    await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=1, runs=2))
+    runset = tmp_path / "rs"
+    store.write_runs_table(runset / "runs.parquet", store.read_table(runset).slice(0, 1))
+    path = tmp_path / "suite.yaml"
+    path.write_text(path.read_text().replace(", samples: 1", ""))
+    with pytest.raises(SuiteError) as info:
+        await run_batch(load_suite(path), runset, BatchOptions(), resume=True)
+    assert "was started when a judge criterion's `samples` defaulted to 1" in str(info.value)
+    assert "add `samples: 1` to its judge criteria" in str(info.value)
+    path.write_text(path.read_text().replace("temperature: 0.7", "temperature: 0.5"))
+    with pytest.raises(SuiteError, match="changed since this batch started"):
+        await run_batch(load_suite(path), runset, BatchOptions(), resume=True)

@@ -20,6 +20,7 @@ __all__ = [
     "Family",
     "JudgeConsistency",
     "JudgeOnce",
+    "JudgeProbe",
     "LengthRuleJudge",
     "MetricResult",
     "PassK",
@@ -352,6 +353,34 @@ class UniformJudge:
 
 
 @dataclass(frozen=True, kw_only=True)
+class JudgeProbe:
+    """What a ``judge`` criterion said, before a batch, of an answer that should fail most
+    rubrics (the batch's ``judge_probes``, from its manifest).
+
+    Attributes:
+        side: ``baseline`` or ``candidate``.
+        criterion: the criterion's label (``judge: "…"``).
+        model: the judge model.
+        embedded: the judge is trajguard's embedded model.
+        scenarios: the scenarios of the batch judged by it.
+        answer: the probe answer: ``empty`` or ``off-topic``.
+        verdicts: its verdicts (``PASS`` / ``FAIL``; ``None``: none in the judge's answer).
+        passed: the verdicts combined by the criterion's ``pass_if`` (``None``: not decided).
+        error: why the probe was not decided.
+    """
+
+    side: Literal["baseline", "candidate"]
+    criterion: str
+    model: str
+    embedded: bool
+    scenarios: tuple[str, ...]
+    answer: str
+    verdicts: tuple[str | None, ...]
+    passed: bool | None
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class LengthRuleJudge:
     """How well a rule on answer length predicts a ``judge`` criterion's verdicts, beside how
     well the judge predicts itself (both sides' runs judged k ≥ 2 times; each agreement is the
@@ -459,6 +488,8 @@ class Comparison:
     """The consistency of each judge criterion sampled more than once, per scenario and side."""
     uniform_judges: tuple[UniformJudge, ...] = ()
     """Judge criteria that gave one verdict to every run of both sides, whose answers differ."""
+    judge_probes: tuple[JudgeProbe, ...] = ()
+    """What each judge said of an empty and an off-topic answer before each side's batch."""
     length_rule_judges: tuple[LengthRuleJudge, ...] = ()
     """Judge criteria sampled k ≥ 2 times: how a rule on answer length predicts their verdicts
     beside how they predict themselves (``flagged``: length predicts them better)."""

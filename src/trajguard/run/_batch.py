@@ -29,6 +29,8 @@ from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted, EmbeddedModelCrashed
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
+from trajguard.run._judge_probe import probe_judges
+from trajguard.run._judging import Judges, uses_judge
 from trajguard.run._loop import run_to_end
 from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import Plan, RunSpec, plan_batch
@@ -134,6 +136,12 @@ async def run_batch(
                 held.enter_context(store.lock_runset(runset, new=True))
             if todo:
                 record_executor(manifest, executor.record, resumed=resume)
+            if "judge_probes" not in manifest and any(uses_judge(arm) for _, arm in plan):
+                judges = getattr(executor, "judges", None) or Judges()
+                manifest["judge_probes"] = await steps.timed(
+                    "asking each judge about an empty and an off-topic answer",
+                    probe_judges(plan, judges, seed=batch_seed),
+                )
             manifest.pop("stopped", None)
             manifest["status"] = "running"
             store.write_manifest(runset, manifest)

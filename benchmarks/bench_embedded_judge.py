@@ -2,7 +2,7 @@
 plain questions, and the batch probe's empty and off-topic answers (issue 35, item 5).
 
 Run: LITELLM_LOCAL_MODEL_COST_MAP=True PYTHONPATH=src python benchmarks/bench_embedded_judge.py
-       [--samples 3] [--temperature 0.7]
+       [--samples 3] [--temperature 0.7] [--max-tokens 64] [--items 12]
 
 Each item is a question's rubric with one clearly right and one clearly wrong answer; every
 answer (and the two probe answers, under every rubric) is graded by ``trajguard.judge.grade`` on
@@ -48,32 +48,44 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--temperature", type=float, default=0.7)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--items", type=int, default=len(ITEMS))
     args = parser.parse_args()
     began = time.perf_counter()
     model = LiteLLMModel(MODEL_STRING)
     decisions: dict[str, list[bool]] = {}
     verdicts: dict[str, list[bool]] = {}
     ranked = failed = 0
-    for rubric, right, wrong in ITEMS:
+    items = ITEMS[: args.items]
+    for rubric, right, wrong in items:
         settings = JudgeSettings(
-            rubric=rubric, model=MODEL_STRING, samples=args.samples, temperature=args.temperature
+            rubric=rubric,
+            model=MODEL_STRING,
+            samples=args.samples,
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
         )
         passed = {}
         for kind, text in (("right", right), ("wrong", wrong), *PROBE_ANSWERS.items()):
             judgement = await grade(model, settings, text, seed=35)
             if judgement.error is not None:
                 failed += 1
+                print(f"  no verdict ({kind}): {judgement.error[:160]}", flush=True)
                 continue
             passed[kind] = decide(judgement.verdicts, "majority")
             decisions.setdefault(kind, []).append(passed[kind])
             verdicts.setdefault(kind, []).extend(judgement.verdicts)
         ranked += passed.get("right") is True and passed.get("wrong") is False
-    print(f"embedded judge {MODEL_STRING}, samples {args.samples}, temperature {args.temperature}")
+        print(f"  {rubric[:50]}: {passed}", flush=True)
+    print(
+        f"embedded judge {MODEL_STRING}, samples {args.samples}, temperature "
+        f"{args.temperature}, max_tokens {args.max_tokens}"
+    )
     print("| answer | runs passed (majority) | verdicts PASS |")
     print("|---|---|---|")
     for kind, said in decisions.items():
         print(f"| {kind} | {_share(said)} | {_share(verdicts[kind])} |")
-    print(f"items ranked right (right passed, wrong failed): {ranked} of {len(ITEMS)}")
+    print(f"items ranked right (right passed, wrong failed): {ranked} of {len(items)}")
     print(f"judgements without a verdict: {failed}; {time.perf_counter() - began:.0f} s")
 
 

@@ -5,6 +5,7 @@ run a harness_error; the judge's calls never enter the agent's columns (issue 25
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import random
@@ -320,3 +321,26 @@ async def test_a_batch_started_under_the_earlier_samples_default_says_so_on_resu
     path.write_text(path.read_text().replace("temperature: 0.7", "temperature: 0.5"))
     with pytest.raises(SuiteError, match="changed since this batch started"):
         await run_batch(load_suite(path), runset, BatchOptions(), resume=True)
+
+
+async def test_a_run_on_a_ray_worker_tells_its_judgements_in_flight(
+    tmp_path: Path, judge: Any
+) -> None:
+    """What a Ray worker runs (``_remote.run_job``, without Ray): the run's count of
+    judgements in flight goes to the driver's counter as the local executor's goes to the
+    progress line."""
+    from trajguard.run import plan_batch
+    from trajguard.run._executors._jobs import decode_row, encode_job
+    from trajguard.run._executors._remote import run_job
+    from trajguard.run._provenance import new_manifest
+
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 2)
+    suite = make_suite(tmp_path, judge.api_base, samples=2, runs=1)
+    options = BatchOptions(seed=7)
+    plan = plan_batch(suite, options, batch_seed=7)
+    ((spec, arm),) = plan
+    told: list[tuple[str, int]] = []
+    job = encode_job(spec, arm, new_manifest(suite, options, plan, 7))
+    row = decode_row(await asyncio.to_thread(run_job, job, {}, "node", lambda *t: told.append(t)))
+    assert told == [(spec.run_id, 1), (spec.run_id, 0)]
+    assert row["passed"] is True and len(judge.seen) == 2

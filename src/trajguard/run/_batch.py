@@ -59,7 +59,7 @@ class BatchObserver(Protocol):
         """One run finished (its row as stored)."""
 
     # An observer may also have ``judging(active: int)``: told how many judgements (of
-    # ``judge`` criteria) are in flight whenever that changes (the local executor only).
+    # ``judge`` criteria) are in flight whenever that changes (local and Ray executors).
 
 
 ObserverFactory = Callable[[str], AbstractContextManager[BatchObserver]]
@@ -244,11 +244,11 @@ async def _run_all(
 
 def _watch_judging(executor: RunExecutor, observer: BatchObserver) -> None:
     """Tell an observer with a ``judging(active)`` method how many judgements are in flight
-    (this process's judges: the local executor's; on Ray each run judges in its worker)."""
-    judges = getattr(executor, "judges", None)
+    (the local executor's judges; on Ray, the sum over the workers the driver relays)."""
+    progress = getattr(executor, "judging", None)
     judging = getattr(observer, "judging", None)
-    if judges is not None and callable(judging):
-        judges.on_change = judging
+    if progress is not None and callable(judging):
+        progress.on_change = judging
 
 
 @contextmanager

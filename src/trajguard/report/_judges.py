@@ -7,6 +7,7 @@ from __future__ import annotations
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
 from trajguard.local_model import MODEL_STRING, is_local_model
 from trajguard.report._format import md
+from trajguard.suite import EMBEDDED_JUDGE_MEASURED
 
 __all__ = [
     "embedded_judge_warnings",
@@ -115,14 +116,9 @@ def embedded_judge_warnings(comparison: Comparison) -> list[str]:
     return [
         f"- **Plumbing-grade judge:** {named}{more} judged by the embedded model "
         f"({MODEL_STRING}, SmolLM2-135M): it shows that judging runs end to end, not whether "
-        f"answers meet the rubric ({EMBEDDED_JUDGE_MEASURE}). Name a capable judge `model:` "
+        f"answers meet the rubric ({EMBEDDED_JUDGE_MEASURED}). Name a capable judge `model:` "
         "before reading its pass rates as the agent's."
     ]
-
-
-EMBEDDED_JUDGE_MEASURE = "measured: it passed 0 of 0 clearly wrong answers"
-"""What benchmarks/bench_embedded_judge.py measured (RESULTS.md, "What the embedded model can
-judge")."""
 
 
 def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:

@@ -76,8 +76,8 @@ async def _probe(
             grade(judges.model(settings), settings, text, seed=seed), timeout_s
         )
     except TimeoutError:
-        error = f"the judge {settings.model} did not answer within {timeout_s:g} s"
-        return {"answer": name, "verdicts": [], "passed": None, "error": error}
+        late = f"the judge {settings.model} did not answer within {timeout_s:g} s"
+        return {"answer": name, "verdicts": [], "passed": None, "error": late}
     verdicts = [s.as_record()["verdict"] for s in judgement.samples]
     error = judgement.error
     passed = None if error is not None else decide(judgement.verdicts, criterion.pass_if)

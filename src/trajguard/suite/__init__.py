@@ -17,6 +17,7 @@ from trajguard.suite._criteria import evaluate as evaluate_criteria
 from trajguard.suite._judge import (
     DEFAULT_SAMPLES,
     EARLIER_DEFAULT_SAMPLES,
+    EMBEDDED_JUDGE_MEASURED,
     JudgeCriterion,
     JudgeFunction,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "CRITERION_TYPES",
     "DEFAULT_SAMPLES",
     "EARLIER_DEFAULT_SAMPLES",
+    "EMBEDDED_JUDGE_MEASURED",
     "KINDS",
     "MAX_TIMEOUT_S",
     "MODEL_PLACEHOLDERS",

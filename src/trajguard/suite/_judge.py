@@ -42,11 +42,19 @@ from trajguard.local_model import MODEL_STRING, is_local_model
 __all__ = [
     "DEFAULT_SAMPLES",
     "EARLIER_DEFAULT_SAMPLES",
+    "EMBEDDED_JUDGE_MEASURED",
     "JudgeCriterion",
     "JudgeFunction",
     "judge_outcome",
     "judged_text",
 ]
+
+EMBEDDED_JUDGE_MEASURED = (
+    "it passed 12 of 12 clearly wrong answers, every empty one and every off-topic one when "
+    "measured (benchmarks/bench_embedded_judge.py)"
+)
+"""What the embedded model does as a judge, measured (benchmarks/RESULTS.md, "What the
+embedded model can judge"): said wherever a suite or a report uses it as one."""
 
 DEFAULT_SAMPLES = 3
 EARLIER_DEFAULT_SAMPLES = 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import random
 import sys
 import time
@@ -344,3 +345,66 @@ async def test_a_run_on_a_ray_worker_tells_its_judgements_in_flight(
     row = decode_row(await asyncio.to_thread(run_job, job, {}, "node", lambda *t: told.append(t)))
     assert told == [(spec.run_id, 1), (spec.run_id, 0)]
     assert row["passed"] is True and len(judge.seen) == 2
+
+
+RAY_WORKER = """
+import asyncio, json, sys, time
+import ray
+from trajguard.run._executors import _ray_worker
+
+job, out = open(sys.argv[1]).read(), sys.argv[2]
+ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+counter = ray.remote(_ray_worker.JudgingCounter).options(num_cpus=0).remote()
+task = ray.remote(_ray_worker.run_job).options(num_cpus=1)
+
+async def main():
+    ref = task.remote(job, {}, counter)  # the driver's call (_ray_driver._Driver._run)
+    seen = []
+    while not ray.wait([ref], timeout=0)[0]:
+        seen.append(int(await counter.total.remote()))  # the driver's read (_relay_judging)
+        await asyncio.sleep(0.1)
+    row = json.loads(await ref)
+    await asyncio.sleep(0.5)  # the worker's last word (fire and forget) reaches the counter
+    seen.append(int(await counter.total.remote()))
+    with open(out, "w") as f:
+        json.dump({"seen": seen, "error_type": row.get("error_type"),
+                   "error_message": row.get("error_message")}, f)
+
+asyncio.run(main())
+ray.shutdown()
+"""
+
+
+@pytest.mark.ray
+def test_a_run_on_a_real_ray_worker_counts_its_judgement_on_the_drivers_counter(
+    tmp_path: Path, judge: Any
+) -> None:
+    """The worker's function as a Ray task (a local Ray runtime in a process of its own, as
+    the driver runs): its judgement in flight (a judge that never answers, bounded by the run's
+    2 s) is on the counter while it lasts, and gone after."""
+    import subprocess
+
+    from trajguard.run import plan_batch
+    from trajguard.run._executors._jobs import encode_job
+    from trajguard.run._provenance import new_manifest
+
+    judge.then(stub.Fault(kind="hang", hang_s=30))
+    suite = make_suite(tmp_path, judge.api_base, samples=1, runs=1, defaults=", timeout_s: 2")
+    options = BatchOptions(seed=7)
+    plan = plan_batch(suite, options, batch_seed=7)
+    ((spec, arm),) = plan
+    (tmp_path / "job.json").write_text(encode_job(spec, arm, new_manifest(suite, options, plan, 7)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    subprocess.run(
+        [sys.executable, "-c", RAY_WORKER, str(tmp_path / "job.json"), str(tmp_path / "out")],
+        env=env,
+        check=True,
+        timeout=600,
+        capture_output=True,
+    )
+    judge.release.set()
+    result = json.loads((tmp_path / "out").read_text())
+    assert result["error_type"] == "judge_failed"  # the run's 2 s bound the judge
+    assert "did not answer within the run's 2 s timeout" in result["error_message"]
+    assert len(judge.seen) == 1  # the worker reached the judge on 127.0.0.1
+    assert 1 in result["seen"] and result["seen"][-1] == 0, result["seen"]

@@ -1,8 +1,10 @@
 """The progress line's judging count for runs on Ray, on the batch's side: the executor relays
 the driver's ``judging`` messages (the cluster's total of judgements in flight) to the batch's
 observer. The driver here is a stand-in process speaking the driver's line protocol (its
-replies scripted); the workers' side, that a run on a worker tells its count, is in
-test_judged_runs.py; the driver's relay on a real cluster is not tested (see the report)."""
+replies scripted). The workers' side — a run on a worker telling its count, without Ray and
+as a task of a real (single-node, local) Ray runtime whose counter actor the driver reads — is in
+test_judged_runs.py. Not tested: the driver process's relay loop itself (``_relay_judging``
+sending ``judging`` lines) on a multi-node cluster."""
 
 from __future__ import annotations
 

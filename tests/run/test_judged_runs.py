@@ -285,7 +285,15 @@ async def test_a_judge_that_passes_the_empty_answer_is_named_in_the_headline(
     tmp_path: Path, judge: Any
 ) -> None:
     verdicts(judge, ["VERDICT: PASS\nREASON: fine"] * (6 + 9))  # the probe, 3 runs of 3
-    await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3, runs=3))
+    suite = make_suite(tmp_path, judge.api_base, samples=3, runs=3)
+    result = await run_batch(
+        suite, tmp_path / "rs", BatchOptions(seed=7), make_model=lambda _: Scripted(lambda m, o: "")
+    )
+    assert result.warnings == (
+        'judge: "The answer names Paris." (openai/judge) passed the empty answer and the '
+        "off-topic answer before the batch: it may pass answers it never read (the report "
+        "names it: Judge that cannot judge)",
+    )
     (record,) = store.read_manifest(tmp_path / "rs")["judge_probes"]
     assert (record["criterion"], record["scenarios"], record["embedded"]) == (
         'judge: "The answer names Paris."',

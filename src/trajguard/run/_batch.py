@@ -29,7 +29,7 @@ from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted, EmbeddedModelCrashed
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
-from trajguard.run._judge_probe import probe_judges
+from trajguard.run._judge_probe import probe_judges, probe_warnings
 from trajguard.run._judging import Judges, uses_judge
 from trajguard.run._loop import run_to_end
 from trajguard.run._options import BatchOptions, options_from_manifest
@@ -84,7 +84,8 @@ class BatchResult:
     server_log: Path | None = None
     """The embedded server's log, kept in the run set because a model call failed."""
     warnings: tuple[str, ...] = ()
-    """Criteria of callable and command agents naming a tool no run of the batch called."""
+    """Criteria of callable and command agents naming a tool no run of the batch called; judges
+    that passed the empty or off-topic answer they were asked about before the batch."""
 
 
 async def run_batch(
@@ -131,17 +132,18 @@ async def run_batch(
         async with open_executor(
             settings, todo, make_model=make_model, batch=manifest, concurrency=wanted, steps=steps
         ) as executor:
-            # opened before anything is written: an unreachable model or cluster leaves nothing
-            if not resume:  # the directory is made and claimed now, checked again under the lock
-                held.enter_context(store.lock_runset(runset, new=True))
-            if todo:
-                record_executor(manifest, executor.record, resumed=resume)
             if "judge_probes" not in manifest and any(uses_judge(arm) for _, arm in plan):
                 judges = getattr(executor, "judges", None) or Judges()
                 manifest["judge_probes"] = await steps.timed(
                     "asking each judge about an empty and an off-topic answer",
                     probe_judges(plan, judges, seed=batch_seed),
                 )
+            # opened (and the judges probed) before anything is written: a failed start leaves
+            # nothing
+            if not resume:  # the directory is made and claimed now, checked again under the lock
+                held.enter_context(store.lock_runset(runset, new=True))
+            if todo:
+                record_executor(manifest, executor.record, resumed=resume)
             manifest.pop("stopped", None)
             manifest["status"] = "running"
             store.write_manifest(runset, manifest)
@@ -173,7 +175,7 @@ async def run_batch(
         elapsed_s=time.monotonic() - started,
         errors=errors_by_arm(rows),
         server_log=server_log,
-        warnings=_unseen_tools(plan, runset),
+        warnings=_unseen_tools(plan, runset) + probe_warnings(manifest.get("judge_probes") or []),
     )
 
 

@@ -23,7 +23,7 @@ from trajguard.run._judging import Judges
 from trajguard.run._plan import Plan
 from trajguard.suite import JudgeCriterion
 
-__all__ = ["PROBE_ANSWERS", "probe_judges"]
+__all__ = ["PROBE_ANSWERS", "probe_judges", "probe_warnings"]
 
 PROBE_ANSWERS: Mapping[str, str] = {
     "empty": "",
@@ -59,6 +59,20 @@ async def probe_judges(plan: Plan, judges: Judges, *, seed: int) -> list[dict[st
             }
         )
     return records
+
+
+def probe_warnings(records: list[dict[str, Any]]) -> tuple[str, ...]:
+    """One line per probed judge that passed a probe answer (what ``trajguard run`` prints)."""
+    lines = []
+    for record in records:
+        passed = [p["answer"] for p in record.get("probes") or () if p.get("passed")]
+        if passed:
+            lines.append(
+                f"{record['criterion']} ({record['model']}) passed "
+                f"{' and '.join(f'the {name} answer' for name in passed)} before the batch: it "
+                "may pass answers it never read (the report names it: Judge that cannot judge)"
+            )
+    return tuple(lines)
 
 
 async def _probe(

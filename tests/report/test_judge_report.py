@@ -208,7 +208,9 @@ def test_a_judge_that_answer_length_explains_is_flagged_in_headline_page_and_jso
     assert "answer length explains better" not in quiet  # it never contradicts itself
 
 
-def probe(answer: str, passed: bool | None, side: str = "candidate", model: str = "openai/j") -> Any:
+def probe(
+    answer: str, passed: bool | None, side: str = "candidate", model: str = "openai/j"
+) -> Any:
     return JudgeProbe(
         side=side,  # type: ignore[arg-type]
         criterion='judge: "names Paris"',

@@ -260,12 +260,18 @@ def test_a_judge_sampled_once_gets_a_note_to_sample_it_more(
     suite.write_text(
         "name: judged\nscenarios:\n"
         "  - id: once\n    agent: {kind: builtin}\n    input: Capital of France?\n"
-        "    pass:\n      - judge: The answer names Paris.\n"
+        "    pass:\n      - judge: {rubric: The answer names Paris., samples: 1}\n"
         "  - id: thrice\n    agent: {kind: builtin}\n    input: Capital of France?\n"
-        "    pass:\n      - judge: {rubric: The answer names Paris., samples: 3}\n"
+        "    pass:\n      - judge: The answer names Paris.\n"  # 3 by default
     )
     code, out, err = _main(capsys, "validate", str(suite))
     assert code == 0, err
-    (note,) = [line for line in out.splitlines() if "note:" in line]
+    embedded, note = [line for line in out.splitlines() if "note:" in line]
     assert note.startswith(f"{suite}: note: scenario once: judge: ")
     assert "samples: 1" in note and "add `samples: 3`" in note
+    assert embedded == (
+        f'{suite}: note: judge: "The answer names Paris." judged by the embedded model: it '
+        "passed 12 of 12 clearly wrong answers, every empty one and every off-topic one when "
+        "measured (benchmarks/bench_embedded_judge.py); it checks the plumbing, not the rubric: "
+        "name a capable judge `model:` to gate on them"
+    )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from trajguard.compare import CompareConfig, compare_runsets
+from trajguard.compare import CompareConfig, JudgeProbe, compare_runsets
 from trajguard.report import build_document, render_report
 from trajguard.report.html import render_html
 from trajguard.results import ReportKind, document_json, read_document
@@ -141,6 +142,7 @@ def test_a_gating_judge_sampled_once_says_its_noise_is_unknown_in_the_headline()
     (line,) = [x for x in headline.splitlines() if "Judge noise unknown" in x]
     assert 's, judge: "names Paris" (local/smollm2) gave one verdict per run' in line
     assert "Set `samples: 3`" in line
+    assert "nor whether a rule on answer length predicts its verdicts" in line
 
 
 def test_a_judge_sampled_once_is_not_in_the_headline_when_the_pass_rate_does_not_gate():
@@ -181,3 +183,73 @@ def test_a_judge_that_passes_every_different_answer_is_flagged_in_the_headline()
     assert compare_runsets(pd.DataFrame(same), pd.DataFrame(same)).uniform_judges == ()
     mixed = [*rows[:-1], {**judged(["FAIL"] * 3, False), "final_output": "Lyon."}]
     assert compare_runsets(pd.DataFrame(rows), pd.DataFrame(mixed)).uniform_judges == ()
+
+
+def test_a_judge_that_answer_length_explains_is_flagged_in_headline_page_and_json():
+    def answered(length: int, verdicts: list[str]) -> dict:
+        return {**judged(verdicts, verdicts.count("PASS") > 1), "final_output": "x" * length}
+
+    # long answers get PASS, PASS, FAIL; short ones FAIL, FAIL, PASS: the length rule agrees
+    # with 2 verdicts of 3, two of the judge's own agree 1 time in 3
+    rows = [answered(80 + i, ["PASS", "PASS", "FAIL"]) for i in range(6)]
+    rows += [answered(10 + i, ["FAIL", "PASS", "FAIL"]) for i in range(6)]
+    document = document_of(rows, rows, CompareConfig())
+    (found,) = document.comparison.length_rule_judges
+    assert found.flagged and found.rule == "PASS when the answer has at least 48 characters"
+    headline = render_report(document).split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "answer length explains better" in x]
+    assert 'the rule "PASS when the answer has at least 48 characters" agrees with 67%' in line
+    assert "two of its own verdicts on one run agree 33% of the time, over 24 runs" in line
+    assert "answer length explains better than it explains itself" in render_html(document)
+    assert read_document(document_json(document)).comparison.length_rule_judges == (found,)
+    steady = [answered(80 + i, ["PASS"] * 3) for i in range(6)]
+    steady += [answered(10 + i, ["FAIL"] * 3) for i in range(6)]
+    quiet = render(steady, steady, CompareConfig())
+    assert "answer length explains better" not in quiet  # it never contradicts itself
+
+
+def probe(
+    answer: str, passed: bool | None, side: str = "candidate", model: str = "openai/j"
+) -> Any:
+    return JudgeProbe(
+        side=side,  # type: ignore[arg-type]
+        criterion='judge: "names Paris"',
+        model=model,
+        embedded=model == "local/smollm2",
+        scenarios=("s",),
+        answer=answer,
+        verdicts=("PASS",) * 3 if passed else ("FAIL",) * 3,
+        passed=passed,
+    )
+
+
+def test_a_judge_that_passed_the_empty_answer_before_the_batch_is_named():
+    rows = [{**judged(["PASS"] * 3, True), "final_output": "Paris"} for _ in range(4)]
+    document = document_of(rows, rows, CompareConfig())
+    probes = (
+        probe("empty", True, "baseline"),
+        probe("empty", True),
+        probe("off-topic", False),
+        probe("off-topic", None),  # the judge failed on it: not a pass
+    )
+    document = replace(document, comparison=replace(document.comparison, judge_probes=probes))
+    headline = render_report(document).split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "Judge that cannot judge" in x]
+    assert '**Judge that cannot judge:** judge: "names Paris" (openai/j) passed an empty ' in line
+    assert "answer (baseline, candidate) before the batch" in line and "off-topic" not in line
+    assert "Judge that cannot judge" in render_html(document)
+    assert read_document(document_json(document)).comparison.judge_probes == probes
+    failed = replace(document.comparison, judge_probes=(probe("empty", False),))
+    assert "cannot judge" not in render_report(replace(document, comparison=failed))
+
+
+def test_the_embedded_judge_is_called_plumbing_grade_in_the_headline():
+    rows = [{**judged(["PASS"] * 3, True), "final_output": "Paris"} for _ in range(4)]
+    headline = render(rows, rows, CompareConfig()).split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "Plumbing-grade judge" in x]
+    assert 'judge: "names Paris" judged by the embedded model (local/smollm2' in line
+    other = [
+        {**r, "judge_calls": r["judge_calls"].replace("local/smollm2", "openai/gpt-4o")}
+        for r in rows
+    ]
+    assert "Plumbing-grade" not in render(other, other, CompareConfig())

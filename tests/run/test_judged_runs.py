@@ -5,8 +5,10 @@ run a harness_error; the judge's calls never enter the agent's columns (issue 25
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
+import os
 import random
 import sys
 import time
@@ -18,8 +20,9 @@ import pyarrow.parquet as pq
 import pytest
 from trajguard_testkit.scripted import Scripted
 
-from trajguard import store
+from trajguard import pipeline, store
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, compare_runsets
+from trajguard.errors import SuiteError
 from trajguard.judge import sample_seed
 from trajguard.run import BatchOptions, run_batch
 from trajguard.suite import load_suite
@@ -64,6 +67,15 @@ def verdicts(provider: Any, replies: list[str]) -> None:
     provider.then(*[stub.Fault(kind="ok", reply=r) for r in replies])
 
 
+PROBE = "VERDICT: FAIL\nREASON: nothing to grade"
+
+
+def probed(samples: int) -> list[str]:
+    """The replies to the batch's probe of its judge, sent before the first run: ``samples``
+    verdicts on the empty answer, then as many on the off-topic one."""
+    return [PROBE] * (2 * samples)
+
+
 def make_suite(
     tmp_path: Path,
     judge_api: str,
@@ -98,9 +110,10 @@ async def batch(tmp_path: Path, suite: Any, name: str = "rs") -> Any:
 
 async def test_a_random_judge_is_flagged_unstable(tmp_path: Path, judge: Any) -> None:
     draw = random.Random(25)
-    verdicts(judge, [f"VERDICT: {draw.choice(['PASS', 'FAIL'])}\nREASON: coin" for _ in range(30)])
+    coins = [f"VERDICT: {draw.choice(['PASS', 'FAIL'])}\nREASON: coin" for _ in range(30)]
+    verdicts(judge, probed(3) + coins)
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
-    assert len(judge.seen) == 30  # 10 runs, 3 samples each: every answer differs (its seed)
+    assert len(judge.seen) == 6 + 30  # the probe, then 10 runs of 3 samples (seeds all differ)
     (found,) = compare_runsets(runs, runs).judges[1:]  # the candidate side
     assert (found.side, found.scenario, found.samples, found.runs) == (
         "candidate",
@@ -114,7 +127,7 @@ async def test_a_random_judge_is_flagged_unstable(tmp_path: Path, judge: Any) ->
 
 async def test_a_consistent_judge_is_not_flagged(tmp_path: Path, judge: Any) -> None:
     replies = ["VERDICT: PASS\nREASON: names Paris"] * 15 + ["**FAIL** — no city"] * 15
-    verdicts(judge, replies)  # runs 0-4 pass three times, runs 5-9 fail three times
+    verdicts(judge, probed(3) + replies)  # runs 0-4 pass three times, runs 5-9 fail three times
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=3))
     assert runs["passed"].tolist() == [True] * 5 + [False] * 5
     (found,) = compare_runsets(runs, runs).judges[1:]
@@ -140,23 +153,25 @@ async def test_the_judges_calls_are_kept_apart_from_the_agents(tmp_path: Path, j
 
 
 async def test_runs_with_one_answer_are_judged_independently(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["VERDICT: PASS\nREASON: yes", "VERDICT: FAIL\nREASON: no"] * 4)
+    replies = ["VERDICT: PASS\nREASON: yes", "VERDICT: FAIL\nREASON: no"] * 4
+    verdicts(judge, probed(2) + replies)
     suite = make_suite(tmp_path, judge.api_base, samples=2, answer="Paris.", runs=4)
     runs = await batch(tmp_path, suite)
-    assert len(judge.seen) == 8  # four runs, one answer: each run judged on its own (issue 35)
+    asked = judge.seen[4:]  # after the probe
+    assert len(asked) == 8  # four runs, one answer: each run judged on its own (issue 35)
     records = [json.loads(r)[0] for r in runs["judge_calls"]]
     assert [r["cached"] for r in records] == [False] * 4
-    first = judge.seen[0].body
+    first = asked[0].body
     assert "Paris." in first["messages"][-1]["content"]
     assert first["temperature"] == 0.7
-    seeds = [s.body["seed"] for s in judge.seen]
+    seeds = [s.body["seed"] for s in asked]
     assert len(set(seeds)) == 8  # no two requests alike: no provider can answer two runs as one
     plan_seeds = sorted(int(s) for s in runs["seed"])
     assert sorted(seeds) == sorted(sample_seed(s, i) for s in plan_seeds for i in range(2))
 
 
 async def test_an_unparseable_verdict_is_a_harness_error(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["I would rather not say."] * 3)
+    verdicts(judge, probed(1) + ["I would rather not say."] * 3)
     runs = await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=1, runs=3))
     assert runs["status"].tolist() == ["harness_error"] * 3
     assert runs["passed"].isna().all() and runs["error_type"].tolist() == ["judge_failed"] * 3
@@ -215,14 +230,18 @@ async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
     key = "judge-key-0123456789abcdef-not-a-pattern"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     judge.then(
+        stub.Fault(kind="echo_key"),  # the probe's empty answer: 401 quoting the key
+        stub.Fault(kind="ok", reply=f"VERDICT: FAIL\nREASON: your key {key} is wrong"),
         stub.Fault(kind="echo_key"),  # run 0: 401 quoting the key
         stub.Fault(kind="ok", reply=f"VERDICT: FAIL\nREASON: your key {key} is wrong"),  # run 1
     )
     extra = "      - final_output_contains: Berlin\n"  # fails: failed_criteria is written
     suite = make_suite(tmp_path, judge.api_base, samples=1, runs=2, extra=extra)
     runs = await batch(tmp_path, suite)
-    sent = {name.lower(): value for name, value in judge.seen[0].headers.items()}
-    assert len(judge.seen) == 2 and sent["authorization"] == f"Bearer {key}"
+    sent = {name.lower(): value for name, value in judge.seen[2].headers.items()}
+    assert len(judge.seen) == 4 and sent["authorization"] == f"Bearer {key}"
+    (probe,) = store.read_manifest(tmp_path / "rs")["judge_probes"]
+    assert "REDACTED" in probe["probes"][0]["error"]
     assert any("REDACTED" in " ".join(f) for f in runs["failed_criteria"])
     for path in sorted((tmp_path / "rs").rglob("*")):
         if not path.is_file():
@@ -235,7 +254,7 @@ async def test_a_judge_echoing_its_key_never_puts_it_in_the_run_set(
 
 
 async def test_an_observer_is_told_the_judgements_in_flight(tmp_path: Path, judge: Any) -> None:
-    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 6)
+    verdicts(judge, probed(2) + ["VERDICT: PASS\nREASON: yes"] * 6)
 
     class Watcher:
         def __init__(self) -> None:
@@ -260,3 +279,140 @@ async def test_an_observer_is_told_the_judgements_in_flight(tmp_path: Path, judg
         observer=watcher,
     )
     assert watcher.seen == [1, 0] * 3  # one run at a time: each judged, then done
+
+
+async def test_a_judge_that_passes_the_empty_answer_is_named_in_the_headline(
+    tmp_path: Path, judge: Any
+) -> None:
+    verdicts(judge, ["VERDICT: PASS\nREASON: fine"] * (6 + 9))  # the probe, 3 runs of 3
+    suite = make_suite(tmp_path, judge.api_base, samples=3, runs=3)
+    result = await run_batch(
+        suite, tmp_path / "rs", BatchOptions(seed=7), make_model=lambda _: Scripted(lambda m, o: "")
+    )
+    assert result.warnings == (
+        'judge: "The answer names Paris." (openai/judge) passed the empty answer and the '
+        "off-topic answer before the batch: it may pass answers it never read (the report "
+        "names it: Judge that cannot judge)",
+    )
+    (record,) = store.read_manifest(tmp_path / "rs")["judge_probes"]
+    assert (record["criterion"], record["scenarios"], record["embedded"]) == (
+        'judge: "The answer names Paris."',
+        ["capital"],
+        False,
+    )
+    assert record["probes"] == [
+        {"answer": name, "verdicts": ["PASS"] * 3, "passed": True, "error": None}
+        for name in ("empty", "off-topic")
+    ]
+    assert "(empty: there was no final output)" in str(judge.seen[0].body["messages"])
+    assert "The museum opens at nine" in str(judge.seen[3].body["messages"])
+    outcome = pipeline.compare(tmp_path / "rs", tmp_path / "rs", report=tmp_path / "r.md")
+    headline = (tmp_path / "r.md").read_text().split("\n## ")[0]
+    (line,) = [x for x in headline.splitlines() if "Judge that cannot judge" in x]
+    assert "(openai/judge) passed an empty answer (baseline, candidate) and an off-topic " in line
+    assert len(outcome.comparison.judge_probes) == 4  # two answers, two sides
+
+
+async def test_a_batch_started_under_the_earlier_samples_default_says_so_on_resume(
+    tmp_path: Path, judge: Any
+) -> None:
+    verdicts(judge, probed(1) + ["VERDICT: PASS\nREASON: yes"] * 2)
+    # `samples: 1` said hashes as the unset default did before it became 3
+    await batch(tmp_path, make_suite(tmp_path, judge.api_base, samples=1, runs=2))
+    runset = tmp_path / "rs"
+    store.write_runs_table(runset / "runs.parquet", store.read_table(runset).slice(0, 1))
+    path = tmp_path / "suite.yaml"
+    path.write_text(path.read_text().replace(", samples: 1", ""))
+    with pytest.raises(SuiteError) as info:
+        await run_batch(load_suite(path), runset, BatchOptions(), resume=True)
+    assert "was started when a judge criterion's `samples` defaulted to 1" in str(info.value)
+    assert "add `samples: 1` to its judge criteria" in str(info.value)
+    path.write_text(path.read_text().replace("temperature: 0.7", "temperature: 0.5"))
+    with pytest.raises(SuiteError, match="changed since this batch started"):
+        await run_batch(load_suite(path), runset, BatchOptions(), resume=True)
+
+
+async def test_a_run_on_a_ray_worker_tells_its_judgements_in_flight(
+    tmp_path: Path, judge: Any
+) -> None:
+    """What a Ray worker runs (``_remote.run_job``, without Ray): the run's count of
+    judgements in flight goes to the driver's counter as the local executor's goes to the
+    progress line."""
+    from trajguard.run import plan_batch
+    from trajguard.run._executors._jobs import decode_row, encode_job
+    from trajguard.run._executors._remote import run_job
+    from trajguard.run._provenance import new_manifest
+
+    verdicts(judge, ["VERDICT: PASS\nREASON: yes"] * 2)
+    suite = make_suite(tmp_path, judge.api_base, samples=2, runs=1)
+    options = BatchOptions(seed=7)
+    plan = plan_batch(suite, options, batch_seed=7)
+    ((spec, arm),) = plan
+    told: list[tuple[str, int]] = []
+    job = encode_job(spec, arm, new_manifest(suite, options, plan, 7))
+    row = decode_row(await asyncio.to_thread(run_job, job, {}, "node", lambda *t: told.append(t)))
+    assert told == [(spec.run_id, 1), (spec.run_id, 0)]
+    assert row["passed"] is True and len(judge.seen) == 2
+
+
+RAY_WORKER = """
+import asyncio, json, sys, time
+import ray
+from trajguard.run._executors import _ray_worker
+
+job, out = open(sys.argv[1]).read(), sys.argv[2]
+ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+counter = ray.remote(_ray_worker.JudgingCounter).options(num_cpus=0).remote()
+task = ray.remote(_ray_worker.run_job).options(num_cpus=1)
+
+async def main():
+    ref = task.remote(job, {}, counter)  # the driver's call (_ray_driver._Driver._run)
+    seen = []
+    while not ray.wait([ref], timeout=0)[0]:
+        seen.append(int(await counter.total.remote()))  # the driver's read (_relay_judging)
+        await asyncio.sleep(0.1)
+    row = json.loads(await ref)
+    await asyncio.sleep(0.5)  # the worker's last word (fire and forget) reaches the counter
+    seen.append(int(await counter.total.remote()))
+    with open(out, "w") as f:
+        json.dump({"seen": seen, "error_type": row.get("error_type"),
+                   "error_message": row.get("error_message")}, f)
+
+asyncio.run(main())
+ray.shutdown()
+"""
+
+
+@pytest.mark.ray
+def test_a_run_on_a_real_ray_worker_counts_its_judgement_on_the_drivers_counter(
+    tmp_path: Path, judge: Any
+) -> None:
+    """The worker's function as a Ray task (a local Ray runtime in a process of its own, as
+    the driver runs): its judgement in flight (a judge that never answers, bounded by the run's
+    2 s) is on the counter while it lasts, and gone after."""
+    import subprocess
+
+    from trajguard.run import plan_batch
+    from trajguard.run._executors._jobs import encode_job
+    from trajguard.run._provenance import new_manifest
+
+    judge.then(stub.Fault(kind="hang", hang_s=30))
+    suite = make_suite(tmp_path, judge.api_base, samples=1, runs=1, defaults=", timeout_s: 2")
+    options = BatchOptions(seed=7)
+    plan = plan_batch(suite, options, batch_seed=7)
+    ((spec, arm),) = plan
+    (tmp_path / "job.json").write_text(encode_job(spec, arm, new_manifest(suite, options, plan, 7)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    subprocess.run(
+        [sys.executable, "-c", RAY_WORKER, str(tmp_path / "job.json"), str(tmp_path / "out")],
+        env=env,
+        check=True,
+        timeout=600,
+        capture_output=True,
+    )
+    judge.release.set()
+    result = json.loads((tmp_path / "out").read_text())
+    assert result["error_type"] == "judge_failed"  # the run's 2 s bound the judge
+    assert "did not answer within the run's 2 s timeout" in result["error_message"]
+    assert len(judge.seen) == 1  # the worker reached the judge on 127.0.0.1
+    assert 1 in result["seen"] and result["seen"][-1] == 0, result["seen"]

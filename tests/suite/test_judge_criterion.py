@@ -25,7 +25,7 @@ def hash_of(tmp_path: Path, criteria: str) -> str:
     return load_suite(path, check_imports=False).resolve("capital").config_hash()
 
 
-def test_a_judge_defaults_to_the_embedded_model_one_sample_majority_final_output(
+def test_a_judge_defaults_to_the_embedded_model_three_samples_majority_final_output(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "suite.yaml"
@@ -34,7 +34,7 @@ def test_a_judge_defaults_to_the_embedded_model_one_sample_majority_final_output
     assert isinstance(criterion, JudgeCriterion)
     assert (criterion.model, criterion.samples, criterion.pass_if, criterion.on) == (
         "local/smollm2",
-        1,
+        3,  # one verdict per run says nothing of the judge's noise (issue 35)
         "majority",
         "final_output",
     )
@@ -48,7 +48,7 @@ def test_the_judges_rubric_model_and_settings_enter_the_config_hash(tmp_path: Pa
     hashes = {
         hash_of(tmp_path, judged % change)
         for change in (
-            ", samples: 3",
+            ", samples: 5",
             ", model: openai/gpt-4o-mini",
             ", temperature: 0.5",
             ", max_tokens: 32",
@@ -58,6 +58,7 @@ def test_the_judges_rubric_model_and_settings_enter_the_config_hash(tmp_path: Pa
     }
     assert len({plain, first, *hashes}) == 8  # every change is a changed scenario
     assert hash_of(tmp_path, judged % "") == first  # and the same judge the same hash
+    assert hash_of(tmp_path, judged % ", samples: 3") == first  # the default, said
     assert hash_of(tmp_path, "      - judge: {rubric: names Paris.}\n") != hash_of(
         tmp_path, "      - judge: {rubric: names Paris}\n"
     )

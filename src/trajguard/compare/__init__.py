@@ -17,6 +17,7 @@ from trajguard.compare._escalation import EscalationLook, EscalationPlan, Escala
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
+from trajguard.compare._judge_probes import judge_probes
 from trajguard.compare._judges import judge_consistency, judged_once
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
@@ -36,6 +37,8 @@ from trajguard.compare._results import (
     Family,
     JudgeConsistency,
     JudgeOnce,
+    JudgeProbe,
+    LengthRuleJudge,
     MetricResult,
     PassK,
     ScenarioGate,
@@ -84,6 +87,8 @@ __all__ = [
     "FixedDesign",
     "JudgeConsistency",
     "JudgeOnce",
+    "JudgeProbe",
+    "LengthRuleJudge",
     "Look",
     "LookRecord",
     "Metric",
@@ -112,6 +117,7 @@ __all__ = [
     "drive",
     "exit_code",
     "judge_consistency",
+    "judge_probes",
     "judged_once",
     "metric",
     "plan_assumed",

@@ -29,6 +29,7 @@ from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._evaluators import Context
 from trajguard.compare._families import Tested, adjust_family, judge_gating, tested
 from trajguard.compare._history import baseline_drift
+from trajguard.compare._judge_rules import length_rule_judges
 from trajguard.compare._judges import judge_consistency, judged_once, uniform_judges
 from trajguard.compare._registry import METRIC_NAMES, metric
 from trajguard.compare._results import (
@@ -323,6 +324,7 @@ def compare_runsets(
         judges=judges,
         judged_once=once,
         uniform_judges=uniform_judges(baseline, candidate),
+        length_rule_judges=length_rule_judges(baseline, candidate),
         regressed=comparison.regressed or unstable,
     )
 

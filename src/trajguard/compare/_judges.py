@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -32,7 +32,7 @@ from trajguard.compare._results import (
 )
 from trajguard.stats import norm_ppf
 
-__all__ = ["judge_consistency", "judged_once", "uniform_judges"]
+__all__ = ["judge_consistency", "judge_records", "judged_once", "uniform_judges"]
 
 UNIFORM_MIN_RUNS = 10
 """Runs (both sides) below which a judge that said the same every time is not flagged."""
@@ -115,6 +115,20 @@ def uniform_judges(*sides: pd.DataFrame) -> tuple[UniformJudge, ...]:
         for key in sorted(said)
         if len(said[key]) == 1 and runs[key] >= UNIFORM_MIN_RUNS and len(answers[key]) >= 2
     )
+
+
+def judge_records(
+    table: pd.DataFrame, *, extra: str
+) -> Iterator[tuple[str, Mapping[str, Any], Any]]:
+    """Each judged criterion's record of each run of ``table``: its scenario, the record and
+    the run's ``extra`` column (nothing when a column is missing)."""
+    if "judge_calls" not in table.columns or extra not in table.columns:
+        return
+    for scenario, raw, value in zip(
+        table["scenario"], table["judge_calls"], table[extra], strict=True
+    ):
+        for record in _records(raw):
+            yield str(scenario), record, value
 
 
 def _records(raw: Any) -> Iterable[Mapping[str, Any]]:

@@ -20,6 +20,8 @@ __all__ = [
     "Family",
     "JudgeConsistency",
     "JudgeOnce",
+    "JudgeProbe",
+    "LengthRuleJudge",
     "MetricResult",
     "PassK",
     "ScenarioGate",
@@ -356,6 +358,74 @@ class UniformJudge:
 
 
 @dataclass(frozen=True, kw_only=True)
+class JudgeProbe:
+    """What a ``judge`` criterion said, before a batch, of an answer that should fail most
+    rubrics (the batch's ``judge_probes``, from its manifest).
+
+    Attributes:
+        side: ``baseline`` or ``candidate``.
+        criterion: the criterion's label (``judge: "…"``).
+        model: the judge model.
+        embedded: the judge is trajguard's embedded model.
+        scenarios: the scenarios of the batch judged by it.
+        answer: the probe answer: ``empty`` or ``off-topic``.
+        verdicts: its verdicts (``PASS`` / ``FAIL``; ``None``: none in the judge's answer).
+        passed: the verdicts combined by the criterion's ``pass_if`` (``None``: not decided).
+        error: why the probe was not decided.
+    """
+
+    side: Literal["baseline", "candidate"]
+    criterion: str
+    model: str
+    embedded: bool
+    scenarios: tuple[str, ...]
+    answer: str
+    verdicts: tuple[str | None, ...]
+    passed: bool | None
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LengthRuleJudge:
+    """How well a rule on answer length predicts a ``judge`` criterion's verdicts, beside how
+    well the judge predicts itself (both sides' runs judged k ≥ 2 times; each agreement is the
+    chance that one verdict agrees, averaged over runs).
+
+    Attributes:
+        scenario: the scenario.
+        criterion: the criterion's label (``judge: "…"``).
+        model: the judge model.
+        runs: runs judged at least twice, both sides.
+        rule: the length rule that agrees with the most verdicts of all runs, in words.
+        rule_agreement: the rule's agreement with a verdict, cross-validated (its threshold
+            chosen on the other folds of a 10-fold split).
+        self_agreement: the chance that two verdicts of the judge on one run agree (unbiased).
+        constant_agreement: the agreement of the better of always-PASS and always-FAIL
+            (cross-validated likewise).
+        margin: ``rule_agreement - self_agreement``.
+        margin_low: the lower end of its 95 % Student interval over runs.
+        margin_over_constant: ``rule_agreement - constant_agreement``.
+        margin_over_constant_low: the lower end of its 95 % interval.
+        flagged: both lower ends above 0: answer length predicts the judge's next verdict
+            better than asking the judge again, and better than a constant does.
+    """
+
+    scenario: str
+    criterion: str
+    model: str
+    runs: int
+    rule: str
+    rule_agreement: float
+    self_agreement: float
+    constant_agreement: float
+    margin: float
+    margin_low: float
+    margin_over_constant: float
+    margin_over_constant_low: float
+    flagged: bool
+
+
+@dataclass(frozen=True, kw_only=True)
 class TagGroup:
     """The scenarios of one tag: pass rates, and the stratified pass-rate test over them.
 
@@ -423,6 +493,11 @@ class Comparison:
     """The consistency of each judge criterion sampled more than once, per scenario and side."""
     uniform_judges: tuple[UniformJudge, ...] = ()
     """Judge criteria that gave one verdict to every run of both sides, whose answers differ."""
+    judge_probes: tuple[JudgeProbe, ...] = ()
+    """What each judge said of an empty and an off-topic answer before each side's batch."""
+    length_rule_judges: tuple[LengthRuleJudge, ...] = ()
+    """Judge criteria sampled k ≥ 2 times: how a rule on answer length predicts their verdicts
+    beside how they predict themselves (``flagged``: length predicts them better)."""
     judged_once: tuple[JudgeOnce, ...] = ()
     """Judge criteria that gave one verdict per run (their noise unknown), per scenario and
     side."""

@@ -12,6 +12,7 @@ from trajguard.compare import (
     Comparison,
     PooledBaseline,
     compare_runsets,
+    judge_probes,
     pool_history,
 )
 from trajguard.errors import StoreError
@@ -181,6 +182,10 @@ def compare_loaded(
     comparison = compare_runsets(
         baseline.runs, candidate.runs, config=config, tags=_manifest_tags(candidate.manifest)
     )
+    probes = judge_probes(baseline.manifest, "baseline") + judge_probes(
+        candidate.manifest, "candidate"
+    )
+    comparison = replace(comparison, judge_probes=probes)
     if adjust is not None:
         comparison = adjust(comparison)
     plotted = plotted_scenarios(comparison, all_plots=options.all_plots) if options.plots else []

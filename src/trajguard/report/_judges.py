@@ -5,10 +5,15 @@ disagree, and how much of a verdict's variance is the judge's own noise, each wi
 from __future__ import annotations
 
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
+from trajguard.local_model import MODEL_STRING, is_local_model
 from trajguard.report._format import md
+from trajguard.suite import EMBEDDED_JUDGE_MEASURED
 
 __all__ = [
+    "embedded_judge_warnings",
     "judge_section",
+    "length_rule_judge_warnings",
+    "probe_judge_warnings",
     "uniform_judge_warnings",
     "unmeasured_judge_warnings",
     "unstable_judge_warnings",
@@ -56,6 +61,66 @@ def uniform_judge_warnings(comparison: Comparison) -> list[str]:
     ]
 
 
+def length_rule_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the judges that answer length predicts better than they predict
+    themselves: such a judge may be scoring length, not the rubric."""
+    return [
+        f"- **Judge that answer length explains better than it explains itself:** "
+        f"{md(j.scenario, limit=40)}, {md(j.criterion, limit=80)} ({md(j.model, limit=40)}): "
+        f'the rule "{md(j.rule, limit=80)}" agrees with {_pct(j.rule_agreement)} of its '
+        f"verdicts (cross-validated), two of its own verdicts on one run agree "
+        f"{_pct(j.self_agreement)} of the time, over {j.runs} runs of both sides (rule minus "
+        f"self {100 * j.margin:+.0f} pts, 95% lower bound {100 * j.margin_low:+.0f} pts). "
+        "It may be scoring length, not the rubric: check it on answers whose length says "
+        "nothing of their quality before gating on it."
+        for j in comparison.length_rule_judges
+        if j.flagged
+    ]
+
+
+def probe_judge_warnings(comparison: Comparison) -> list[str]:
+    """Headline lines for the judges that passed the empty or the off-topic answer they were
+    asked about before a batch: such a judge passes answers it never read."""
+    passed: dict[tuple[str, str], dict[str, set[str]]] = {}
+    for probe in comparison.judge_probes:
+        if probe.passed:
+            answers = passed.setdefault((probe.criterion, probe.model), {})
+            answers.setdefault(probe.answer, set()).add(probe.side)
+    lines = []
+    for (criterion, model), answers in sorted(passed.items()):
+        said = " and ".join(
+            f"{'an' if name[0] in 'aeiou' else 'a'} {name} answer ({', '.join(sorted(sides))})"
+            for name, sides in sorted(answers.items())
+        )
+        lines.append(
+            f"- **Judge that cannot judge:** {md(criterion, limit=80)} ({md(model, limit=40)}) "
+            f"passed {said} before the batch: unless saying nothing meets the rubric, it "
+            "passes answers it never read, and its verdicts on the agent's say little. Use a "
+            "capable judge `model:` (or a sharper rubric) before gating on it."
+        )
+    return lines
+
+
+def embedded_judge_warnings(comparison: Comparison) -> list[str]:
+    """The headline line when a judge criterion is judged by the embedded model: a judge for
+    the plumbing, not for the rubric."""
+    criteria = sorted(
+        {j.criterion for j in comparison.judges if is_local_model(j.model)}
+        | {j.criterion for j in comparison.judged_once if is_local_model(j.model)}
+        | {p.criterion for p in comparison.judge_probes if p.embedded}
+    )
+    if not criteria:
+        return []
+    named = ", ".join(md(c, limit=60) for c in criteria[:3])
+    more = f" and {len(criteria) - 3} more" if len(criteria) > 3 else ""
+    return [
+        f"- **Plumbing-grade judge:** {named}{more} judged by the embedded model "
+        f"({MODEL_STRING}, SmolLM2-135M): it shows that judging runs end to end, not whether "
+        f"answers meet the rubric ({EMBEDDED_JUDGE_MEASURED}). Name a capable judge `model:` "
+        "before reading its pass rates as the agent's."
+    ]
+
+
 def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:
     """Headline lines for the gating judged criteria whose judge gave one verdict per run: its
     noise is unknown (once per scenario and criterion, whichever side sampled once)."""
@@ -69,8 +134,9 @@ def unmeasured_judge_warnings(comparison: Comparison) -> list[str]:
         f"- **Judge noise unknown:** {md(scenario, limit=40)}, {md(criterion, limit=80)} "
         f"({md(model, limit=40)}) gave one verdict per run (`samples: 1`): how often this "
         "judge contradicts itself is not measured, so how much of the scenario's pass-rate "
-        "change is the judge's cannot be said. Set `samples: 3` to measure it (each run is "
-        "then decided by the majority of its verdicts)."
+        "change is the judge's cannot be said, nor whether a rule on answer length predicts its "
+        "verdicts better than the judge predicts itself. Set `samples: 3` to measure both "
+        "(each run is then decided by the majority of its verdicts)."
         for (scenario, criterion), model in sorted(seen.items())
     ]
 

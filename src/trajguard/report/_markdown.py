@@ -11,7 +11,10 @@ from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_ce
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
 from trajguard.report._judges import (
+    embedded_judge_warnings,
     judge_section,
+    length_rule_judge_warnings,
+    probe_judge_warnings,
     uniform_judge_warnings,
     unmeasured_judge_warnings,
     unstable_judge_warnings,
@@ -118,7 +121,10 @@ def _headline(
     lines += _blind(comparison, require_power, ab)
     lines += [f"- **Warning:** {md(w, limit=300)}" for w in comparison.warnings]
     lines += unstable_judge_warnings(comparison)
+    lines += probe_judge_warnings(comparison)
+    lines += embedded_judge_warnings(comparison)
     lines += uniform_judge_warnings(comparison)
+    lines += length_rule_judge_warnings(comparison)
     lines += unmeasured_judge_warnings(comparison)
     return lines
 

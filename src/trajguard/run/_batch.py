@@ -29,6 +29,8 @@ from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted, EmbeddedModelCrashed
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
+from trajguard.run._judge_probe import probe_judges, probe_warnings
+from trajguard.run._judging import Judges, uses_judge
 from trajguard.run._loop import run_to_end
 from trajguard.run._options import BatchOptions, options_from_manifest
 from trajguard.run._plan import Plan, RunSpec, plan_batch
@@ -57,7 +59,7 @@ class BatchObserver(Protocol):
         """One run finished (its row as stored)."""
 
     # An observer may also have ``judging(active: int)``: told how many judgements (of
-    # ``judge`` criteria) are in flight whenever that changes (the local executor only).
+    # ``judge`` criteria) are in flight whenever that changes (local and Ray executors).
 
 
 ObserverFactory = Callable[[str], AbstractContextManager[BatchObserver]]
@@ -82,7 +84,8 @@ class BatchResult:
     server_log: Path | None = None
     """The embedded server's log, kept in the run set because a model call failed."""
     warnings: tuple[str, ...] = ()
-    """Criteria of callable and command agents naming a tool no run of the batch called."""
+    """Criteria of callable and command agents naming a tool no run of the batch called; judges
+    that passed the empty or off-topic answer they were asked about before the batch."""
 
 
 async def run_batch(
@@ -129,7 +132,14 @@ async def run_batch(
         async with open_executor(
             settings, todo, make_model=make_model, batch=manifest, concurrency=wanted, steps=steps
         ) as executor:
-            # opened before anything is written: an unreachable model or cluster leaves nothing
+            if "judge_probes" not in manifest and any(uses_judge(arm) for _, arm in plan):
+                judges = getattr(executor, "judges", None) or Judges()
+                manifest["judge_probes"] = await steps.timed(
+                    "asking each judge about an empty and an off-topic answer",
+                    probe_judges(plan, judges, seed=batch_seed),
+                )
+            # opened (and the judges probed) before anything is written: a failed start leaves
+            # nothing
             if not resume:  # the directory is made and claimed now, checked again under the lock
                 held.enter_context(store.lock_runset(runset, new=True))
             if todo:
@@ -165,7 +175,7 @@ async def run_batch(
         elapsed_s=time.monotonic() - started,
         errors=errors_by_arm(rows),
         server_log=server_log,
-        warnings=_unseen_tools(plan, runset),
+        warnings=_unseen_tools(plan, runset) + probe_warnings(manifest.get("judge_probes") or []),
     )
 
 
@@ -236,11 +246,11 @@ async def _run_all(
 
 def _watch_judging(executor: RunExecutor, observer: BatchObserver) -> None:
     """Tell an observer with a ``judging(active)`` method how many judgements are in flight
-    (this process's judges: the local executor's; on Ray each run judges in its worker)."""
-    judges = getattr(executor, "judges", None)
+    (the local executor's judges; on Ray, the sum over the workers the driver relays)."""
+    progress = getattr(executor, "judging", None)
     judging = getattr(observer, "judging", None)
-    if judges is not None and callable(judging):
-        judges.on_change = judging
+    if progress is not None and callable(judging):
+        progress.on_change = judging
 
 
 @contextmanager

@@ -26,7 +26,7 @@ from trajguard.suite import JudgeFunction, ResolvedScenario
 if TYPE_CHECKING:
     from trajguard.capture.types import ChatModel
 
-__all__ = ["Judges", "uses_judge"]
+__all__ = ["Judges", "JudgingProgress", "uses_judge"]
 
 
 def uses_judge(arm: ResolvedScenario) -> bool:
@@ -34,19 +34,33 @@ def uses_judge(arm: ResolvedScenario) -> bool:
     return any(c.kind == "judge" for c in arm.pass_criteria)
 
 
+class JudgingProgress:
+    """How many judgements are in flight, told to a watcher whenever that changes (a progress
+    display: "judging N")."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.on_change: Callable[[int], None] | None = None
+
+    def set(self, active: int) -> None:
+        self.active = active
+        if self.on_change is not None:
+            self.on_change(active)
+
+
 class Judges:
     """The judge models and the judgement cache of a batch (of this process: on Ray each run
     has its own)."""
 
-    def __init__(self, *, attempt_timeout_s: float = 120.0) -> None:
+    def __init__(
+        self, *, attempt_timeout_s: float = 120.0, progress: JudgingProgress | None = None
+    ) -> None:
         self.cache = JudgeCache()
         self.attempt_timeout_s = attempt_timeout_s
         """The longest one attempt of a judge's client waits (each judgement is bounded too)."""
         self._models: dict[tuple[str, str | None], ChatModel] = {}
-        self.active = 0
-        """Judgements in flight."""
-        self.on_change: Callable[[int], None] | None = None
-        """Told ``active`` whenever it changes (a progress display: "judging N")."""
+        self.progress = progress or JudgingProgress()
+        """The judgements in flight (this process's; on Ray the driver sums the workers')."""
 
     def model(self, settings: JudgeSettings) -> ChatModel:
         """The client of a judge model (one per model string and endpoint)."""
@@ -99,6 +113,4 @@ class Judges:
         return judge
 
     def _count(self, change: int) -> None:
-        self.active += change
-        if self.on_change is not None:
-            self.on_change(self.active)
+        self.progress.set(self.progress.active + change)

@@ -17,7 +17,13 @@ from trajguard.errors import StoreError, SuiteError
 from trajguard.redaction import scrub
 from trajguard.run._options import BatchOptions
 from trajguard.run._plan import Plan
-from trajguard.suite import Suite
+from trajguard.suite import (
+    DEFAULT_SAMPLES,
+    EARLIER_DEFAULT_SAMPLES,
+    JudgeCriterion,
+    ResolvedScenario,
+    Suite,
+)
 
 __all__ = ["check_resumable", "new_manifest", "record_executor", "resumable_manifest"]
 
@@ -156,15 +162,38 @@ def check_resumable(manifest: dict[str, Any], suite: Suite, plan: Plan, runset: 
             hint="resume with the suite file that started the batch",
         )
     recorded = manifest.get("config_hashes", {})
-    for spec, _ in plan:
+    for spec, arm in plan:
         key = f"{spec.scenario}/{spec.variant}"
         if key in recorded and recorded[key] != spec.config_hash:
+            if recorded[key] == _hash_with_earlier_judge_default(arm):
+                raise SuiteError(
+                    f"scenario {key} was started when a judge criterion's `samples` defaulted "
+                    f"to {EARLIER_DEFAULT_SAMPLES}; it now defaults to {DEFAULT_SAMPLES}, which "
+                    f"changes the scenario's config hash ({recorded[key]} → {spec.config_hash})",
+                    file=runset,
+                    hint=f"to resume this batch, add `samples: {EARLIER_DEFAULT_SAMPLES}` to "
+                    "its judge criteria; or start a new batch",
+                )
             raise SuiteError(
                 f"scenario {key} changed since this batch started (config hash "
                 f"{recorded[key]} → {spec.config_hash})",
                 file=runset,
                 hint="a resumed batch must run the same definitions: start a new batch instead",
             )
+
+
+def _hash_with_earlier_judge_default(arm: ResolvedScenario) -> str | None:
+    """The config hash ``arm`` had when an unset judge ``samples`` meant
+    :data:`EARLIER_DEFAULT_SAMPLES` (``None``: no judge criterion leaves it unset)."""
+    criteria = [
+        c.model_copy(update={"samples": EARLIER_DEFAULT_SAMPLES})
+        if isinstance(c, JudgeCriterion) and "samples" not in c.model_fields_set
+        else c
+        for c in arm.pass_criteria
+    ]
+    if criteria == arm.pass_criteria:
+        return None
+    return arm.model_copy(update={"pass_criteria": criteria}).config_hash()
 
 
 def record_executor(manifest: dict[str, Any], record: Mapping[str, Any], *, resumed: bool) -> None:

@@ -14,7 +14,13 @@ from trajguard.suite._criteria import (
     parse_criterion,
 )
 from trajguard.suite._criteria import evaluate as evaluate_criteria
-from trajguard.suite._judge import JudgeCriterion, JudgeFunction
+from trajguard.suite._judge import (
+    DEFAULT_SAMPLES,
+    EARLIER_DEFAULT_SAMPLES,
+    EMBEDDED_JUDGE_MEASURED,
+    JudgeCriterion,
+    JudgeFunction,
+)
 from trajguard.suite._load import load_suite
 from trajguard.suite._models import (
     BASE_VARIANT,
@@ -38,6 +44,9 @@ from trajguard.suite._references import check_executable, import_object, import_
 __all__ = [
     "BASE_VARIANT",
     "CRITERION_TYPES",
+    "DEFAULT_SAMPLES",
+    "EARLIER_DEFAULT_SAMPLES",
+    "EMBEDDED_JUDGE_MEASURED",
     "KINDS",
     "MAX_TIMEOUT_S",
     "MODEL_PLACEHOLDERS",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from trajguard.suite._judge import JudgeCriterion
+from trajguard.local_model import is_local_model
+from trajguard.suite._judge import EMBEDDED_JUDGE_MEASURED, JudgeCriterion
 from trajguard.suite._models import BASE_VARIANT, Suite
 
 __all__ = ["judge_advice"]
@@ -11,8 +12,24 @@ __all__ = ["judge_advice"]
 def judge_advice(suite: Suite) -> list[str]:
     """One line per (scenario, variant) judge criterion that gives one verdict per run: its
     noise cannot be measured, so the report cannot say how much of a pass-rate change is the
-    judge's (``samples: 3`` measures it)."""
+    judge's (``samples: 3`` measures it); and one line for the judge criteria whose judge is
+    the embedded model, which passes nearly every answer (docs/how-to/datasets-and-judges.md)."""
     lines: list[str] = []
+    embedded = sorted(
+        {
+            criterion.label
+            for scenario in suite.scenarios
+            for variant in sorted({BASE_VARIANT, *suite.variants, *scenario.variants})
+            for criterion in suite.resolve(scenario.id, variant).pass_criteria
+            if isinstance(criterion, JudgeCriterion) and is_local_model(criterion.model)
+        }
+    )
+    if embedded:
+        more = f" and {len(embedded) - 1} more judge criteria" if embedded[1:] else ""
+        lines.append(
+            f"{embedded[0]}{more} judged by the embedded model: {EMBEDDED_JUDGE_MEASURED}; it "
+            "checks the plumbing, not the rubric: name a capable judge `model:` to gate on them"
+        )
     for scenario in suite.scenarios:
         variants = sorted({BASE_VARIANT, *suite.variants, *scenario.variants})
         labels: dict[str, list[str]] = {}

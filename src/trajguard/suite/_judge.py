@@ -4,14 +4,19 @@ against a rubric::
     pass:
       - judge:
           rubric: "The answer names Paris as the capital of France."
-          model: local/smollm2        # any litellm model string; the embedded model by default
-          samples: 3                  # verdicts per run (the report measures their agreement)
+          model: openai/gpt-4o-mini   # any litellm model string; the embedded model by default
+          samples: 3                  # verdicts per run (3 by default; their agreement measured)
           pass_if: majority           # majority (default) | all | any
           on: final_output            # or trajectory
           temperature: 0.7            # the judge's settings (provider defaults when unset)
           max_tokens: 64
 
 Every field is part of the scenario's config hash (a changed judge is a changed scenario).
+``samples`` defaults to :data:`DEFAULT_SAMPLES` (3): with one verdict per run nothing says how
+often the judge contradicts itself, nor whether answer length explains it better. It used to
+default to 1 (:data:`EARLIER_DEFAULT_SAMPLES`), so a judged suite that leaves it unset has a new
+config hash (a batch started before cannot be resumed: the error says why).
+The embedded model as judge is for the plumbing (docs/how-to/datasets-and-judges.md).
 A judge that cannot decide (unreachable, no verdict in its answer) leaves the criterion not
 judged, with the reason: the run is then a ``harness_error`` unless another criterion failed it.
 """
@@ -34,7 +39,26 @@ from trajguard.judge import (
 )
 from trajguard.local_model import MODEL_STRING, is_local_model
 
-__all__ = ["JudgeCriterion", "JudgeFunction", "judge_outcome", "judged_text"]
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "EARLIER_DEFAULT_SAMPLES",
+    "EMBEDDED_JUDGE_MEASURED",
+    "JudgeCriterion",
+    "JudgeFunction",
+    "judge_outcome",
+    "judged_text",
+]
+
+EMBEDDED_JUDGE_MEASURED = (
+    "it passed 12 of 12 clearly wrong answers, every empty one and every off-topic one when "
+    "measured (benchmarks/bench_embedded_judge.py)"
+)
+"""What the embedded model does as a judge, measured (benchmarks/RESULTS.md, "What the
+embedded model can judge"): said wherever a suite or a report uses it as one."""
+
+DEFAULT_SAMPLES = 3
+EARLIER_DEFAULT_SAMPLES = 1
+"""The default of ``samples`` before :data:`DEFAULT_SAMPLES` (the hash of a batch started then)."""
 
 JudgeFunction = Callable[[JudgeSettings, str], Judgement]
 """How a batch has a text judged (blocking; cached by the batch)."""
@@ -50,7 +74,7 @@ class JudgeCriterion(BaseModel):
     model: str = MODEL_STRING
     api_base: str | None = None
     """The judge's OpenAI-compatible endpoint (not for the embedded model)."""
-    samples: int = Field(default=1, ge=1, le=20)
+    samples: int = Field(default=DEFAULT_SAMPLES, ge=1, le=20)
     pass_if: Literal["majority", "all", "any"] = "majority"  # noqa: S105 (not a password)
     on: Literal["final_output", "trajectory"] = "final_output"
     temperature: float | None = Field(default=None, ge=0, le=2)

@@ -45,6 +45,8 @@ class LocalExecutor:
         self._runs_on = [0] * model_slots
         self.judges = Judges()
         """The batch's judge models and judgement cache."""
+        self.judging = self.judges.progress
+        """The judgements in flight."""
 
     async def run(self, spec: RunSpec, arm: ResolvedScenario) -> dict[str, Any]:
         slot = self._runs_on.index(min(self._runs_on))  # the least busy server

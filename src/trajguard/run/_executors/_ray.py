@@ -34,6 +34,7 @@ from trajguard.errors import (
 from trajguard.local_model import is_local_model, running_local_server
 from trajguard.run._executors._base import LOST, harness_row
 from trajguard.run._executors._jobs import decode_row, encode_job
+from trajguard.run._judging import JudgingProgress
 from trajguard.run._models import make_models, preflight, uses_model
 from trajguard.run._plan import Plan, RunSpec
 from trajguard.run._startup import NO_STEPS, StartupSteps
@@ -69,6 +70,8 @@ class RayExecutor:
         self._fatal: TrajguardError | None = None
         self._reader: asyncio.Task[None] | None = None
         self._writing = asyncio.Lock()
+        self.judging = JudgingProgress()
+        """The judgements in flight on the cluster (the driver relays their total)."""
 
     @property
     def record(self) -> Mapping[str, Any]:
@@ -195,6 +198,9 @@ class RayExecutor:
                     )
                 )
                 return
+            if reply["op"] == "judging":
+                self.judging.set(int(reply["active"]))
+                continue
             future = self._waiting.get(reply["id"])
             if future is not None and not future.done():
                 future.set_result(reply)

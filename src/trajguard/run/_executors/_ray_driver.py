@@ -21,6 +21,7 @@ started with — Ray's own output goes to stderr, a log file the batch names):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -41,6 +42,8 @@ PROBE_TIMEOUT_S = 10.0
 WATCH_INTERVAL_S = 2.0
 LOST_CLUSTER_GRACE_S = 10.0
 """How long no node may be able to hold a run before the batch stops (resumably)."""
+JUDGING_INTERVAL_S = 0.5
+"""How often the judgements in flight on the cluster are read for the progress line."""
 
 
 class _Refused(Exception):
@@ -72,6 +75,7 @@ class _Driver:
         self._urls: dict[str, str] = {}
         self._keep: list[Any] = []  # node model actors: alive while referenced
         self._task: Any = None
+        self._judging: Any = None
 
     def send(self, message: Mapping[str, Any]) -> None:
         _send(self._channel, message)
@@ -96,12 +100,14 @@ class _Driver:
             )
             return 0
         watcher = asyncio.create_task(self._watch())
+        relay = asyncio.create_task(self._relay_judging())
         runs: set[asyncio.Task[None]] = set()
         while (request := await self._inbox.get()) is not None and request["op"] == "run":
             task = asyncio.create_task(self._run(request["id"], request["job"]))
             runs.add(task)
             task.add_done_callback(runs.discard)
         watcher.cancel()
+        relay.cancel()
         self._close()
         return 0
 
@@ -151,6 +157,7 @@ class _Driver:
                 f"every node of the Ray cluster at {address} that "
                 "could hold a run left it while the batch was starting",
             )
+        self._judging = ray.remote(_ray_worker.JudgingCounter).options(num_cpus=0).remote()
         self._task = ray.remote(_ray_worker.run_job).options(
             num_cpus=task["num_cpus"],
             resources=task["resources"] or None,
@@ -196,7 +203,7 @@ class _Driver:
 
     async def _run(self, run_id: str, job: str) -> None:
 
-        ref = self._task.remote(job, self._urls)
+        ref = self._task.remote(job, self._urls, self._judging)
         self._in_flight[run_id] = ref
         try:
             row = await ref
@@ -208,6 +215,22 @@ class _Driver:
             self.send({"op": "done", "id": run_id, "row": row})
         finally:
             del self._in_flight[run_id]
+            with contextlib.suppress(ray.exceptions.RayError):  # the counter is gone: no count
+                self._judging.done.remote(run_id)
+
+    async def _relay_judging(self) -> None:
+        """Tell the batch the judgements in flight on the cluster whenever their total
+        changes (read every :data:`JUDGING_INTERVAL_S`)."""
+        told = 0
+        while True:
+            await asyncio.sleep(JUDGING_INTERVAL_S)
+            try:
+                active = int(await self._judging.total.remote())
+            except ray.exceptions.RayError:  # the counter's node is gone: no count to show
+                continue
+            if active != told:
+                told = active
+                self.send({"op": "judging", "active": active})
 
     async def _watch(self) -> None:
         """Stop the batch when no node can hold a run any more (Ray would wait for one

@@ -9,22 +9,49 @@ path, so trajguard must be installed on every node.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import ray
 
 from trajguard.local_model import LocalModelServer
 from trajguard.run._executors import _remote
 
-__all__ = ["NodeModelServer", "check_imports", "check_models", "run_job"]
+__all__ = ["JudgingCounter", "NodeModelServer", "check_imports", "check_models", "run_job"]
 
 
 def _node_id() -> str:
     return str(ray.get_runtime_context().get_node_id())
 
 
-def run_job(job: str, urls: Mapping[str, str]) -> str:
-    """One run (a Ray task): the job's JSON in, its row's JSON out."""
-    return _remote.run_job(job, urls, _node_id())
+def run_job(job: str, urls: Mapping[str, str], judging: Any = None) -> str:
+    """One run (a Ray task): the job's JSON in, its row's JSON out; its judgements in flight
+    told to ``judging`` (a :class:`JudgingCounter` actor's handle), without waiting."""
+
+    def tell(run_id: str, active: int) -> None:
+        judging.change.remote(run_id, active)
+
+    return _remote.run_job(job, urls, _node_id(), tell if judging is not None else None)
+
+
+class JudgingCounter:
+    """The judgements in flight on the cluster, by run (a Ray actor of the driver's): the
+    workers tell it each run's count, the driver reads the total for the progress line and
+    forgets a run when its task ends (a worker that died mid-judgement told no zero)."""
+
+    def __init__(self) -> None:
+        self._active: dict[str, int] = {}
+
+    def change(self, run_id: str, active: int) -> None:
+        if active:
+            self._active[run_id] = active
+        else:
+            self._active.pop(run_id, None)
+
+    def done(self, run_id: str) -> None:
+        self._active.pop(run_id, None)
+
+    def total(self) -> int:
+        return sum(self._active.values())
 
 
 def check_imports(arms: Sequence[str]) -> list[str]:

@@ -10,7 +10,8 @@ say ``local/smollm2``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Mapping, Sequence
+import functools
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,6 +20,7 @@ from trajguard.capture.types import ChatModel, LLMResponse, Message
 from trajguard.errors import ImportPathError, TrajguardError
 from trajguard.local_model import MODEL_STRING, SERVED_MODEL_NAME, is_local_model
 from trajguard.run._executors._jobs import decode_job, encode_row
+from trajguard.run._judging import Judges
 from trajguard.run._models import uses_model
 from trajguard.run._one import one_run
 from trajguard.run._plan import RunSpec
@@ -103,18 +105,36 @@ def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
     return _loop.run_until_complete(coroutine)
 
 
-def run_job(job: str, urls: Mapping[str, str], node_id: str) -> str:
-    """Run one job (JSON from :func:`._jobs.encode_job`) and return its row as JSON."""
+def run_job(
+    job: str,
+    urls: Mapping[str, str],
+    node_id: str,
+    judging: Callable[[str, int], None] | None = None,
+) -> str:
+    """Run one job (JSON from :func:`._jobs.encode_job`) and return its row as JSON.
+
+    Args:
+        judging: told ``(run id, judgements in flight)`` whenever the run's count changes (the
+            driver sums the runs' counts for the progress line).
+    """
     spec, arm, batch = decode_job(job)
-    return encode_row(_run(_one_run_with_wire(spec, arm, model_for(arm, urls, node_id), batch)))
+    judges = Judges(attempt_timeout_s=arm.timeout_s)
+    if judging is not None:
+        judges.progress.on_change = functools.partial(judging, spec.run_id)
+    model = model_for(arm, urls, node_id)
+    return encode_row(_run(_one_run_with_wire(spec, arm, model, batch, judges)))
 
 
 async def _one_run_with_wire(
-    spec: RunSpec, arm: ResolvedScenario, model: ChatModel, batch: Mapping[str, Any]
+    spec: RunSpec,
+    arm: ResolvedScenario,
+    model: ChatModel,
+    batch: Mapping[str, Any],
+    judges: Judges,
 ) -> dict[str, Any]:
     """One run with a wire endpoint of its own on this worker, when its agent uses one."""
     with batch_wire([(spec, arm)], {arm.model: model}) as (wire, models):
-        return await one_run(spec, arm, models[arm.model], batch, wire=wire)
+        return await one_run(spec, arm, models[arm.model], batch, wire=wire, judges=judges)
 
 
 def import_problems(arms: Sequence[str]) -> list[str]:

@@ -18,6 +18,14 @@ from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
 from trajguard.compare._judges import judge_consistency, judged_once
+from trajguard.compare._pairwise import (
+    AskedOrder,
+    PairJudgement,
+    PairwiseResult,
+    Preferences,
+    pair_score,
+    pairwise_test,
+)
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -68,6 +76,7 @@ __all__ = [
     "UNSTABLE_JUDGE_DISAGREEMENT",
     "ABResult",
     "Answer",
+    "AskedOrder",
     "BlindSpot",
     "CompareConfig",
     "Comparison",
@@ -89,9 +98,12 @@ __all__ = [
     "Metric",
     "MetricResult",
     "Overall",
+    "PairJudgement",
+    "PairwiseResult",
     "PassK",
     "PlanRow",
     "PooledBaseline",
+    "Preferences",
     "Resampling",
     "ScenarioGate",
     "ScenarioPlan",
@@ -114,6 +126,8 @@ __all__ = [
     "judge_consistency",
     "judged_once",
     "metric",
+    "pair_score",
+    "pairwise_test",
     "plan_assumed",
     "plan_runset",
     "pool_history",

@@ -185,19 +185,26 @@ _SHOWN = re.compile(r"<<<\n(.*?)\n>>>", re.S)
 
 @contextmanager
 def pairwise_server(judge: str, seed: int) -> Iterator[dict[str, Any]]:
-    """A pairwise judge (:func:`preferences`) on 127.0.0.1; yields ``{"api_base", "calls"}``.
-    ``echo-key`` answers no preference but its API key (a judge that leaks it)."""
+    """A pairwise judge (:func:`preferences`) on 127.0.0.1; yields ``{"api_base", "calls",
+    "questions"}`` (the pairs of answers it was asked about, first-shown first).
+    ``echo-key`` answers no preference but its API key (a judge that leaks it); ``first-1.0``
+    always the first-shown answer."""
     rng = np.random.default_rng(seed)
+    questions: list[tuple[str, str]] = []
 
     def reply(prompt: str, key: str) -> str:
         if judge == "echo-key":
             return f"I will not choose. Authorization: Bearer {key}"
         shown = _SHOWN.findall(prompt)
-        quality = [int(QUALITY[ANSWERS.index(t)]) if t in ANSWERS else 0 for t in shown[:2]]
+        if len(shown) != 2:  # not a pairwise question (a reachability probe): any answer
+            return "ok"
+        questions.append((shown[0], shown[1]))
+        quality = [int(QUALITY[ANSWERS.index(t)]) if t in ANSWERS else 0 for t in shown]
         choice = int(preferences(judge, np.array(quality[:1]), np.array(quality[1:]), rng)[0])
         return f"PREFERENCE: {('1', '2', 'TIE')[choice]}\nREASON: scripted"
 
     with _serve(reply) as state:
+        state["questions"] = questions
         yield state
 
 

@@ -1,7 +1,8 @@
 """Judged criteria whose noise the verdict knows: A/A nights and power with noisy judges (issue 35).
 
 Run: python benchmarks/bench_judge_calibration.py [--only PART] [--nights 1000]
-       [--power-nights 500] [--http-nights 20] [--seed 35]
+       [--power-nights 500] [--http-nights 20] [--both-orders 0.5]
+       [--seed 35]
 
 One scenario, N runs per side (N = 20 and 50), a pass criterion that is a ``judge`` with
 ``samples`` k in 1, 3, 5 (``pass_if: majority``). The agent repeats answers: one of four texts
@@ -27,6 +28,9 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the comman
   beside the in-process figure of the same condition, and the batches' pass-count variance over
   the binomial one (1 when runs are independent; far above with shared judgements).
   ``PYTHONPATH=<an older checkout>/src`` runs it against that code.
+* ``pairwise``: the pairwise judge of ``trajguard ab`` (_pairwise_nights.py): A/A nights and the
+  power to find B's answers better on 70 % of inputs, with judges that are consistent, biased
+  for the first-shown answer (30 % / 60 %) and noisy; and its position-bias figure.
 
 How a night is decided in process: with one scenario whose runs differ only in ``passed``,
 the comparison's outcome depends only on the two pass counts (its permutations are seeded),
@@ -51,6 +55,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _pairwise_nights import part_pairwise
 from _scripted_judge import (
     AGENT,
     BASELINE_MIX,
@@ -334,15 +339,17 @@ def _dispersion(counts: np.ndarray, n: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("aa", "power", "stability", "http"))
+    parser.add_argument("--only", choices=("aa", "power", "stability", "http", "pairwise"))
     parser.add_argument("--nights", type=int, default=1000)
     parser.add_argument("--power-nights", type=int, default=500)
     parser.add_argument("--stability-nights", type=int, default=300)
     parser.add_argument("--http-nights", type=int, default=20)
+    parser.add_argument("--both-orders", type=float, default=0.5, help="pairwise part")
     parser.add_argument("--seed", type=int, default=35)
     args = parser.parse_args()
     began = time.perf_counter()
-    tables = {} if args.only == "stability" else {n: decisions(n) for n in (20, 50)}
+    needs_tables = args.only not in ("stability", "pairwise")
+    tables = {n: decisions(n) for n in (20, 50)} if needs_tables else {}
     print(
         "decision tables: "
         + ", ".join(f"N = {n}: {t.compares} comparisons" for n, t in tables.items())
@@ -350,7 +357,7 @@ def main() -> None:
     )
     assert RIGHT.sum() == 2
     parts = (("aa", part_aa), ("power", part_power), ("stability", part_stability))
-    for name, part in (*parts, ("http", part_http)):
+    for name, part in (*parts, ("http", part_http), ("pairwise", part_pairwise)):
         if args.only in (None, name):
             part(args, tables)
     print(f"\n{time.perf_counter() - began:.0f} s")

@@ -33,6 +33,7 @@ __all__ = [
     "PairJudgement",
     "PairwiseResult",
     "Preferences",
+    "adjusted_score",
     "contradicted",
     "order_score",
     "pair_score",
@@ -156,6 +157,16 @@ def pair_score(pair: PairJudgement) -> float:
     return sum(order_score(o) for o in pair.orders) / len(pair.orders)
 
 
+def adjusted_score(pair: PairJudgement, bias: float) -> float:
+    """The pair's score less the judge's measured position bias where one order was asked:
+    ``bias`` times +1 when B's answer was shown first, -1 when A's (a pair asked in both orders
+    has none to remove). Its mean is the raw score's (the order is a fair coin); its spread is
+    smaller for a judge with a position bias."""
+    if len(pair.orders) != 1:
+        return pair_score(pair)
+    return pair_score(pair) - bias * (1.0 if pair.orders[0].b_first else -1.0)
+
+
 def contradicted(pair: PairJudgement) -> bool:
     """Whether one asked order preferred B and another A (the order decided, not the content)."""
     return {1.0, -1.0} <= {order_score(o) for o in pair.orders}
@@ -213,17 +224,19 @@ def pairwise_test(
         exact_limit: up to this many sign arrangements, all are enumerated (an exact p).
     """
     judged = tuple(sorted(preferences.judgements, key=lambda p: (p.scenario, p.run_index)))
+    both = [p for p in judged if len(p.orders) > 1]
+    bias, bias_ci = _position_bias(both, alpha)
+    raw = np.array([pair_score(p) for p in judged], dtype=float)
     by_scenario: dict[str, list[float]] = {}
     for pair in judged:
-        by_scenario.setdefault(pair.scenario, []).append(pair_score(pair))
+        by_scenario.setdefault(pair.scenario, []).append(adjusted_score(pair, bias or 0.0))
     scores = np.array([s for values in by_scenario.values() for s in values], dtype=float)
     weights = np.array(
         [1 / (len(v) * len(by_scenario)) for v in by_scenario.values() for _ in v], dtype=float
     )
-    estimate = float(weights @ scores) if scores.size else None
+    means = [sum(v) / len(v) for v in by_scenario.values()]
+    estimate = sum(means) / len(means) if means else None
     ci = _stratified_ci(by_scenario, estimate, alpha)
-    both = [p for p in judged if len(p.orders) > 1]
-    bias, bias_ci = _position_bias(both, alpha)
     resampled, exact = _flip_p(scores, weights, rng, resamples, exact_limit)
     return PairwiseResult(
         rubric=preferences.rubric,
@@ -231,9 +244,9 @@ def pairwise_test(
         test="stratified sign-flip (" + ("exact" if exact else f"{resamples} resamples") + ")",
         pairs=len(judged),
         scenarios=len(by_scenario),
-        b_preferred=int(np.sum(scores > 0)),
-        a_preferred=int(np.sum(scores < 0)),
-        ties=int(np.sum(scores == 0)),
+        b_preferred=int(np.sum(raw > 0)),
+        a_preferred=int(np.sum(raw < 0)),
+        ties=int(np.sum(raw == 0)),
         estimate=estimate,
         ci=ci,
         p_value=resampled,

@@ -4,7 +4,7 @@ same input is better (variant A's run ``i`` against variant B's run ``i`` of eac
     pairwise:
       rubric: "The answer is correct and says how it got there."
       model: openai/gpt-4o-mini    # any litellm model string; the embedded model by default
-      both_orders: 0.25            # share of pairs also asked in the other order (position bias)
+      both_orders: 0.5             # share of pairs also asked in the other order (position bias)
       temperature: 0.0             # the judge's settings (provider defaults when unset)
       max_tokens: 64
 
@@ -33,9 +33,11 @@ class PairwiseJudge(BaseModel):
     """The judge: any litellm model string."""
     api_base: str | None = None
     """The judge's OpenAI-compatible endpoint (not for the embedded model)."""
-    both_orders: float = Field(default=0.25, ge=0.0, le=1.0)
+    both_orders: float = Field(default=0.5, ge=0.0, le=1.0)
     """Share of pairs also asked with the answers swapped: measures the judge's position bias
-    (a judge that contradicts itself across the orders makes that pair a tie)."""
+    (a judge that contradicts itself across the orders makes that pair a tie), which is then
+    taken out of the pairs asked once; 1 asks every pair twice (the most power against a
+    biased judge, twice the calls)."""
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
 

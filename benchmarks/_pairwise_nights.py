@@ -113,8 +113,13 @@ def part_pairwise(args: argparse.Namespace, tables: object) -> None:
     cells = [("A/A", aa, args.nights, shape) for shape in ((1, 20), (1, 50), (5, 20))]
     power = (A_PAIR_MIX, B_PAIR_MIX)
     cells += [("B better on 70 %", power, args.power_nights, (1, n)) for n in (20, 50)]
+    judges = PAIRWISE_JUDGES
+    if args.pairwise_cell:  # one A/A cell again, e.g. "first-0.3:1x50"
+        judge, shape = args.pairwise_cell.split(":")
+        scenarios, n = (int(x) for x in shape.split("x"))
+        cells, judges = [("A/A", aa, args.nights, (scenarios, n))], (judge,)
     for kind, mixes, nights, shape in cells:
-        for judge in PAIRWISE_JUDGES:
+        for judge in judges:
             alone, holm, bias, covered = _cell(judge, mixes, shape, nights, rng, both)
             print(
                 f"| {kind} | {judge} | {shape[0]} × {shape[1]} | {alone} | {holm} | {bias} | "

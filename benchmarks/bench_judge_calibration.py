@@ -345,6 +345,7 @@ def main() -> None:
     parser.add_argument("--stability-nights", type=int, default=300)
     parser.add_argument("--http-nights", type=int, default=20)
     parser.add_argument("--both-orders", type=float, default=0.5, help="pairwise part")
+    parser.add_argument("--pairwise-cell", help="pairwise part: one A/A cell, JUDGE:SxN")
     parser.add_argument("--seed", type=int, default=35)
     args = parser.parse_args()
     began = time.perf_counter()

@@ -251,17 +251,13 @@ def compare_ab(
 
 
 def answered(result: ABResult) -> ABResult:
-    """The result with its answer and summary derived from its overall rate tests and its
-    per-scenario verdicts (call again after a design settled those verdicts, so the words
-    follow what the report shows)."""
+    """The result with its answer and summary derived from its overall rate tests, its
+    pairwise judge's test (when it has one) and its per-scenario verdicts (call again after a
+    design settled those verdicts, so the words follow what the report shows)."""
     config = result.per_scenario.config
     rates = (result.metric("pass_rate"), result.metric("crash_rate"))
-    significant = [
-        o.better
-        for o in (*rates, result.pairwise)
-        if o is not None and o.p_adjusted <= config.alpha
-    ]
-    significant = [better for better in significant if better is not None]
+    tests = (*rates, result.pairwise) if result.pairwise is not None else rates
+    significant = [o.better for o in tests if o.p_adjusted <= config.alpha and o.better is not None]
     changed = _behaviour_changes(result.per_scenario)
     if any(not better for better in significant):
         answer = Answer.HURT

@@ -69,7 +69,9 @@ async def _ask(
 
     async def judged(pair: dict[str, Any]) -> PairJudgement | str:
         timeout_s = min(suite.resolve(pair["scenario"], v).timeout_s for v in variants)
-        client = clients.setdefault(timeout_s, make_model(settings, timeout_s))
+        if timeout_s not in clients:
+            clients[timeout_s] = make_model(settings, timeout_s)
+        client = clients[timeout_s]
         key = f"{pair['seed_a']}/{pair['seed_b']}"
         draw = pair_draw(key, pair["scenario"], pair["run_index"], "order")
         b_first = draw % 2 == 1

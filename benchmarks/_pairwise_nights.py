@@ -16,6 +16,7 @@ interval covers the judge's true bias (F for ``first-F``, 0 otherwise).
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 from _scripted_judge import (
@@ -30,7 +31,7 @@ from _scripted_judge import (
 from trajguard.compare import AskedOrder, PairJudgement, Preferences, pairwise_test
 from trajguard.stats import wilson_interval
 
-__all__ = ["part_pairwise"]
+__all__ = ["part_pairwise", "part_pairwise_http"]
 
 ALPHA = 0.05
 CHOICES = ("first", "second", "tie")
@@ -125,3 +126,70 @@ def part_pairwise(args: argparse.Namespace, tables: object) -> None:
                 f"| {kind} | {judge} | {shape[0]} × {shape[1]} | {alone} | {holm} | {bias} | "
                 f"{covered} |"
             )
+
+
+def _http_suite(path: Path, api_base: str, b_mix: tuple[float, ...], n: int) -> Path:
+    mix = ",".join(str(w) for w in A_PAIR_MIX)
+    path.write_text(
+        f"""name: pairwise-http
+defaults: {{runs: {n}, concurrency: 2, timeout_s: 30, model: openai/judge,
+            api_base: "{api_base}"}}
+pairwise: {{rubric: "The fuller answer is better.", model: openai/judge,
+           api_base: "{api_base}"}}
+variants:
+  b: {{params: {{mix: "{",".join(str(w) for w in b_mix)}"}}}}
+scenarios:
+  - id: capital
+    agent: {{kind: callable, function: "repeats_agent:answer", params: {{mix: "{mix}"}}}}
+    input: What is the capital of France?
+    pass: [{{final_output_contains: "Paris"}}]
+"""
+    )
+    return path
+
+
+def part_pairwise_http(args: argparse.Namespace, tables: object) -> None:
+    """A few nights through ``trajguard ab`` itself (litellm to the scripted pairwise judge on
+    127.0.0.1): A/A nights where A and B both always answer "Paris." with a judge 60 % biased
+    for the first position, and power nights (B better on 70 % of inputs) with a consistent
+    judge; each beside the in-process share of the same condition (the table above)."""
+    import os
+    import sys
+    import tempfile
+
+    from _scripted_judge import AGENT, pairwise_server
+
+    from trajguard import pipeline
+    from trajguard.pipeline import ReportOptions
+    from trajguard.run import BatchOptions
+
+    os.environ.setdefault("OPENAI_API_KEY", "sk-scripted-judge-0000")  # litellm wants one
+    n, nights = 20, args.http_nights
+    print(f"\nPairwise judge over HTTP: {nights} nights per condition, N = {n}, both_orders 0.5")
+    print("| nights | judge | found by the pairwise test (p ≤ α) | A/B answer helped or hurt |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        (where / "repeats_agent.py").write_text(AGENT)
+        sys.path.insert(0, str(where))
+        os.chdir(where)
+        for kind, judge, b_mix in (
+            ("A/A", "first-0.6", A_PAIR_MIX),
+            ("B better on 70 %", "consistent", B_PAIR_MIX),
+        ):
+            found = answered = 0
+            with pairwise_server(judge, seed=args.seed) as server:
+                suite = _http_suite(where / "suite.yaml", server["api_base"], b_mix, n)
+                for night in range(nights):
+                    outcome = pipeline.ab(
+                        suite,
+                        variants=("base", "b"),
+                        options=BatchOptions(seed=args.seed * 1000 + night),
+                        reports=where / f"reports-{night}",
+                        report=ReportOptions(plots=False, html=False),
+                    )
+                    result = outcome.result.pairwise
+                    assert result is not None
+                    found += result.better is not None and result.p_value <= ALPHA
+                    answered += outcome.result.answer.value in ("helped", "hurt")
+            print(f"| {kind} | {judge} | {_share(found, nights)} | {_share(answered, nights)} |")

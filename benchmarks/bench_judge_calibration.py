@@ -31,6 +31,8 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the comman
 * ``pairwise``: the pairwise judge of ``trajguard ab`` (_pairwise_nights.py): A/A nights and the
   power to find B's answers better on 70 % of inputs, with judges that are consistent, biased
   for the first-shown answer (30 % / 60 %) and noisy; and its position-bias figure.
+  ``pairwise-http``: ``--http-nights`` nights of each of two conditions through ``trajguard ab``
+  itself (litellm to the scripted pairwise judge on 127.0.0.1).
 
 How a night is decided in process: with one scenario whose runs differ only in ``passed``,
 the comparison's outcome depends only on the two pass counts (its permutations are seeded),
@@ -55,7 +57,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _pairwise_nights import part_pairwise
+from _pairwise_nights import part_pairwise, part_pairwise_http
 from _scripted_judge import (
     AGENT,
     BASELINE_MIX,
@@ -339,7 +341,9 @@ def _dispersion(counts: np.ndarray, n: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("aa", "power", "stability", "http", "pairwise"))
+    parser.add_argument(
+        "--only", choices=("aa", "power", "stability", "http", "pairwise", "pairwise-http")
+    )
     parser.add_argument("--nights", type=int, default=1000)
     parser.add_argument("--power-nights", type=int, default=500)
     parser.add_argument("--stability-nights", type=int, default=300)
@@ -349,7 +353,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=35)
     args = parser.parse_args()
     began = time.perf_counter()
-    needs_tables = args.only not in ("stability", "pairwise")
+    needs_tables = args.only not in ("stability", "pairwise", "pairwise-http")
     tables = {n: decisions(n) for n in (20, 50)} if needs_tables else {}
     print(
         "decision tables: "
@@ -358,7 +362,8 @@ def main() -> None:
     )
     assert RIGHT.sum() == 2
     parts = (("aa", part_aa), ("power", part_power), ("stability", part_stability))
-    for name, part in (*parts, ("http", part_http), ("pairwise", part_pairwise)):
+    pairwise = (("pairwise", part_pairwise), ("pairwise-http", part_pairwise_http))
+    for name, part in (*parts, ("http", part_http), *pairwise):
         if args.only in (None, name):
             part(args, tables)
     print(f"\n{time.perf_counter() - began:.0f} s")

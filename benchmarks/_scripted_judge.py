@@ -1,4 +1,5 @@
-"""A scripted judge and an agent that repeats answers, for bench_judge_calibration.py (issue 35).
+"""A scripted judge and an agent that repeats answers, for bench_judge_calibration.py (issue 35),
+and a scripted pairwise judge (which of two answers is better) for its ``pairwise`` part.
 
 The agent answers one of four texts; two are right, two wrong. The judge reads the judged text
 and knows the truth of each answer; what it says depends on its kind:
@@ -18,7 +19,7 @@ import json
 import random
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -73,7 +74,24 @@ _JUDGED = re.compile(r"<<<\n(.*?)\n>>>", re.S)
 def judge_server(judge: str, seed: int) -> Iterator[dict[str, Any]]:
     """An OpenAI-compatible judge on a free port of 127.0.0.1; yields ``{"api_base", "calls"}``.
     Its noise comes from one ``random.Random(seed)`` (fresh per call, whatever seed is sent)."""
-    draw, lock = random.Random(seed), threading.Lock()
+    draw = random.Random(seed)
+
+    def reply(prompt: str, key: str) -> str:
+        found = _JUDGED.search(prompt)
+        text = found.group(1) if found else ""
+        answer = ANSWERS.index(text) if text in ANSWERS else 3
+        passed = one_verdict(judge, answer, draw)
+        return f"VERDICT: {'PASS' if passed else 'FAIL'}\nREASON: scripted"
+
+    with _serve(reply) as state:
+        yield state
+
+
+@contextmanager
+def _serve(reply: Callable[[str, str], str]) -> Iterator[dict[str, Any]]:
+    """An OpenAI-compatible server on a free port of 127.0.0.1 answering ``reply(prompt,
+    bearer key)`` (called under one lock); yields ``{"api_base", "calls"}``."""
+    lock = threading.Lock()
     state: dict[str, Any] = {"calls": 0}
 
     class Handler(BaseHTTPRequestHandler):
@@ -81,13 +99,10 @@ def judge_server(judge: str, seed: int) -> Iterator[dict[str, Any]]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            found = _JUDGED.search(body["messages"][-1]["content"])
-            text = found.group(1) if found else ""
-            answer = ANSWERS.index(text) if text in ANSWERS else 3
+            key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
             with lock:
                 state["calls"] += 1
-                passed = one_verdict(judge, answer, draw)
-            reply = f"VERDICT: {'PASS' if passed else 'FAIL'}\nREASON: scripted"
+                content = reply(body["messages"][-1]["content"], key)
             payload = json.dumps(
                 {
                     "id": "j",
@@ -97,7 +112,7 @@ def judge_server(judge: str, seed: int) -> Iterator[dict[str, Any]]:
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": reply},
+                            "message": {"role": "assistant", "content": content},
                             "finish_reason": "stop",
                         }
                     ],
@@ -124,6 +139,73 @@ def judge_server(judge: str, seed: int) -> Iterator[dict[str, Any]]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+# The pairwise judge (issue 35, item 4): which of two answers to one input is better.
+
+QUALITY = np.array([2, 3, 1, 0])
+"""How good each of :data:`ANSWERS` is: the whole sentence best, "I do not know." worst."""
+
+AA_PAIR_MIX = BASELINE_MIX
+A_PAIR_MIX = (1.0, 0.0, 0.0, 0.0)
+"""Variant A of a power night: always "Paris."."""
+B_PAIR_MIX = (0.3, 0.7, 0.0, 0.0)
+"""Variant B: the better sentence on 70 % of inputs, "Paris." (as good as A's) on the rest."""
+
+PAIRWISE_JUDGES = ("consistent", "first-0.3", "first-0.6", "noisy-0.3", "noisy-0.6")
+FIRST, SECOND, TIE = 0, 1, 2
+
+
+def _rate(judge: str) -> float:
+    return float(judge.split("-")[1]) if "-" in judge else 0.0
+
+
+def preferences(
+    judge: str, q_first: np.ndarray, q_second: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """The judge's choices (:data:`FIRST`, :data:`SECOND`, :data:`TIE`) between answers of
+    qualities ``q_first`` (shown first) and ``q_second``, one independent call each:
+
+    * ``consistent``: the better answer; a tie when they are as good;
+    * ``first-F``: the first-shown answer with probability F whatever they say, else as
+      ``consistent`` (on two equally good answers it prefers the first F of the time);
+    * ``noisy-F``: with probability F one of the three at random, else as ``consistent``.
+    """
+    truth = np.where(q_first > q_second, FIRST, np.where(q_first < q_second, SECOND, TIE))
+    hit = rng.random(truth.shape) < _rate(judge)
+    if judge.startswith("first-"):
+        return np.where(hit, FIRST, truth)
+    if judge.startswith("noisy-"):
+        return np.where(hit, rng.integers(0, 3, truth.shape), truth)
+    return truth
+
+
+_SHOWN = re.compile(r"<<<\n(.*?)\n>>>", re.S)
+
+
+@contextmanager
+def pairwise_server(judge: str, seed: int) -> Iterator[dict[str, Any]]:
+    """A pairwise judge (:func:`preferences`) on 127.0.0.1; yields ``{"api_base", "calls",
+    "questions"}`` (the pairs of answers it was asked about, first-shown first).
+    ``echo-key`` answers no preference but its API key (a judge that leaks it); ``first-1.0``
+    always the first-shown answer."""
+    rng = np.random.default_rng(seed)
+    questions: list[tuple[str, str]] = []
+
+    def reply(prompt: str, key: str) -> str:
+        if judge == "echo-key":
+            return f"I will not choose. Authorization: Bearer {key}"
+        shown = _SHOWN.findall(prompt)
+        if len(shown) != 2:  # not a pairwise question (a reachability probe): any answer
+            return "ok"
+        questions.append((shown[0], shown[1]))
+        quality = [int(QUALITY[ANSWERS.index(t)]) if t in ANSWERS else 0 for t in shown]
+        choice = int(preferences(judge, np.array(quality[:1]), np.array(quality[1:]), rng)[0])
+        return f"PREFERENCE: {('1', '2', 'TIE')[choice]}\nREASON: scripted"
+
+    with _serve(reply) as state:
+        state["questions"] = questions
+        yield state
 
 
 AGENT = f"""

@@ -1,7 +1,8 @@
 """Judged criteria whose noise the verdict knows: A/A nights and power with noisy judges (issue 35).
 
 Run: python benchmarks/bench_judge_calibration.py [--only PART] [--nights 1000]
-       [--power-nights 500] [--http-nights 20] [--trivial-nights 500] [--seed 35]
+       [--power-nights 500] [--http-nights 20] [--trivial-nights 500] [--both-orders 0.5]
+       [--seed 35]
 
 One scenario, N runs per side (N = 20 and 50), a pass criterion that is a ``judge`` with
 ``samples`` k in 1, 3, 5 (``pass_if: majority``). The agent repeats answers: one of four texts
@@ -30,6 +31,11 @@ Parts (each prints a table; benchmarks/RESULTS.md has the figures and the comman
 * ``trivial``: how often a judge is named as one that a rule on answer length explains better
   than it explains itself, for good judges on answers whose length tells right from wrong in
   50-95 % of runs (false flags) and judges that score length (power): _length_rule_bench.py.
+* ``pairwise``: the pairwise judge of ``trajguard ab`` (_pairwise_nights.py): A/A nights and the
+  power to find B's answers better on 70 % of inputs, with judges that are consistent, biased
+  for the first-shown answer (30 % / 60 %) and noisy; and its position-bias figure.
+  ``pairwise-http``: ``--http-nights`` nights of each of two conditions through ``trajguard ab``
+  itself (litellm to the scripted pairwise judge on 127.0.0.1).
 
 How a night is decided in process: with one scenario whose runs differ only in ``passed``,
 the comparison's outcome depends only on the two pass counts (its permutations are seeded),
@@ -55,6 +61,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _length_rule_bench import part_trivial
+from _pairwise_nights import part_pairwise, part_pairwise_http
 from _scripted_judge import (
     AGENT,
     BASELINE_MIX,
@@ -338,16 +345,22 @@ def _dispersion(counts: np.ndarray, n: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("aa", "power", "stability", "http", "trivial"))
+    parser.add_argument(
+        "--only",
+        choices=("aa", "power", "stability", "http", "trivial", "pairwise", "pairwise-http"),
+    )
     parser.add_argument("--nights", type=int, default=1000)
     parser.add_argument("--power-nights", type=int, default=500)
     parser.add_argument("--stability-nights", type=int, default=300)
     parser.add_argument("--http-nights", type=int, default=20)
     parser.add_argument("--trivial-nights", type=int, default=500)
+    parser.add_argument("--both-orders", type=float, default=0.5, help="pairwise part")
+    parser.add_argument("--pairwise-cell", help="pairwise part: one A/A cell, JUDGE:SxN")
     parser.add_argument("--seed", type=int, default=35)
     args = parser.parse_args()
     began = time.perf_counter()
-    tables = {} if args.only in ("stability", "trivial") else {n: decisions(n) for n in (20, 50)}
+    needs_tables = args.only not in ("stability", "trivial", "pairwise", "pairwise-http")
+    tables = {n: decisions(n) for n in (20, 50)} if needs_tables else {}
     print(
         "decision tables: "
         + ", ".join(f"N = {n}: {t.compares} comparisons" for n, t in tables.items())
@@ -355,7 +368,8 @@ def main() -> None:
     )
     assert RIGHT.sum() == 2
     parts = (("aa", part_aa), ("power", part_power), ("stability", part_stability))
-    for name, part in (*parts, ("http", part_http), ("trivial", part_trivial)):
+    pairwise = (("pairwise", part_pairwise), ("pairwise-http", part_pairwise_http))
+    for name, part in (*parts, ("http", part_http), ("trivial", part_trivial), *pairwise):
         if args.only in (None, name):
             part(args, tables)
     print(f"\n{time.perf_counter() - began:.0f} s")

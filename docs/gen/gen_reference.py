@@ -341,6 +341,7 @@ def suite_fields() -> str:
         ("agent: command", suite.CommandAgent, "`agent: {kind: command, …}`"),
         ("variant", suite.Variant, "one entry of `variants:` (suite-level or a scenario's)"),
         ("fault", FaultSpec, "one entry of `faults:` ([chaos](../how-to/chaos.md))"),
+        ("pairwise", suite.PairwiseJudge, "`pairwise:`: the A/B's pairwise judge"),
     ]
     lines: list[str] = []
     for title, model, where in models:

@@ -30,8 +30,9 @@ def register(commands: Any) -> None:
         help=HELP,
         description="Run both variants of every scenario that has them, interleaved in one "
         "session, and compare them per scenario and overall (stratified by scenario), two-sided. "
-        "Use `base` for a scenario without overrides. The suite's tolerance bands apply. Exit "
-        "code 0 whatever the answer.",
+        "With a `pairwise:` judge in the suite, also ask it which variant's answer to each "
+        "input is better (docs: ab). Use `base` for a scenario without overrides. The "
+        "suite's tolerance bands apply. Exit code 0 whatever the answer.",
     )
     add_batch_arguments(parser)
     parser.add_argument(

@@ -19,6 +19,14 @@ from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
 from trajguard.compare._judge_probes import judge_probes
 from trajguard.compare._judges import judge_consistency, judged_once
+from trajguard.compare._pairwise import (
+    AskedOrder,
+    PairJudgement,
+    PairwiseResult,
+    Preferences,
+    pair_score,
+    pairwise_test,
+)
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -71,6 +79,7 @@ __all__ = [
     "UNSTABLE_JUDGE_DISAGREEMENT",
     "ABResult",
     "Answer",
+    "AskedOrder",
     "BlindSpot",
     "CompareConfig",
     "Comparison",
@@ -94,9 +103,12 @@ __all__ = [
     "Metric",
     "MetricResult",
     "Overall",
+    "PairJudgement",
+    "PairwiseResult",
     "PassK",
     "PlanRow",
     "PooledBaseline",
+    "Preferences",
     "Resampling",
     "ScenarioGate",
     "ScenarioPlan",
@@ -120,6 +132,8 @@ __all__ = [
     "judge_probes",
     "judged_once",
     "metric",
+    "pair_score",
+    "pairwise_test",
     "plan_assumed",
     "plan_runset",
     "pool_history",

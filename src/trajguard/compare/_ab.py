@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, replace
-from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
@@ -19,9 +18,11 @@ import pandas as pd
 
 from trajguard import stats as st
 from trajguard.compare._ab_overall import Overall, cmh, detectable, stratified
+from trajguard.compare._answer import Answer
 from trajguard.compare._arms import Arm, split_runs
 from trajguard.compare._compare import compare_arms
 from trajguard.compare._config import CompareConfig
+from trajguard.compare._pairwise import PairwiseResult, Preferences, pairwise_test
 from trajguard.compare._registry import METRICS, metric
 from trajguard.compare._results import Comparison
 from trajguard.compare._verdicts import Verdict
@@ -30,21 +31,6 @@ from trajguard.errors import StoreError
 __all__ = ["ABResult", "Answer", "Overall", "answered", "compare_ab"]
 
 FloatArray = npt.NDArray[np.float64]
-
-
-class Answer(StrEnum):
-    """The plain answer to "did B help?".
-
-    Helped and hurt come from the overall stratified tests of pass and crash rate (Holm over the
-    two at alpha); "behaved differently" when those find nothing but some scenario's gating
-    metric regressed, improved or changed beyond its band (the per-scenario family, adjusted
-    over scenarios at alpha); otherwise no detectable difference.
-    """
-
-    HELPED = "helped"
-    HURT = "hurt"
-    DIFFERENT = "behaved differently"
-    NO_DETECTABLE_DIFFERENCE = "no detectable difference"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +44,8 @@ class ABResult:
     detectable_difference: float | None
     overall: tuple[Overall, ...]
     per_scenario: Comparison
+    pairwise: PairwiseResult | None = None
+    """The pairwise judge's preferences and their test (``None``: the suite has none)."""
 
     def metric(self, name: str) -> Overall:
         """The overall result of metric ``name``."""
@@ -101,6 +89,17 @@ def _listed(entries: list[str], most: int = 3) -> str:
     return shown + (f"; and {rest} more scenario{'s' if rest > 1 else ''}" if rest > 0 else "")
 
 
+def _pairwise_clause(pairwise: PairwiseResult | None, a: str, b: str, level: str) -> list[str]:
+    if pairwise is None or pairwise.estimate is None or pairwise.ci is None:
+        return []
+    low, high = pairwise.ci
+    return [
+        f"the pairwise judge preferred {b}'s answer in {pairwise.b_preferred} and {a}'s in "
+        f"{pairwise.a_preferred} of {pairwise.pairs} pairs (score {pairwise.estimate:+.2f}, "
+        f"{level} CI {low:+.2f} to {high:+.2f}; sign-flip p = {pairwise.p_value:.3g})"
+    ]
+
+
 def _summary(
     a: str,
     b: str,
@@ -109,6 +108,7 @@ def _summary(
     detectable: float | None,
     alpha: float,
     changed: list[str],
+    pairwise: PairwiseResult | None = None,
 ) -> str:
     """The answer in words; every clause is one of the verdicts the report shows, so the
     summary cannot say two things at once."""
@@ -119,7 +119,7 @@ def _summary(
         f"CMH p = {o.p_value:.3g})"
         for o in rates
         if o.ci is not None
-    ]
+    ] + _pairwise_clause(pairwise, a, b, level)
     reach = (
         ""
         if detectable is None
@@ -148,7 +148,12 @@ def _summary(
 
 
 def compare_ab(
-    runs: pd.DataFrame, variant_a: str, variant_b: str, *, config: CompareConfig | None = None
+    runs: pd.DataFrame,
+    variant_a: str,
+    variant_b: str,
+    *,
+    config: CompareConfig | None = None,
+    preferences: Preferences | None = None,
 ) -> ABResult:
     """Compare variant B with variant A, per scenario and overall.
 
@@ -157,6 +162,8 @@ def compare_ab(
         variant_a: the reference variant.
         variant_b: the variant being judged.
         config: settings; the comparison is made two-sided whatever ``two_sided`` says.
+        preferences: the pairwise judge's preferences on pairs of these runs; their test
+            joins the pass- and crash-rate tests in the Holm family of the answer.
 
     Raises:
         StoreError: a variant has no runs, or the table lacks a required column.
@@ -199,9 +206,21 @@ def compare_ab(
         cmh("pass_rate", passes, config.alpha, True),
         cmh("crash_rate", crashes, config.alpha, False),
     ]
-    holm = st.holm([o.p_value for o in rates], config.alpha)
-    rates = [replace(o, p_adjusted=float(p)) for o, p in zip(rates, holm, strict=True)]
     rng = np.random.default_rng([config.seed, zlib.crc32(f"{variant_a}|{variant_b}".encode())])
+    pairwise = None
+    if preferences is not None:
+        pairwise = pairwise_test(
+            preferences,
+            alpha=config.alpha,
+            rng=np.random.default_rng([config.seed, zlib.crc32(b"pairwise")]),
+            resamples=config.resampling.n_resamples,
+            exact_limit=config.resampling.exact_limit,
+        )
+    family = [o.p_value for o in rates] + ([pairwise.p_value] if pairwise else [])
+    holm = [float(p) for p in st.holm(family, config.alpha)]
+    rates = [replace(o, p_adjusted=p) for o, p in zip(rates, holm, strict=False)]
+    if pairwise is not None:
+        pairwise = replace(pairwise, p_adjusted=holm[-1])
     others = []
     for m in METRICS:
         if m.kind in ("shift", "ratio") and m.name in config.metrics:
@@ -223,22 +242,24 @@ def compare_ab(
             variant_b=variant_b,
             answer=Answer.NO_DETECTABLE_DIFFERENCE,
             summary="",
-            detectable_difference=detectable(passes, config.alpha / len(rates), config.power),
+            detectable_difference=detectable(passes, config.alpha / len(family), config.power),
             overall=(*rates, *others),
             per_scenario=per_scenario,
+            pairwise=pairwise,
         )
     )
 
 
 def answered(result: ABResult) -> ABResult:
-    """The result with its answer and summary derived from its overall rate tests and its
-    per-scenario verdicts (call again after a design settled those verdicts, so the words
-    follow what the report shows)."""
+    """The result with its answer and summary derived from its overall rate tests, its
+    pairwise judge's test (when it has one) and its per-scenario verdicts (call again after a
+    design settled those verdicts, so the words follow what the report shows)."""
     config = result.per_scenario.config
     rates = (result.metric("pass_rate"), result.metric("crash_rate"))
-    significant = [o for o in rates if o.p_adjusted <= config.alpha and o.better is not None]
+    tests = (*rates, result.pairwise) if result.pairwise is not None else rates
+    significant = [o.better for o in tests if o.p_adjusted <= config.alpha and o.better is not None]
     changed = _behaviour_changes(result.per_scenario)
-    if any(not o.better for o in significant):
+    if any(not better for better in significant):
         answer = Answer.HURT
     elif significant:
         answer = Answer.HELPED
@@ -247,5 +268,7 @@ def answered(result: ABResult) -> ABResult:
     else:
         answer = Answer.NO_DETECTABLE_DIFFERENCE
     a, b = result.variant_a, result.variant_b
-    summary = _summary(a, b, answer, rates, result.detectable_difference, config.alpha, changed)
+    summary = _summary(
+        a, b, answer, rates, result.detectable_difference, config.alpha, changed, result.pairwise
+    )
     return replace(result, answer=answer, summary=summary)

@@ -1,4 +1,5 @@
-"""Model-judged criteria: a rubric, a judge model, k verdicts per judged text.
+"""Model-judged criteria: a rubric, a judge model, k verdicts per judged text; and the pairwise
+judge of an A/B (:func:`prefer`: which of two answers to one input is better).
 
 :func:`grade` asks a :class:`~trajguard.capture.types.ChatModel` (the embedded model, any
 litellm model, or a frozen test's cassette model) whether a text meets a rubric, ``samples``
@@ -27,20 +28,36 @@ from trajguard.judge._grade import (
     judgement_record,
     sample_seed,
 )
+from trajguard.judge._pairwise import (
+    Choice,
+    PairwiseSettings,
+    Preference,
+    pair_draw,
+    pairwise_messages,
+    parse_preference,
+    prefer,
+)
 from trajguard.judge._prompt import judge_messages, parse_verdict, trajectory_text
 
 __all__ = [
     "PASS_RULES",
+    "Choice",
     "JudgeCache",
     "JudgeSample",
     "JudgeSettings",
     "Judgement",
+    "PairwiseSettings",
+    "Preference",
     "RunKey",
     "decide",
     "grade",
     "judge_messages",
     "judgement_record",
+    "pair_draw",
+    "pairwise_messages",
+    "parse_preference",
     "parse_verdict",
+    "prefer",
     "sample_seed",
     "trajectory_text",
 ]

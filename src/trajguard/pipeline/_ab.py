@@ -26,7 +26,7 @@ from trajguard.pipeline._outputs import (
 )
 from trajguard.report import build_ab_document
 from trajguard.results import ReportDocument
-from trajguard.run import BatchOptions, ObserverFactory
+from trajguard.run import BatchOptions, ObserverFactory, ask_pairs
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
 
@@ -74,7 +74,8 @@ def ab(
     (:class:`trajguard.compare.EscalationDesign`), and the overall answer stays that of the first
     look (every scenario at N); with ``sequential`` scenarios stop on a clear pass-rate
     difference. The design settles the per-scenario verdicts, and the answer's words follow
-    them.
+    them. When the suite has a ``pairwise`` judge, it is asked which variant's answer to each
+    input is better (:func:`trajguard.run.ask_pairs`), and its test joins the answer's.
 
     Raises:
         UsageError: the two variants are the same, no scenario has both, or both
@@ -125,13 +126,23 @@ def ab(
     )
     run_job(job, observe=observe)
     side = load_runset(runset)
-    result = compare_ab(side.runs, a, b, config=design.final_config(config))
-    per_scenario = design.settle(result.per_scenario)
+    # The overall answer is the first look's under escalation, where every scenario had N runs
+    # and none was chosen by its data; the pairwise judge is asked about the same runs.
+    escalated = isinstance(design, EscalationDesign)
+    answering = side.runs
     if isinstance(design, EscalationDesign):
-        # The overall answer is the first look's, where every scenario had N runs and none
-        # was chosen by its data.
-        first_rows = side.runs[side.runs["run_index"] < design.plan.first]
-        result = compare_ab(first_rows, a, b, config=config)
+        answering = side.runs[side.runs["run_index"] < design.plan.first]
+    preferences = None if suite.pairwise is None else ask_pairs(suite, answering, (a, b))
+    result = compare_ab(
+        side.runs,
+        a,
+        b,
+        config=design.final_config(config),
+        preferences=None if escalated else preferences,
+    )
+    per_scenario = design.settle(result.per_scenario)
+    if escalated:
+        result = compare_ab(answering, a, b, config=config, preferences=preferences)
     result = result.with_per_scenario(per_scenario)
     plotted = plotted_scenarios(result.per_scenario, all_plots=report.all_plots)
     document = build_ab_document(

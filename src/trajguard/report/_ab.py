@@ -5,6 +5,7 @@ from __future__ import annotations
 from trajguard.compare import metric
 from trajguard.report._format import interval_label, md
 from trajguard.report._markdown import render_report
+from trajguard.report._pairwise import pairwise_section
 from trajguard.results import ReportDocument
 
 __all__ = ["render_ab_report"]
@@ -45,6 +46,9 @@ def render_ab_report(document: ReportDocument) -> str:
             f"| {m.label} | {md(o.test, limit=50)} | {m.format_difference(o.estimate)} | "
             f"{m.format_interval(o.ci)} | {o.p_value:.3f} | {o.p_adjusted:.3f} | {o.scenarios} |"
         )
+    if result.pairwise is not None:
+        alpha = document.comparison.config.alpha
+        lines += ["", *pairwise_section(result.pairwise, a, b, alpha)]
     per_scenario = render_report(document)
     body = per_scenario.split("\n", 1)[1]  # drop its title: this report has its own
     lines += ["", f"## Per scenario ({md(a)} plays the baseline, two-sided tests)", body]

@@ -351,6 +351,7 @@ def build_ab_document(
             summary=result.summary,
             detectable_difference=result.detectable_difference,
             overall=result.overall,
+            pairwise=result.pairwise,
         ),
     )
     # Both sides are one batch: each side's definitions are its own variant's, by scenario, so

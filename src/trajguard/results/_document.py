@@ -22,6 +22,7 @@ from trajguard.compare import (
     EscalationPlan,
     EscalationStop,
     Overall,
+    PairwiseResult,
     SequentialOutcome,
     exit_code,
 )
@@ -245,6 +246,8 @@ class ABOverall:
     summary: str
     detectable_difference: float | None
     overall: tuple[Overall, ...]
+    pairwise: PairwiseResult | None = None
+    """The pairwise judge's preferences and their test (``None``: the suite has none)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from trajguard.run._context import WIRE_API_KEY, RunContext
 from trajguard.run._describe import describe_batch
 from trajguard.run._faults import FAULT_COLUMNS, annotate_tool_faults, fault_columns, run_faults
 from trajguard.run._options import MAX_RUNS, BatchOptions, ExecutorChoice
+from trajguard.run._pairwise import ask_pairs
 from trajguard.run._plan import Plan, RunSpec, derive_seed, plan_batch
 from trajguard.run._rows import build_row, final_output
 from trajguard.run._startup import StartupObserver
@@ -36,6 +37,7 @@ __all__ = [
     "RunSpec",
     "StartupObserver",
     "annotate_tool_faults",
+    "ask_pairs",
     "build_row",
     "derive_seed",
     "describe_batch",

@@ -39,6 +39,7 @@ from trajguard.suite._models import (
     TimeoutSeconds,
     Variant,
 )
+from trajguard.suite._pairwise import PairwiseJudge
 from trajguard.suite._references import check_executable, import_object, import_tool
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "JudgeCriterion",
     "JudgeFunction",
     "LocalExecutorSettings",
+    "PairwiseJudge",
     "RayExecutorSettings",
     "ResolvedScenario",
     "Scenario",

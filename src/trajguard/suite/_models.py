@@ -26,6 +26,7 @@ from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
 from trajguard.suite._criteria import Criterion, parse_criterion
+from trajguard.suite._pairwise import PairwiseJudge
 from trajguard.suite._settings import (
     MAX_TIMEOUT_S,
     ExecutorSettings,
@@ -236,6 +237,9 @@ class Suite(_Strict):
     prompt_dirs: tuple[str, ...] = ()
     """Directories besides the suite's own tree that ``system_prompt_file`` and
     ``scenarios_from`` files may read from (relative to the suite file, or absolute)."""
+    pairwise: PairwiseJudge | None = None
+    """A judge that, in ``trajguard ab``, says which variant's answer to each input is better
+    (A/B comparisons, "The pairwise judge")."""
     path: Path | None = Field(default=None, exclude=True)
 
     @cached_property

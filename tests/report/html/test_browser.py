@@ -178,3 +178,40 @@ def test_the_headline_and_tables_read_without_javascript(
     explorer.scroll_into_view_if_needed()
     explorer.screenshot(path=tmp_path / "no-script.png")  # laid out once on screen
     assert "needs JavaScript" in explorer.inner_text()
+
+
+def test_an_ab_pages_pairwise_section_shows_the_judges_answer_and_its_text_stays_text(
+    browser: Any, tmp_path: Path
+) -> None:
+    from trajguard.compare import AskedOrder, PairJudgement, Preferences
+
+    pairs = tuple(
+        PairJudgement(
+            scenario="capital",
+            run_index=i,
+            orders=(AskedOrder(b_first=True, choice="first"),)
+            + ((AskedOrder(b_first=False, choice="second"),) if i < 4 else ()),
+        )
+        for i in range(10)
+    )
+    preferences = Preferences(
+        rubric="Fuller is better " + HOSTILE,
+        model="openai/judge",
+        judgements=pairs,
+        judge_failures=1,
+        failures=("the judge answered no preference: " + HOSTILE,),
+    )
+    folder = ab_compared(tmp_path, preferences=preferences)
+    opened = open_report(browser, folder / "report.html")
+    page = opened.page
+    assert opened.errors == [] and opened.requests == []
+    assert page.evaluate("window.__pwned") is None
+    section = page.locator("h2", has_text="Pairwise judge")
+    assert section.count() == 1
+    text = " ".join(page.locator("main").inner_text().split())
+    assert "By the pairwise judge, b helped compared with base" in text
+    assert (
+        "on the 4 pairs asked in both orders, the answer shown first was preferred by +0.00" in text
+    )
+    assert "Fuller is better " + HOSTILE in text  # the rubric, as text
+    assert "1 pair the judge failed on" in text

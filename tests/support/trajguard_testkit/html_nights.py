@@ -63,8 +63,9 @@ def compared(root: Path, *, regressed: bool) -> pipeline.CompareOutcome:
     )
 
 
-def ab_compared(root: Path) -> Path:
-    """An A/B run set (variants base and b) compared; returns the report's folder."""
+def ab_compared(root: Path, preferences: Any = None) -> Path:
+    """An A/B run set (variants base and b) compared (with a pairwise judge's ``preferences``
+    when given); returns the report's folder."""
     from trajguard.compare import CompareConfig, compare_ab
     from trajguard.pipeline._outputs import ReportOptions, run_payload, write_outputs
     from trajguard.report import build_ab_document
@@ -72,7 +73,9 @@ def ab_compared(root: Path) -> Path:
     rows = night_rows(regressed=False) + night_rows(regressed=True, variant="b")
     runs = write_night(root, "ab-runs", rows, "ab1")
     side = store.load_runset(runs)
-    result = compare_ab(side.runs, "base", "b", config=CompareConfig(two_sided=True))
+    result = compare_ab(
+        side.runs, "base", "b", config=CompareConfig(two_sided=True), preferences=preferences
+    )
     document = build_ab_document(
         result, runs=side, plots=[s.scenario for s in result.per_scenario.scenarios]
     )

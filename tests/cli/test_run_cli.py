@@ -105,14 +105,14 @@ def test_run_summary_counts_crashes_as_show_does(
 ) -> None:
     assert main(["run", "suite.yaml", "--out", "rs", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "(2 agent_error, 2 ok); 2 passed, 2 crashed" in out, out
+    assert "(2 crash, 2 ok); 2 passed, 2 crashed" in out, out
     assert "most common errors:\n  b/base: 2× AgentFailure: command exited with status 3:" in out
     runs = store.read_runs(project / "rs")
     failed = runs[runs["scenario"] == "b"]
     assert failed["passed"].tolist() == [False, False], "a failed command did not pass"
     for reasons in failed["failed_criteria"]:
         assert list(reasons) == [
-            "no crash: the run ended as agent_error (AgentFailure: command exited with status 3: )"
+            "no crash: the run ended as crash (AgentFailure: command exited with status 3: )"
         ]
     assert main(["show", "rs"]) == 0
     shown = capsys.readouterr().out

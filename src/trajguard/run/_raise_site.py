@@ -21,7 +21,7 @@ from typing import Any
 
 import trajguard
 
-__all__ = ["raise_site"]
+__all__ = ["raise_site", "shown_path"]
 
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 _TRAJGUARD = Path(trajguard.__file__).resolve().parent
@@ -41,7 +41,7 @@ def raise_site(
         found = [(path, line) for path, line in frames if _is_agents(path, root, own)]
         if found:
             path, line = found[-1]
-            return f"{_shown(path, root)}:{line}"
+            return f"{shown_path(path, root)}:{line}"
     return None
 
 
@@ -69,7 +69,10 @@ def _is_agents(path: Path, root: Path, own: Path | None) -> bool:
     return not _INSTALLED.intersection(path.relative_to(root).parts)
 
 
-def _shown(path: Path, root: Path) -> str:
+def shown_path(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` (the suite's directory), else as imported, else its last
+    two parts: never absolute."""
+    root = root.resolve()
     if path.is_relative_to(root):
         return path.relative_to(root).as_posix()
     entries = [Path(entry or ".").resolve() for entry in sys.path if isinstance(entry, str)]

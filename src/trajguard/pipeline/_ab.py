@@ -21,6 +21,7 @@ from trajguard.pipeline._outputs import (
     check_targets,
     plotted_scenarios,
     report_dir,
+    resumable_folder,
     run_payload,
     write_outputs,
 )
@@ -64,6 +65,7 @@ def ab(
     max_runs: int | None = None,
     report: ReportOptions | None = None,
     observe: ObserverFactory | None = None,
+    resume: Path | None = None,
 ) -> ABOutcome:
     """Run both variants of every scenario that has them, interleaved, and compare them.
 
@@ -74,7 +76,8 @@ def ab(
     (:class:`trajguard.compare.EscalationDesign`), and the overall answer stays that of the first
     look (every scenario at N); with ``sequential`` scenarios stop on a clear pass-rate
     difference. The design settles the per-scenario verdicts, and the answer's words follow
-    them.
+    them. ``resume``: the run set of an interrupted A/B (``reports/<date>-ab-A-B/runs``): its
+    batch is finished, then compared and reported beside it.
 
     Raises:
         UsageError: the two variants are the same, no scenario has both, or both
@@ -112,8 +115,12 @@ def ab(
         config=config,
         variants=(a, b),
     )
-    folder = report_dir(reports, suffix=f"-ab-{a}-{b}")
-    runset, target = folder / "runs", folder / "ab.md"
+    if resume is not None:
+        folder, runset = resumable_folder(resume), resume
+    else:
+        folder = report_dir(reports, suffix=f"-ab-{a}-{b}")
+        runset = folder / "runs"
+    target = folder / "ab.md"
     check_targets(target, report.junit)
     job = Job(
         suite=suite,
@@ -122,6 +129,8 @@ def ab(
         design=design,
         sides=variant_sides(runset, (a, b)),
         label=f"{suite.name} {a} vs {b}",
+        resume=resume is not None,
+        resume_command=f"trajguard ab {suite.path} --variant {a} --variant {b} --resume {runset}",
     )
     run_job(job, observe=observe)
     side = load_runset(runset)

@@ -210,7 +210,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "suite cli (" in out
-    assert "2 scenario(s) x 1 variant(s) → 6 runs" in out
+    assert "2 scenarios x 1 variant → 6 runs" in out
     assert "models: openai/nothing-here" in out
     assert "  a / base: 3 runs, command agent, model openai/nothing-here" in out
     assert "run set: rs" in out

@@ -68,7 +68,7 @@ def _print_report(name: str, report: ValidationReport) -> None:
     for finding in (*report.errors, *report.warnings):
         line = f"{name}: {finding.path}: {finding.severity} {finding.rule}: {finding.message}"
         print(printable(line))
-    warned = f", {len(report.warnings)} warnings" if report.warnings else ""
+    warned = f", {counted(len(report.warnings), 'warning')}" if report.warnings else ""
     if report.valid:
         print(
             f"{name}: valid {report.schema_version} "

@@ -14,6 +14,7 @@ from trajguard.outcome import (
     STATUS_TABLE,
     STATUSES,
     classify,
+    crashed_flag,
     is_crash_row,
     passed_row,
     tally,
@@ -94,8 +95,25 @@ def test_crash_statuses_are_configurable() -> None:
 
 def test_the_status_table_is_the_one_source() -> None:
     assert {s.name for s in STATUS_TABLE} == STATUSES
-    assert {"agent_error", "timeout"} == DEFAULT_CRASH_STATUSES
+    assert {"crash", "agent_error", "timeout"} == DEFAULT_CRASH_STATUSES
     assert [s.name for s in STATUS_TABLE if not s.behavioural] == ["harness_error"]
+
+
+@pytest.mark.parametrize(
+    ("status", "raised", "flag"),
+    [
+        ("ok", False, False),
+        ("ok", True, True),
+        ("crash", False, True),
+        ("agent_error", False, True),
+        ("timeout", False, True),  # with steps or without: one rule
+        ("harness_error", True, None),
+    ],
+)
+def test_one_rule_sets_the_crashed_column(status: str, raised: bool, flag: bool | None) -> None:
+    assert crashed_flag(status, raised) is flag
+    if flag is not None:  # the column agrees with what the crash rate counts
+        assert flag == is_crash_row(status, raised)
 
 
 @pytest.mark.parametrize(

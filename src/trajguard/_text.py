@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROL", "has_control", "json_safe", "printable", "safe_str", "shorten"]
+__all__ = ["CONTROL", "counted", "has_control", "json_safe", "printable", "safe_str", "shorten"]
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}\\ufeff\\ufff9-\\ufffb\\ud800-\\udfff]")
@@ -86,3 +86,9 @@ def shorten(text: str, width: int = 160) -> tuple[str, bool]:
     cut = first.rfind(" ", 0, width)
     end = cut if cut >= width // 2 else width - 1
     return first[:end].rstrip() + "…", True
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and the noun in the number it takes: "1 run", "2 runs", "0 runs" (``plural``
+    for a noun that does not take an s: ``counted(n, "was", "were")``)."""
+    return f"{count} {noun if count == 1 else (plural or noun + 's')}"

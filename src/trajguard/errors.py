@@ -238,11 +238,19 @@ class MissingExtra(InfrastructureError):
 
 
 class AgentFailure(TrajguardError):
-    """The agent failed in a way that is part of its behaviour (recorded as ``agent_error``);
-    ``trajectory`` holds what was captured up to the failure, if anything."""
+    """The agent failed in a way that is part of its behaviour (recorded as a ``crash``);
+    ``trajectory`` holds what was captured up to the failure, if anything; ``raised_at`` where
+    the agent's own code raised (``path:line``, the path relative to the suite's directory)."""
 
-    def __init__(self, message: str, *, trajectory: Trajectory | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        trajectory: Trajectory | None = None,
+        raised_at: str | None = None,
+    ) -> None:
         self.trajectory = trajectory
+        self.raised_at = raised_at
         super().__init__(message)
 
 

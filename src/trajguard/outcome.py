@@ -5,11 +5,13 @@ Every consumer (the row builder, the progress bar, ``trajguard run``'s summary, 
 
 * ``harness_error`` rows are infrastructure, not behaviour: left out of every statistic (counted).
   The user's own code (agents, tools, predicates) never makes one: :data:`USER_CODE_FAILURES`.
-* A crash is a run that did not end normally because of the agent: the ``crashed`` column is
-  true (the agent raised: ``extra.crashed`` on its trajectory), or the status is ``agent_error``
-  (raised, overflowed its context, ran out of steps) or ``timeout`` (a hang or a loop is
+* A crash is a run that did not end normally because of the agent: its status is ``crash``
+  (the agent's code raised, or its command exited non-zero), ``agent_error`` (it gave up: ran
+  out of steps, overflowed its context, or declared it) or ``timeout`` (a hang or a loop is
   behaviour too, and a timed-out run usually has no ``passed``; without this a candidate that
-  times out half the time would show no loss at all).
+  times out half the time would show no loss at all), or its ``crashed`` column is true.
+  ``trajguard run`` sets ``crashed`` by one rule (:func:`crashed_flag`): true for every run of
+  those statuses, with or without steps.
 * A crash is a judged failure whatever the row says: run sets written before that rule stored
   crashed runs as passes (or timeouts as unjudged).
 * A run whose ``passed`` is null (and that did not crash) is left out of the pass rate only.
@@ -48,13 +50,14 @@ __all__ = [
     "classify",
     "common_errors",
     "crash_reason",
+    "crashed_flag",
     "is_behavioural",
     "is_crash_row",
     "passed_row",
     "tally",
 ]
 
-Status = Literal["ok", "agent_error", "harness_error", "timeout"]
+Status = Literal["ok", "crash", "agent_error", "harness_error", "timeout"]
 BoolArray = npt.NDArray[np.bool_]
 
 
@@ -73,9 +76,18 @@ class StatusInfo:
 STATUS_TABLE: tuple[StatusInfo, ...] = (
     StatusInfo(name="ok", meaning="the agent finished", behavioural=True, crash=False),
     StatusInfo(
+        name="crash",
+        meaning="the agent's own code raised (SystemExit and the like included), its command "
+        "exited non-zero, or it gave back no usable trajectory: error_type is the exception's "
+        "class, error_message ends with where the agent's code raised it (file:line)",
+        behavioural=True,
+        crash=True,
+    ),
+    StatusInfo(
         name="agent_error",
-        meaning="the agent, its tools or the model misbehaved: it raised (SystemExit and the "
-        "like included), overflowed its context, ran out of steps, or a tool stopped it",
+        meaning="the agent gave up: it ran out of steps, overflowed its context, a tool's "
+        "escape stopped the reference agent, or it declared it (agent_errors, "
+        "ctx.agent_error, a command's {agent_error} file): error_type is the reason",
         behavioural=True,
         crash=True,
     ),
@@ -118,15 +130,22 @@ class UserCodeFailure:
 USER_CODE_FAILURES: tuple[UserCodeFailure, ...] = (
     UserCodeFailure(
         code="callable agent",
-        failure="raises (SystemExit, KeyboardInterrupt and GeneratorExit of its own included) "
-        "or returns no usable trajectory",
-        status="agent_error",
+        failure="raises (SystemExit, KeyboardInterrupt and GeneratorExit of its own included), "
+        "an exception its agent_errors do not list; the message ends with the file:line of "
+        "the agent's own code that raised it",
+        status="crash",
         error_type="<class>",
+    ),
+    UserCodeFailure(
+        code="callable agent",
+        failure="returns no usable trajectory",
+        status="crash",
+        error_type="AgentFailure",
     ),
     UserCodeFailure(
         code="command agent",
         failure="exits non-zero or writes no valid trajectory (a FIFO or a device included)",
-        status="agent_error",
+        status="crash",
         error_type="AgentFailure",
     ),
     UserCodeFailure(
@@ -174,6 +193,13 @@ def is_crash_row(
         return False
     flag = bool(crashed) if isinstance(crashed, bool | np.bool_) else False
     return status in frozenset(crash_statuses) or flag
+
+
+def crashed_flag(status: str, raised: bool = False) -> bool | None:
+    """The ``crashed`` column of a run ``trajguard run`` writes, by one rule: whether the run
+    counts as a crash (its status is a crash status, or the agent raised), so a timeout is
+    flagged whether or not it recorded steps; ``None`` for a harness error (not judged)."""
+    return is_crash_row(status, raised) if is_behavioural(status) else None
 
 
 def crash_reason(row: Mapping[str, Any]) -> str:

@@ -33,7 +33,7 @@ DOCUMENTED_COLUMNS = [
     "tool_call_count", "tool_sequence", "tool_counts", "prompt_tokens", "completion_tokens",
     "total_tokens", "cost_usd", "subagent_count", "content_hash", "final_output", "trajectory",
 ]  # fmt: skip
-STATUSES = {"ok", "agent_error", "harness_error", "timeout"}
+STATUSES = {"ok", "crash", "agent_error", "harness_error", "timeout"}
 
 
 def _trajguard(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -125,7 +125,7 @@ def test_demo_runset_has_every_run_with_the_documented_columns(demo_runset: Path
 
     assert set(runs["status"]) <= STATUSES, set(runs["status"])
     assert (runs["status"] != "harness_error").all(), runs["error_message"].dropna().tolist()
-    judged = runs[runs["status"].isin(["ok", "agent_error"])]
+    judged = runs[runs["status"].isin(["ok", "crash", "agent_error"])]
     assert judged["passed"].notna().all(), "every finished run is judged against its criteria"
 
     manifest = store.read_manifest(demo_runset)

@@ -105,14 +105,14 @@ def test_run_summary_counts_crashes_as_show_does(
 ) -> None:
     assert main(["run", "suite.yaml", "--out", "rs", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "(2 agent_error, 2 ok); 2 passed, 2 crashed" in out, out
+    assert "(2 crash, 2 ok); 2 passed, 2 crashed" in out, out
     assert "most common errors:\n  b/base: 2× AgentFailure: command exited with status 3:" in out
     runs = store.read_runs(project / "rs")
     failed = runs[runs["scenario"] == "b"]
     assert failed["passed"].tolist() == [False, False], "a failed command did not pass"
     for reasons in failed["failed_criteria"]:
         assert list(reasons) == [
-            "no crash: the run ended as agent_error (AgentFailure: command exited with status 3: )"
+            "no crash: the run ended as crash (AgentFailure: command exited with status 3: )"
         ]
     assert main(["show", "rs"]) == 0
     shown = capsys.readouterr().out
@@ -210,7 +210,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "suite cli (" in out
-    assert "2 scenario(s) x 1 variant(s) → 6 runs" in out
+    assert "2 scenarios x 1 variant → 6 runs" in out
     assert "models: openai/nothing-here" in out
     assert "  a / base: 3 runs, command agent, model openai/nothing-here" in out
     assert "run set: rs" in out

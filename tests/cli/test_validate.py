@@ -132,8 +132,8 @@ def test_a_warning_is_shown_and_exits_0(tmp_path: Path, capsys: pytest.CaptureFi
         f"{path}: $.final_metrics.total_prompt_tokens: warning N8: 30 differs from the sum of "
         "step metrics (10)" in out
     )
-    assert f"{path}: valid ATIF-v1.7 (2 steps, 0 subagents, 1 warnings)" in out
-    assert "1 of 1 files valid" in out
+    assert f"{path}: valid ATIF-v1.7 (2 steps, 0 subagents, 1 warning)" in out
+    assert "1 of 1 file valid" in out
 
 
 def test_strict_turns_warnings_into_errors(
@@ -144,7 +144,7 @@ def test_strict_turns_warnings_into_errors(
     assert code == 2
     assert f"{path}: $.final_metrics.total_prompt_tokens: error N8: 30 differs" in out
     assert "valid ATIF" not in out
-    assert "0 of 1 files valid" in err
+    assert "0 of 1 file valid" in err
 
 
 def test_an_audio_file_of_v18_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -215,7 +215,7 @@ def test_a_suite_may_import_modules_next_to_it_as_run_does(tmp_path: Path, cli) 
     assert dry.returncode == 0, dry.stderr
     result = cli("validate", suite, cwd=elsewhere)
     assert result.returncode == 0, result.stderr
-    assert "valid suite local (1 scenarios, variants: none)" in result.stdout
+    assert "valid suite local (1 scenario, variants: none)" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -153,7 +153,7 @@ def check_fidelity(row: Mapping[str, Any], record: Mapping[str, Any]) -> int:
         checks += 1
     if record.get("raised") is not None:  # the framework raised: a crash, its type recorded
         assert (row["status"], row["error_type"], row["crashed"]) == (
-            "agent_error",
+            "crash",
             record["raised"],
             True,
         )

@@ -28,7 +28,10 @@ AGENT = (
     "json.dump({'schema_version': 'ATIF-v1.8', 'agent': {'name': 'a', 'version': '1'},"
     " 'steps': steps}, open(sys.argv[1], 'w'))\n"
 )
-SLEEPER = "import asyncio\n\nasync def sleeps(ctx):\n    await asyncio.sleep(3600)\n"
+SLEEPER = (
+    "import asyncio\n\nasync def sleeps(ctx):\n    await asyncio.sleep(3600)\n\n"
+    "def returns_a_number(ctx):\n    return 42\n"
+)
 
 
 def _builtin(tool: str) -> str:
@@ -46,6 +49,11 @@ SCENARIOS: dict[tuple[str, str], tuple[str, str | None, str | None]] = {
         "agent: {kind: callable, function: 'user_code:agent_exits'}",
         None,
         "SystemExit",
+    ),
+    ("callable agent", "returns no usable"): (
+        "agent: {kind: callable, function: 'sleeper:returns_a_number'}",
+        None,
+        None,
     ),
     ("command agent", "exits non-zero"): (
         _command(sys.executable, "-c", "raise SystemExit(3)"),

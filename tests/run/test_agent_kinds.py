@@ -214,7 +214,7 @@ async def test_builtin_step_cap_is_an_agent_error(project: Project) -> None:
     assert list(row["failed_criteria"]) == [
         "no crash: the run ended as agent_error (max_steps: " + row["error_message"][:200] + ")"
     ]
-    assert not row["crashed"]
+    assert row["crashed"] is True, "crashed says what the crash rate counts: a run cut off"
     extra = json.loads(row["trajectory"])["extra"]["agent_error"]
     assert extra["reason"] == "max_steps"
     assert row["error_type"] == "max_steps", "the row says why the run ended without an answer"
@@ -382,24 +382,33 @@ async def test_callable_agent_calls_the_injected_model(project: Project) -> None
     assert sorted(options["seed"] for _, options in model.calls) == sorted(runs["seed"])
 
 
-async def test_callable_agent_that_raises_is_an_agent_error(project: Project) -> None:
+async def test_callable_agent_that_raises_is_a_crash_with_where_it_raised(
+    project: Project,
+) -> None:
     module = project.module(CALLABLE_AGENTS)
+    line = CALLABLE_AGENTS.splitlines().index(
+        '    raise ValueError("the agent tripped over " + ctx.input)'
+    )
     suite = project.suite(
         callable_scenario(
             f"{module}:raises_after_recording", extra="    pass:\n      - max_steps: 5\n"
         )
     )
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 2}
+    assert result.counts == {"crash": 2}
     assert result.crashed == 2
     for _, row in runs.iterrows():
-        assert row["status"] == "agent_error"
+        assert row["status"] == "crash", "agent_error is kept for an agent that gave up"
         assert row["crashed"]
         assert row["error_type"] == "ValueError"
-        assert row["error_message"] == "the agent tripped over hello"
+        # the agent's own frame, relative to the suite's directory: no absolute path kept
+        where = f"{module}.py:{line + 1}"
+        assert row["error_message"] == f"the agent tripped over hello\n  at {where}"
+        assert str(project.root) not in row["error_message"]
         assert row["passed"] is False, "a crashed run fails, though max_steps holds"
         assert list(row["failed_criteria"]) == [
-            "no crash: the run ended as agent_error (ValueError: the agent tripped over hello)"
+            "no crash: the run ended as crash (ValueError: the agent tripped over hello\n"
+            f"  at {where})"
         ]
         assert row["step_count"] == 1
         extra = json.loads(row["trajectory"])["extra"]
@@ -412,30 +421,31 @@ async def test_callable_agent_that_raises_before_recording(project: Project) -> 
     module = project.module(CALLABLE_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:raises_at_once"))
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 2}
+    assert result.counts == {"crash": 2}
     for _, row in runs.iterrows():
-        assert row["status"] == "agent_error"
+        assert row["status"] == "crash"
         assert row["error_type"] == "LookupError"
-        assert row["error_message"] == "no such thing"
+        line = CALLABLE_AGENTS.splitlines().index('    raise LookupError("no such thing")')
+        assert row["error_message"] == f"no such thing\n  at {module}.py:{line + 1}"
         assert row["crashed"], "the agent raised: a crash even without a trajectory"
         assert row["passed"] is False
         assert pd.isna(row["trajectory"])
     assert result.crashed == 2
 
 
-async def test_callable_agent_that_does_nothing_is_an_agent_error(project: Project) -> None:
+async def test_callable_agent_that_does_nothing_is_a_crash(project: Project) -> None:
     module = project.module(CALLABLE_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:does_nothing"))
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 2}
+    assert result.counts == {"crash": 2}
     for _, row in runs.iterrows():
-        assert row["status"] == "agent_error"
+        assert row["status"] == "crash"
         assert row["error_message"].startswith(
             f"{module}:does_nothing made no model call trajguard could see and fed no recorder"
         )
         assert "ctx.base_url" in row["error_message"], "the message says how to be captured"
-        assert row["passed"] is False, "an agent error is a crash: not a pass"
-        assert not row["crashed"], "returning nothing is not raising"
+        assert row["passed"] is False, "a crash is not a pass"
+        assert row["crashed"] is True, "crashed says what the crash rate counts"
 
 
 # --- command ----------------------------------------------------------------------------------
@@ -493,7 +503,7 @@ async def test_command_agent_writes_atif(project: Project) -> None:
 async def test_command_agent_exiting_non_zero(project: Project) -> None:
     suite = project.suite(command_scenario(project.script("agent.py", FAILS)))
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 2}
+    assert result.counts == {"crash": 2}
     for _, row in runs.iterrows():
         message = row["error_message"]
         assert message.startswith("command exited with status 3: ")
@@ -506,7 +516,7 @@ async def test_command_agent_writing_invalid_json(project: Project) -> None:
     suite = project.suite(command_scenario(project.script("agent.py", WRITES_NOT_JSON)))
     _, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     for _, row in runs.iterrows():
-        assert row["status"] == "agent_error"
+        assert row["status"] == "crash"
         assert row["error_message"].startswith("command wrote an invalid trajectory: ")
         assert "not valid JSON" in row["error_message"]
 
@@ -515,7 +525,7 @@ async def test_command_agent_writing_no_file(project: Project) -> None:
     suite = project.suite(command_scenario(project.script("agent.py", WRITES_NOTHING)))
     _, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
     for _, row in runs.iterrows():
-        assert row["status"] == "agent_error"
+        assert row["status"] == "crash"
         assert row["error_message"] == (
             "command exited 0 but wrote no ATIF file to {output} and made no model call through "
             "{api_base}: I forgot the file"
@@ -658,14 +668,14 @@ async def test_a_crash_never_passes_whatever_its_criteria(project: Project) -> N
         + command_scenario(project.script("agent.py", FAILS))  # no criteria at all
     )
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 4}
+    assert result.counts == {"crash": 4}
     assert runs["passed"].tolist() == [False] * 4, "a crashed run never passes"
     assert result.passed == 0
     assert result.crashed == int(classify(runs).crashed.sum()) == 4, (
         "the runner counts as show does"
     )
     for reasons in runs["failed_criteria"]:
-        assert next(iter(reasons)).startswith("no crash: the run ended as agent_error (")
+        assert next(iter(reasons)).startswith("no crash: the run ended as crash (")
 
 
 # --- sync callables run in a thread of their own ---------------------------------------------
@@ -696,12 +706,12 @@ def calls_litellm(ctx):
 """
 
 
-async def test_a_sync_callable_raising_stop_iteration_is_an_agent_error(project: Project) -> None:
+async def test_a_sync_callable_raising_stop_iteration_is_a_crash(project: Project) -> None:
     # A Future refuses StopIteration; handed over as is, the run would hang until its timeout.
     module = project.module(SYNC_AGENTS)
     suite = project.suite(callable_scenario(f"{module}:stops_iterating"), defaults="runs: 1")
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 1}
+    assert result.counts == {"crash": 1}
     assert "StopIteration" in runs.loc[0, "error_message"]
 
 
@@ -779,13 +789,13 @@ def a_number(ctx):
         ("a_number", "a int: return the final answer as a string, an ATIF trajectory"),
     ],
 )
-async def test_callable_returning_an_invalid_trajectory_is_an_agent_error(
+async def test_callable_returning_an_invalid_trajectory_is_a_crash(
     project: Project, function: str, fragment: str
 ) -> None:
     module = project.module(INVALID_RETURNS)
     suite = project.suite(callable_scenario(f"{module}:{function}"), defaults="runs: 1")
     result, runs = await batch(suite, project.runset(), Scripted(calculator_then_answer))
-    assert result.counts == {"agent_error": 1}
+    assert result.counts == {"crash": 1}
     (row,) = runs.to_dict("records")
     assert row["error_message"].startswith(f"{module}:{function} returned {fragment}")
     assert row["passed"] is False

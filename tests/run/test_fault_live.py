@@ -1,7 +1,8 @@
 """A model fault at the wire endpoint against a command agent written with the openai SDK, on
 the embedded SmolLM2 (llama.cpp over HTTP): its first model call meets a 429 with Retry-After,
 the SDK waits and retries, and the retry shows in the trajectory and in the resilience columns;
-an agent that does not retry ends as an ``agent_error`` with the columns saying so."""
+an agent that does not retry crashes (its process exits non-zero: a ``crash``) with the columns
+saying so."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def test_a_429_with_retry_after_is_retried_by_the_openai_sdk(
     assert retried["retried_after_fault"] is True
     assert retried["recovered_or_escalated"] is True
 
-    assert gave_up["status"] == "agent_error"
+    assert gave_up["status"] == "crash"
     assert gave_up["faults_injected"] == 1
     assert gave_up["retried_after_fault"] is False
     assert gave_up["recovered_or_escalated"] is False

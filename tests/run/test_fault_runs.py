@@ -193,7 +193,7 @@ print(reply.choices[0].message.content)
 """
 
 
-@pytest.mark.parametrize(("retries", "status"), [(2, "ok"), (0, "agent_error")])
+@pytest.mark.parametrize(("retries", "status"), [(2, "ok"), (0, "crash")])
 async def test_a_command_agent_meets_a_429_with_retry_after_at_the_wire(
     project: Path, retries: int, status: str
 ) -> None:

@@ -100,7 +100,7 @@ def test_a_call_the_server_fails_keeps_its_log_in_the_run_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_model: Any
 ) -> None:
     result, row = _run(tmp_path, monkeypatch, "overflows")
-    assert (row["status"], row["error_type"]) == ("agent_error", "BadRequestError")
+    assert (row["status"], row["error_type"]) == ("crash", "BadRequestError")
     errors = json.loads(row["trajectory"])["extra"]["llm_errors"]
     assert errors[0]["type"] == "ModelRequestError"
     assert "context" in errors[0]["message"].lower()

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from trajguard_testkit.scripted import PING, Scripted
 
@@ -261,7 +262,7 @@ async def test_a_declared_framework_error_is_an_agent_error_with_its_reason(proj
         model,
     )
     (row,) = rows
-    assert (row["status"], row["error_type"], row["crashed"]) == ("agent_error", "max_steps", False)
+    assert (row["status"], row["error_type"], row["crashed"]) == ("agent_error", "max_steps", True)
     assert row["error_message"] == "MaxTurns: no answer after 1 turn"
     assert row["llm_calls"] == 1, "what was captured before the stop is kept"
 
@@ -275,7 +276,9 @@ async def test_an_undeclared_exception_is_a_crash_that_keeps_its_calls(project: 
         model,
     )
     (row,) = rows
-    assert (row["status"], row["error_type"], row["crashed"]) == ("agent_error", "KeyError", True)
+    assert (row["status"], row["error_type"], row["crashed"]) == ("crash", "KeyError", True)
+    line = AGENTS.splitlines().index('    raise KeyError("tool table")') + 1
+    assert row["error_message"] == f"'tool table'\n  at {name}.py:{line}"
     assert (row["llm_calls"], row["prompt_tokens"]) == (1, 5)
     assert json.loads(row["trajectory"])["extra"]["crashed"] is True
 
@@ -289,7 +292,7 @@ async def test_the_agent_error_hook_ends_the_run_with_its_reason(project: Path) 
         model,
     )
     (row,) = rows
-    assert (row["status"], row["error_type"], row["crashed"]) == ("agent_error", "max_steps", False)
+    assert (row["status"], row["error_type"], row["crashed"]) == ("agent_error", "max_steps", True)
     assert row["error_message"] == "stopped after 1 step"
     assert row["final_output"] == "a guess", "a returned string is the final answer"
 
@@ -312,8 +315,23 @@ async def test_a_timed_out_run_keeps_the_calls_made_before_it(project: Path) -> 
         (row,) = rows
         assert (row["llm_calls"], row["prompt_tokens"]) == (1, 5)
         assert row["error_message"] == "run exceeded its 1.5 s timeout"
+        assert row["crashed"] is True
     finally:
         sys.modules[name].HOLD.set()
+
+
+async def test_a_timeout_is_flagged_crashed_with_steps_or_without(project: Path) -> None:
+    name = module(project, "import asyncio\n\nasync def waits(ctx):\n    await asyncio.sleep(60)\n")
+    result, rows = await batch(
+        suite(project, callable_agent(f"{name}:waits"), defaults="runs: 1\n  timeout_s: 0.5"),
+        project,
+        Scripted(lambda *_: LLMResponse(content="never")),
+    )
+    assert result.counts == {"timeout": 1}
+    (row,) = rows
+    assert pd.isna(row["trajectory"]), "no step was made"
+    assert row["crashed"] is True, "one rule: as a timeout that made calls"
+    assert row["passed"] is False
 
 
 async def test_an_unsupported_request_is_refused_naming_the_field_and_recorded(
@@ -325,7 +343,7 @@ async def test_an_unsupported_request_is_refused_naming_the_field_and_recorded(
         suite(project, callable_agent(f"{name}:sends_an_image"), defaults="runs: 1"), project, model
     )
     (row,) = rows
-    assert (row["status"], row["error_type"]) == ("agent_error", "BadRequestError")
+    assert (row["status"], row["error_type"]) == ("crash", "BadRequestError")
     assert "messages[0].content[0].type" in row["error_message"]
     llm_errors = json.loads(row["trajectory"])["extra"]["llm_errors"]
     assert llm_errors[0]["type"] == "RequestShapeError"

@@ -50,7 +50,7 @@ def test_show_run_gives_steps_results_criteria_and_reasons(small_runset: Path) -
 
 def test_a_run_without_trajectory_says_what_it_cannot_show(small_runset: Path) -> None:
     text = render_run(read_run(small_runset, "greeting/terse/2"))
-    assert "steps: not stored for this run" in text
+    assert "steps: none stored: a harness error" in text
     assert "not judged (a harness error)" in text
     assert "error: " in text and "endpoint unreachable" in text
 
@@ -86,3 +86,27 @@ def test_hostile_strings_are_shown_escaped_never_raw(tmp_path: Path) -> None:
     assert "… (38 more lines)" in text  # the 50-line message folded after 12 lines
     assert "Boom\\x1b[1m" in text
     assert huge.replace("\x1b", "\\x1b") in text, "the whole error is shown"
+
+
+def test_a_run_that_crashed_before_its_first_step_says_what_its_row_says() -> None:
+    row = {
+        "run_id": "s/base/0",
+        "scenario": "s",
+        "variant": "base",
+        "run_index": 0,
+        "status": "crash",
+        "crashed": True,
+        "passed": False,
+        "error_type": "LookupError",
+        "error_message": "no such thing\n  at agents/mine.py:2",
+        "failed_criteria": ["no crash: the run ended as crash (LookupError: no such thing)"],
+        "criteria": None,
+        "trajectory": None,
+    }
+    text = render_run(row)
+    said = "the run ended as crash (LookupError) before any step was recorded"
+    assert f"steps: none stored: {said}" in text
+    assert f"not judged against its criteria: {said}" in text
+    assert "✗ no crash — the run ended as crash" in text
+    assert "store schema" not in text and "imported" not in text, "no guess"
+    assert "  at agents/mine.py:2" in text

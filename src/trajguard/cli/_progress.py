@@ -18,6 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from trajguard._text import counted
 from trajguard.outcome import is_crash_row, passed_row
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class BatchProgress:
         self._total, self._done = total, skipped
         if skipped or interrupted:
             self._console.print(
-                f"resuming: {skipped} of {total} runs already on disk"
+                f"resuming: {skipped} of {counted(total, 'run')} already on disk"
                 + (f", {interrupted} interrupted mid-run, redone" if interrupted else "")
             )
         if self._interactive:

@@ -20,7 +20,7 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--status",
         metavar="S",
-        help="only runs of this status (ok, agent_error, timeout, harness_error)",
+        help="only runs of this status (ok, crash, agent_error, timeout, harness_error)",
     )
     outcome = parser.add_mutually_exclusive_group()
     outcome.add_argument("--passed", action="store_true", help="only runs that passed")

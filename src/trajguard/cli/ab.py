@@ -52,6 +52,13 @@ def register(commands: Any) -> None:
         help="run in up to three looks and stop when the answer is clear",
     )
     add_max_runs_argument(parser)
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="finish an interrupted A/B: its run set DIR (the one Ctrl-C named), then compare, "
+        "write the report beside it, in this one command",
+    )
     parser.set_defaults(handler=main)
 
 
@@ -80,6 +87,7 @@ def main(args: argparse.Namespace) -> int:
             max_runs=args.max_runs,
             report=report_options(args, step_summary=True),
             observe=observer_factory(args, startup),
+            resume=args.resume,
         )
     print(printable(outcome.headline, keep="\n"))  # the answer, then what the runs could see
     return 0

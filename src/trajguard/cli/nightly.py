@@ -62,6 +62,13 @@ def register(commands: Any) -> None:
         help="with --store: exit 5 when the trend's monitoring procedure raises a harmful alarm "
         "(pass rate down, crash rate up) on this night and nothing else failed",
     )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="finish an interrupted night: its run set DIR (the one Ctrl-C named), then compare, "
+        "write the report beside it and append it to the store, in this one command",
+    )
     add_require_power_argument(parser, suite=True)
     add_compare_arguments(parser)
     parser.set_defaults(handler=main)
@@ -99,6 +106,7 @@ def main(args: argparse.Namespace) -> int:
             observe=observer_factory(args, startup),
             require_power=args.require_power,
             store=store,
+            resume=args.resume,
         )
     print_warnings(outcome.warnings)
     print(printable(outcome.headline))

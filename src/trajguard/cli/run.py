@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajguard._text import printable
+from trajguard._text import counted, printable
 from trajguard.cli._common import (
     add_batch_arguments,
     batch_options,
@@ -69,7 +69,7 @@ def summary(result: BatchResult, startup: StartupLog) -> str:
     before = "" if first is None else f" with {duration(first)} of start-up"
     made = result.planned - result.skipped
     lines = [
-        f"{made} run{'' if made == 1 else 's'} in {duration(startup.elapsed_s)}{before} "
+        f"{counted(made, 'run')} in {duration(startup.elapsed_s)}{before} "
         f"({counts or 'none'}); {result.passed} passed, {result.crashed} crashed → {result.runset}"
     ]
     if result.errors:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from trajguard._text import json_safe, printable
+from trajguard._text import counted, json_safe, printable
 from trajguard.cli._runs_options import add_filter_arguments, run_filter
 
 if TYPE_CHECKING:
@@ -65,5 +65,5 @@ def _print(args: argparse.Namespace, lines: Sequence[RunLine]) -> int:
             f"{_cell(line.steps)} steps  {sequence}  {_cell(line.total_tokens)} tokens  {duration}"
         )
         out.write(printable(text) + "\n")
-    print(f"{len(lines)} runs", file=sys.stderr)
+    print(counted(len(lines), "run"), file=sys.stderr)
     return 0

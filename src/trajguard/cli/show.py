@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajguard._text import printable
+from trajguard._text import counted, printable
 
 if TYPE_CHECKING:
     from trajguard.report import ArmSummary
@@ -107,7 +107,7 @@ def main(args: argparse.Namespace) -> int:
         return 0
     manifest = view.runset.manifest
     console.print(
-        f"[bold]{_shown(manifest.get('suite'))}[/bold] · {len(view.runset.runs)} runs · "
+        f"[bold]{_shown(manifest.get('suite'))}[/bold] · {counted(len(view.runset.runs), 'run')} · "
         f"models {_shown(manifest.get('models', []))} · started "
         f"{_shown(manifest.get('started_at'))} · {_shown(manifest.get('status'))}"
     )

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajguard._text import printable
+from trajguard._text import counted, printable
 from trajguard.errors import TrajguardError
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def _validate_suite(path: Path) -> bool:
         return False
     variants = sorted({*suite.variants, *(v for s in suite.scenarios for v in s.variants)})
     print(
-        f"{path}: valid suite {suite.name} ({len(suite.scenarios)} scenarios, "
+        f"{path}: valid suite {suite.name} ({counted(len(suite.scenarios), 'scenario')}, "
         f"variants: {', '.join(variants) or 'none'})"
     )
     for advice in judge_advice(suite):
@@ -68,11 +68,11 @@ def _print_report(name: str, report: ValidationReport) -> None:
     for finding in (*report.errors, *report.warnings):
         line = f"{name}: {finding.path}: {finding.severity} {finding.rule}: {finding.message}"
         print(printable(line))
-    warned = f", {len(report.warnings)} warnings" if report.warnings else ""
+    warned = f", {counted(len(report.warnings), 'warning')}" if report.warnings else ""
     if report.valid:
         print(
             f"{name}: valid {report.schema_version} "
-            f"({report.steps} steps, {report.subagents} subagents{warned})"
+            f"({counted(report.steps, 'step')}, {counted(report.subagents, 'subagent')}{warned})"
         )
     else:
         errors = len(report.errors)
@@ -92,5 +92,8 @@ def run(args: argparse.Namespace) -> int:
         _print_report(file, report)
         invalid += not report.valid
     total = len(args.files)
-    print(f"{total - invalid} of {total} files valid", file=sys.stderr if invalid else sys.stdout)
+    print(
+        f"{total - invalid} of {counted(total, 'file')} valid",
+        file=sys.stderr if invalid else sys.stdout,
+    )
     return 2 if invalid else 0

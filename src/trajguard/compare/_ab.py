@@ -17,6 +17,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from trajguard import stats as st
+from trajguard._text import counted
 from trajguard.compare._ab_overall import Overall, cmh, detectable, stratified
 from trajguard.compare._answer import Answer
 from trajguard.compare._arms import Arm, split_runs
@@ -115,7 +116,8 @@ def _summary(
     level = f"{100 * (1 - alpha):.4g}%"
     found = [
         f"{metric(o.metric).label} {100 * (o.estimate or 0):+.1f} points on average over "
-        f"{o.scenarios} scenarios ({level} CI {100 * o.ci[0]:+.1f} to {100 * o.ci[1]:+.1f}; "
+        f"{counted(o.scenarios, 'scenario')} ({level} CI {100 * o.ci[0]:+.1f} to "
+        f"{100 * o.ci[1]:+.1f}; "
         f"CMH p = {o.p_value:.3g})"
         for o in rates
         if o.ci is not None

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trajguard._text import counted
 from trajguard.compare._results import Comparison, ScenarioResult
 from trajguard.compare._verdicts import Verdict
 from trajguard.errors import TrajguardError
@@ -206,7 +207,8 @@ def later_look(
             scenario=scenario.scenario, runs=scenario.runs_candidate, reason=reason, looks=seen
         ), seen
     if look >= len(design.looks) - 1:
-        reason = f"budget of {design.max_runs} runs reached (combined p {p:.2g} > {threshold:.2g})"
+        budget = counted(design.max_runs, "run")
+        reason = f"budget of {budget} reached (combined p {p:.2g} > {threshold:.2g})"
         return EscalationStop(
             scenario=scenario.scenario, runs=scenario.runs_candidate, reason=reason, looks=seen
         ), seen

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from trajguard._text import counted
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Summary
 from trajguard.compare._history import Drift
@@ -213,7 +214,7 @@ class ScenarioResult:
     def mde_note(self) -> str:
         """The detectable pass-rate change in words."""
         sizes = (
-            f"{self.runs_baseline} runs per side"
+            f"{counted(self.runs_baseline, 'run')} per side"
             if self.runs_baseline == self.runs_candidate
             else f"{self.runs_baseline} baseline and {self.runs_candidate} candidate runs"
         )

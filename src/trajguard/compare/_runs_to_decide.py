@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from trajguard import stats as st
+from trajguard._text import counted
 from trajguard.compare._registry import metric
 from trajguard.compare._results import MetricResult
 
@@ -118,6 +119,6 @@ def decide_note(
     needed, what = found
     return (
         f"inconclusive at N={min(result.baseline.n, result.candidate.n)}: at the observed "
-        f"effect ({effect}) about {needed} runs per side would show {what} with "
+        f"effect ({effect}) about {counted(needed, 'run')} per side would show {what} with "
         f"{100 * power:.0f}% power"
     )

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from trajguard.compare import judge_consistency
 from trajguard.nights._schema import NIGHT_SCHEMA, NIGHT_SCHEMA_VERSION
+from trajguard.outcome import classify
 
 __all__ = ["NightInput", "night_table", "tool_mix"]
 
@@ -86,9 +87,15 @@ def _numbers(runs: pd.DataFrame, name: str) -> pd.Series:
 def _arms(runs: pd.DataFrame, keys: list[str]) -> dict[tuple[str, ...], dict[str, Any]]:
     """Per group of ``keys``, the aggregates of its runs (harness errors counted in ``runs``,
     left out of ``judged``, passes and crashes)."""
-    judged = (
-        runs["status"] != "harness_error" if "status" in runs else pd.Series(True, index=runs.index)
-    )
+    if "status" in runs:  # what counts as a pass or a crash: trajguard.outcome, as compare does
+        outcomes = classify(runs)
+        judged = pd.Series(outcomes.behavioural, index=runs.index)
+        passed = pd.Series(outcomes.passed, index=runs.index)
+        crashed = pd.Series(outcomes.crashed, index=runs.index)
+    else:
+        judged = pd.Series(True, index=runs.index)
+        passed = runs["passed"].fillna(False).astype(bool)
+        crashed = runs["crashed"].fillna(False).astype(bool)
     tokens = _numbers(runs, "total_tokens")
     if not tokens.fillna(0).any():  # older rows left the total at 0
         tokens = _numbers(runs, "prompt_tokens") + _numbers(runs, "completion_tokens")
@@ -97,8 +104,8 @@ def _arms(runs: pd.DataFrame, keys: list[str]) -> dict[tuple[str, ...], dict[str
         .astype(str)
         .assign(
             judged=judged,
-            passed=runs["passed"].fillna(False).astype(bool) & judged,
-            crashed=runs["crashed"].fillna(False).astype(bool) & judged,
+            passed=passed & judged,
+            crashed=crashed & judged,
             steps=_numbers(runs, "step_count"),
             tokens=tokens,
             latency=_numbers(runs, "duration_s"),

@@ -21,6 +21,7 @@ from trajguard.pipeline._outputs import (
     check_targets,
     plotted_scenarios,
     report_dir,
+    resumable_folder,
     run_payload,
     write_outputs,
 )
@@ -64,6 +65,7 @@ def ab(
     max_runs: int | None = None,
     report: ReportOptions | None = None,
     observe: ObserverFactory | None = None,
+    resume: Path | None = None,
 ) -> ABOutcome:
     """Run both variants of every scenario that has them, interleaved, and compare them.
 
@@ -76,6 +78,8 @@ def ab(
     difference. The design settles the per-scenario verdicts, and the answer's words follow
     them. When the suite has a ``pairwise`` judge, it is asked which variant's answer to each
     input is better (:func:`trajguard.run.ask_pairs`), and its test joins the answer's.
+    them. ``resume``: the run set of an interrupted A/B (``reports/<date>-ab-A-B/runs``): its
+    batch is finished, then compared and reported beside it.
 
     Raises:
         UsageError: the two variants are the same, no scenario has both, or both
@@ -113,8 +117,12 @@ def ab(
         config=config,
         variants=(a, b),
     )
-    folder = report_dir(reports, suffix=f"-ab-{a}-{b}")
-    runset, target = folder / "runs", folder / "ab.md"
+    if resume is not None:
+        folder, runset = resumable_folder(resume), resume
+    else:
+        folder = report_dir(reports, suffix=f"-ab-{a}-{b}")
+        runset = folder / "runs"
+    target = folder / "ab.md"
     check_targets(target, report.junit)
     job = Job(
         suite=suite,
@@ -123,6 +131,8 @@ def ab(
         design=design,
         sides=variant_sides(runset, (a, b)),
         label=f"{suite.name} {a} vs {b}",
+        resume=resume is not None,
+        resume_command=f"trajguard ab {suite.path} --variant {a} --variant {b} --resume {runset}",
     )
     run_job(job, observe=observe)
     side = load_runset(runset)

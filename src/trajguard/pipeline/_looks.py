@@ -42,6 +42,8 @@ class Job:
         design: how many runs, look by look.
         sides: both sides' rows so far.
         label: the batches' label on the progress display.
+        resume: the run set holds an interrupted batch of this job: its first look resumes it.
+        resume_command: the command an interruption's hint names to finish the job.
     """
 
     suite: Suite
@@ -50,6 +52,8 @@ class Job:
     design: Design
     sides: Sides
     label: str | None = None
+    resume: bool = False
+    resume_command: str | None = None
 
 
 def one_design(*, sequential: bool, max_runs: int | None) -> None:
@@ -117,9 +121,10 @@ def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
             job.suite,
             job.runset,
             options,
-            resume=look.index > 0,
+            resume=job.resume or look.index > 0,
             observe=observe,
             label=f"{name} {look.label}" if look.label else job.label,
+            resume_command=job.resume_command,
         )
 
     drive(job.design, run_look=run_look, sides=job.sides)

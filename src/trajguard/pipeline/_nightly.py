@@ -17,7 +17,12 @@ from trajguard.pipeline._compare import (
 )
 from trajguard.pipeline._looks import Job, choose_design, design_record, one_design, run_job
 from trajguard.pipeline._nights import StoreRequest, store_for_suite
-from trajguard.pipeline._outputs import ReportOptions, check_targets, report_dir
+from trajguard.pipeline._outputs import (
+    ReportOptions,
+    check_targets,
+    report_dir,
+    resumable_folder,
+)
 from trajguard.results import ReportKind
 from trajguard.run import BatchOptions, ObserverFactory
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest, read_runs
@@ -41,6 +46,7 @@ def nightly(
     observe: ObserverFactory | None = None,
     require_power: bool | None = None,
     store: StoreRequest | None = None,
+    resume: Path | None = None,
 ) -> CompareOutcome:
     """Run the suite's base variant, compare it with the baseline and write the report.
 
@@ -66,6 +72,9 @@ def nightly(
         require_power: a blind night exits 4 (``None``: the suite's ``defaults.require_power``).
         store: append the night to this store of nights, show the trend in the report and (with
             ``promote_to``) promote a clean night the boiling-frog guard lets through.
+        resume: the run set of an interrupted night (``reports/<date>/runs``): its batch is
+            finished, then compared, reported beside it and appended to the store, as the night
+            would have been.
 
     Raises:
         StoreError: the suite has no baseline, or a run set or target cannot be used.
@@ -93,8 +102,9 @@ def nightly(
     design = choose_design(
         sequential=sequential, max_runs=max_runs, suite=suite, options=options, config=config
     )
-    folder = report_dir(reports)
-    runset, target = folder / "runs", folder / "report.md"
+    folder = resumable_folder(resume) if resume is not None else report_dir(reports)
+    runset = resume if resume is not None else folder / "runs"
+    target = folder / "report.md"
     check_targets(target, report.junit)
     pooled: PooledBaseline | None = None
     chosen: list[RunSet] = []
@@ -111,8 +121,17 @@ def nightly(
         rows = read_runs(runset)
         return baseline_for(RunSet(path=str(runset), manifest={}, runs=rows)).runs, rows
 
+    again = f"trajguard nightly {suite.path} --resume {runset}"
     run_job(
-        Job(suite=suite, runset=runset, options=options, design=design, sides=sides),
+        Job(
+            suite=suite,
+            runset=runset,
+            options=options,
+            design=design,
+            sides=sides,
+            resume=resume is not None,
+            resume_command=f"{again} (with the --baseline, --store and report options given now)",
+        ),
         observe=observe,
     )
     candidate_set = load_runset(runset)

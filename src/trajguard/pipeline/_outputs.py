@@ -15,7 +15,7 @@ from trajguard.errors import StoreError
 from trajguard.report import Explain, draw_figures, junit_xml, render_markdown, write_plots
 from trajguard.report.html import HTML_FILE, RunPayload, RunSource, collect_runs, render_html
 from trajguard.results import COMPARISON_FILE, ReportDocument, document_json
-from trajguard.store import RunSet
+from trajguard.store import MANIFEST_FILE, RunSet
 
 __all__ = [
     "ALL_PLOTS_UP_TO",
@@ -80,6 +80,22 @@ def report_dir(root: Path, suffix: str = "") -> Path:
     if folder.exists():
         folder = root / f"{now:%Y-%m-%d}{suffix}-{now:%H%M%S}"
     return folder
+
+
+def resumable_folder(runset: Path) -> Path:
+    """The report folder of an interrupted ``nightly`` or ``ab`` whose run set is ``runset``
+    (the folder that holds it: the report is written beside it).
+
+    Raises:
+        StoreError: ``runset`` holds no batch (no manifest).
+    """
+    if not (runset / MANIFEST_FILE).is_file():
+        raise StoreError(
+            f"no interrupted batch to resume here (no {MANIFEST_FILE})",
+            file=runset,
+            hint="pass the run set the interrupted command named: reports/<date>/runs",
+        )
+    return runset.parent
 
 
 def _check_target(path: Path) -> None:

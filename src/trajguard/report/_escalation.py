@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from trajguard._text import counted
 from trajguard.compare import EscalationPlan, EscalationStop, metric
 from trajguard.report._format import md
 
@@ -21,7 +22,7 @@ def escalation_section(
     lines = [
         "## Escalation design",
         "",
-        f"**{len(escalated)} of {len(stops)} scenarios got more runs; {spent} candidate "
+        f"**{len(escalated)} of {counted(len(stops), 'scenario')} got more runs; {spent} candidate "
         f"{unit} in all (budget {design.max_runs} per scenario).** The design decides the "
         "verdicts of the gating metrics above (and the exit code); the tables show the tests "
         "on every run made.",
@@ -32,7 +33,8 @@ def escalation_section(
         f"in looks at {', '.join(map(str, design.looks[1:]))} {unit}; quiet scenarios stop. "
         f"At each later look its combined test on all its runs must reach {later} "
         f"(linear spending of α = {design.alpha - design.alpha_first:.3g} over these looks, "
-        f"divided over the {design.scenarios} scenarios that could have been escalated), with "
+        f"divided over the {counted(design.scenarios, 'scenario')} that could have been "
+        "escalated), with "
         "a gating metric beyond its band; it stops when it no longer leans, or at the budget."
         f" Family-wise error at most {design.alpha:g} in all (union bound).",
         "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from trajguard._text import counted
 from trajguard.compare import Comparison, MetricResult, SuiteTest, Verdict, metric
 from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md, p_cell
@@ -44,7 +45,7 @@ def _suite_reason(comparison: Comparison, test: SuiteTest) -> str:
     m = metric(test.metric)
     return (
         f"**suite** {m.heading}: {m.format_difference(test.estimate)} on average over "
-        f"{test.scenarios} scenarios, {_band(comparison, test.metric)} "
+        f"{counted(test.scenarios, 'scenario')}, {_band(comparison, test.metric)} "
         f"({test.test.split(',')[0]}, adj. p {p_cell(test.p_adjusted)})"
     )
 
@@ -109,7 +110,8 @@ def gating_section(comparison: Comparison) -> list[str]:
         "",
         f"Each scenario has one test: its gating metrics computed on the same arrangements of "
         f"its runs and combined (Fisher), with the combination's own permutation p-value; the "
-        f"{scenarios} scenario tests are adjusted by step-down min-p (a scenario whose test "
+        f"{counted(scenarios, 'scenario test')} are adjusted by step-down min-p (a scenario "
+        "whose test "
         f"cannot give a small p-value costs the others nothing). A single scenario must reach "
         f"p ≤ {family.critical:.2g} to clear the first step. A metric regresses when its "
         f"scenario's adjusted p is at most {family.alpha_scenarios:.3g}, its own p at most "

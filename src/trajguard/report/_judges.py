@@ -4,6 +4,7 @@ disagree, and how much of a verdict's variance is the judge's own noise, each wi
 
 from __future__ import annotations
 
+from trajguard._text import counted
 from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
 from trajguard.local_model import MODEL_STRING, is_local_model
 from trajguard.report._format import md
@@ -54,7 +55,8 @@ def uniform_judge_warnings(comparison: Comparison) -> list[str]:
     return [
         f"- **Judge that may not judge:** {md(j.scenario, limit=40)}, "
         f"{md(j.criterion, limit=80)} ({md(j.model, limit=40)}) said {j.verdict} of all "
-        f"{j.runs} runs of both sides, which gave {j.answers} different answers: a judge that "
+        f"{counted(j.runs, 'run')} of both sides, which gave {j.answers} different answers: a "
+        "judge that "
         f"{'passes' if j.verdict == 'PASS' else 'fails'} everything cannot see a change. Check "
         "it on answers you know are wrong (and right) before gating on it."
         for j in comparison.uniform_judges

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from trajguard._text import counted
 from trajguard.compare import BlindSpot, Comparison, ScenarioResult
 from trajguard.report._design import design_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
@@ -51,7 +52,7 @@ def _blind_spot(spot: BlindSpot) -> str:
     if spot.rate is not None:
         sees = f"from a plausible baseline rate of {100 * spot.rate:.0f}%, {sees}"
     needs = (
-        f"about {spot.runs_needed} runs per side would see a {drop}"
+        f"about {counted(spot.runs_needed, 'run')} per side would see a {drop}"
         if spot.runs_needed is not None
         else f"no practical N would see a {drop}"
     )
@@ -78,7 +79,7 @@ def _blind(comparison: Comparison, require_power: bool, ab: bool) -> list[str]:
         )
     return [
         "",
-        f"**Blind in {len(spots)} of {len(comparison.scenarios)} scenarios** "
+        f"**Blind in {len(spots)} of {counted(len(comparison.scenarios), 'scenario')}** "
         f"({100 * comparison.config.power:.0f}% power to see "
         "a pass-rate drop of the band from every baseline rate its runs leave plausible): "
         f"{listed}. {consequence}",
@@ -104,11 +105,12 @@ def _headline(
             "",
             *failed,
             "",
-            f"{len(comparison.scenarios)} scenarios: {parts or 'none compared'}.",
+            f"{counted(len(comparison.scenarios), 'scenario')}: {parts or 'none compared'}.",
         ]
     else:
         lines.append(
-            f"**Verdict: {MARK[comparison.verdict]}** — {len(comparison.scenarios)} scenarios: "
+            f"**Verdict: {MARK[comparison.verdict]}** — "
+            f"{counted(len(comparison.scenarios), 'scenario')}: "
             f"{parts or 'none compared'}; no gating metric moved beyond its band with "
             "significance."
         )

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from trajguard._text import counted
 from trajguard.compare import ScenarioResult, metric
 from trajguard.results import ReportDocument, ScenarioFacts
 from trajguard.stats import wilson_interval
@@ -162,7 +163,7 @@ def _draw(figure: Any, document: ReportDocument, scenario: str) -> bytes:
         legend.text(
             0.2,
             0.78 - 0.2 * i,
-            f"{side}\n{plot.judged} runs judged",
+            f"{side}\n{counted(plot.judged, 'run')} judged",
             fontsize=8,
             va="center",
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from trajguard._text import counted
 from trajguard.compare import MetricResult, ScenarioResult, metric
 from trajguard.report._explanation import explanation_section
 from trajguard.report._format import (
@@ -61,7 +62,7 @@ def _tools_section(baseline: ToolUse, candidate: ToolUse) -> list[str]:
         if top is not None:
             share = 100 * top.count / max(top.runs, 1)
             tops.append(
-                f"- {label}: {_sequence(top.sequence)} ({top.count} of {top.runs} runs, "
+                f"- {label}: {_sequence(top.sequence)} ({top.count} of {counted(top.runs, 'run')}, "
                 f"{share:.0f}%; {top.distinct} distinct)"
             )
     lines += ["", *tops]

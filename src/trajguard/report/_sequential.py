@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from trajguard._text import counted
 from trajguard.compare import SequentialOutcome, metric
 from trajguard.stats import Action
 
@@ -37,7 +38,7 @@ def sequential_section(outcome: SequentialOutcome) -> str:
         "code, and the verdicts of the gating metrics above follow it; the p-values in the "
         "tables are fixed-sample tests on the runs made.",
         "",
-        f"Up to {len(plan)} looks at {', '.join(map(str, plan))} candidate runs per "
+        f"Up to {counted(len(plan), 'look')} at {', '.join(map(str, plan))} candidate runs per "
         f"scenario (max {outcome.max_runs}). Gating metrics: {names}; each tested one-sided at "
         f"O'Brien–Fleming alpha-spending thresholds, α = {outcome.alpha:.4g} per test "
         "(Bonferroni across scenarios and gating metrics). A scenario stops regressed only "
@@ -57,12 +58,13 @@ def _ab_section(outcome: SequentialOutcome, variants: tuple[str, str]) -> str:
     lines = [
         "## Sequential design (A/B)",
         "",
-        f"**{stopped} of {len(outcome.stopped)} scenarios stopped early on a clear pass-rate "
+        f"**{stopped} of {counted(len(outcome.stopped), 'scenario')} stopped early on a clear "
+        "pass-rate "
         f"difference.** The stopping rule only decides how many runs each scenario gets; "
         "the answer above comes from the tests on the runs made, and `ab` exits 0 whatever "
         "it finds.",
         "",
-        f"Up to {len(plan)} looks at {', '.join(map(str, plan))} runs per variant "
+        f"Up to {counted(len(plan), 'look')} at {', '.join(map(str, plan))} runs per variant "
         f"per scenario (max {outcome.max_runs}). After each look a scenario stops when the pass "
         f"rates of {b} and {a} differ clearly in either direction: Boschloo's test, "
         f"O'Brien–Fleming alpha-spending thresholds at α = {outcome.alpha:.4g} per direction "

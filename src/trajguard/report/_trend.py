@@ -3,6 +3,7 @@ alarms, flaky, drift)."""
 
 from __future__ import annotations
 
+from trajguard._text import counted
 from trajguard.report._format import md
 from trajguard.results import BaselineDrift, Monitoring, ScenarioTrend, TrendAlarm, TrendFacts
 
@@ -54,7 +55,7 @@ def _drift(d: BaselineDrift | None, what: str) -> str:
     age = f", {days} {'day' if days == '1' else 'days'} old" if days else ""
     moved = "**moved beyond the band**" if d.beyond_band else "within the band"
     return (
-        f"{what} `{md(d.batch, limit=24)}`{age}: {_nights(d.nights)} since, pass rate "
+        f"{what} `{md(d.batch, limit=24)}`{age}: {counted(d.nights, 'night')} since, pass rate "
         f"{100 * d.difference:+.0f} pts (95% CI {100 * d.low:+.0f} to {100 * d.high:+.0f}; "
         f"newest nights {100 * d.recent_difference:+.0f} pts), {moved}"
     )
@@ -100,7 +101,8 @@ def trend_section(trend: TrendFacts | None) -> list[str]:
         return []
     lines = [
         "",
-        f"## Trend ({_nights(trend.nights)} of suite {md(trend.suite)} in {md(trend.store)})",
+        f"## Trend ({counted(trend.nights, 'night')} of suite {md(trend.suite)} in "
+        f"{md(trend.store)})",
         "",
         *_method(trend.monitoring),
         "A scenario whose nights vary more than their runs' binomial noise explains (Tarone's "
@@ -124,7 +126,8 @@ def _method(m: Monitoring | None) -> list[str]:
         f"Alarms: a {m.method} (pass rate down and up, crash rate up: {m.statistics} "
         f"statistics), run night by night from the first night read; threshold {m.threshold:.2f} "
         f"(up to {m.flaky_extra:.2f} more for flaky nights), k = {m.allowance:g}, judged after "
-        f"{m.warmup} nights. Calibrated so that an unchanged suite raises a false alarm once "
+        f"{counted(m.warmup, 'night')}. Calibrated so that an unchanged suite raises a false "
+        "alarm once "
         f"per {m.target_arl:.0f} nights on average (one statistic: once per "
         f"{m.statistic_arl:,.0f}); an alarm is raised once, on the night its CUSUM crosses, and "
         "the stream restarts from the change.",
@@ -135,7 +138,3 @@ def _method(m: Monitoring | None) -> list[str]:
 def render_trend(trend: TrendFacts) -> str:
     """``trajguard trend``'s text: the trend section as a markdown document."""
     return "\n".join(trend_section(trend)).lstrip("\n").replace("## Trend", "# Trend", 1) + "\n"
-
-
-def _nights(count: int) -> str:
-    return f"{count} night" if count == 1 else f"{count} nights"

@@ -8,9 +8,11 @@
   also feed ``ctx.recorder``. What it returns: a string is the final answer; an ATIF dict, a
   :class:`~trajguard.atif.Trajectory` or a path to an ATIF file is the trajectory as it is;
   ``None`` leaves the trajectory to capture. An exception type listed in ``agent_errors`` (or
-  ``ctx.agent_error(reason, message)``) ends the run as ``agent_error`` with that reason; any
-  other exception is a crash, ``SystemExit``, ``KeyboardInterrupt`` and ``GeneratorExit`` of its
-  own included (never the batch's end). Either way the run keeps what was captured until then.
+  ``ctx.agent_error(reason, message)``) ends the run as ``agent_error`` with that reason (it
+  gave up); any other exception is a ``crash``, ``SystemExit``, ``KeyboardInterrupt`` and
+  ``GeneratorExit`` of its own included (never the batch's end), recorded with where the agent's
+  own code raised it (:mod:`._raise_site`). Either way the run keeps what was captured until
+  then.
   An async function runs on the event loop; a sync one in its own daemon thread, under a copy
   of the run's context (so zero-code capture sees its litellm calls), so that it neither
   blocks the other runs nor escapes the per-run timeout (:mod:`trajguard._user_code`). A thread
@@ -20,7 +22,7 @@
 * ``command``: an external process (argv list, never a shell string); see :mod:`._command`.
 
 Errors are sorted here into what the runner records: :class:`~trajguard.errors.AgentFailure`
-(the agent misbehaved: data; an invalid trajectory from any kind of agent is one) versus
+(the agent crashed: data; an invalid trajectory from any kind of agent is one) versus
 everything else (harness or infrastructure).
 """
 
@@ -43,6 +45,7 @@ from trajguard.faults import ToolFaults
 from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._command import run_command
 from trajguard.run._context import WIRE_API_KEY, RunContext
+from trajguard.run._raise_site import raise_site
 from trajguard.suite import BuiltinAgent, CallableAgent, ResolvedScenario, import_object
 
 __all__ = ["run_agent", "trajectory_of"]
@@ -152,13 +155,17 @@ async def _run_callable(
     function = import_object(spec.function, allowed_modules=resolved.allow_modules)
     context = context_for(resolved, model=model, seed=seed, capture=capture, faults=faults)
     declared = {import_object(path): reason for path, reason in spec.agent_errors.items()}
+
+    def site(error: BaseException) -> str | None:
+        return raise_site(error, function=function, base_dir=resolved.base_dir)
+
     async with capture_litellm(agent_name=spec.function) as litellm_capture:
         capture.litellm = litellm_capture
         try:
             returned = await _call(function, context, what=f"agent {spec.function}")
         except UserCodeError as exc:  # SystemExit and the like, raised in its thread
             trajectory = await capture.trajectory(error=exc)
-            raise AgentFailure(exc.message, trajectory=trajectory) from exc
+            raise AgentFailure(exc.message, trajectory=trajectory, raised_at=site(exc)) from exc
         except (TrajguardError, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -166,7 +173,7 @@ async def _run_callable(
             message = f"{type(exc).__name__}: {safe_str(exc)}"
             if reason is None:
                 trajectory = await capture.trajectory(error=exc)
-                raise AgentFailure(message, trajectory=trajectory) from exc
+                raise AgentFailure(message, trajectory=trajectory, raised_at=site(exc)) from exc
             capture.agent_error(reason, message)
             returned = None
         except BaseException as exc:  # an async agent's own SystemExit, on the loop
@@ -174,7 +181,8 @@ async def _run_callable(
                 raise  # a second Ctrl-C: the batch stops
             escape = as_user_code_error(exc, f"agent {spec.function}")
             trajectory = await capture.trajectory(error=escape)
-            raise AgentFailure(escape.message, trajectory=trajectory) from escape
+            failure = AgentFailure(escape.message, trajectory=trajectory, raised_at=site(exc))
+            raise failure from escape
     return await _result(spec.function, returned, capture)
 
 

@@ -266,12 +266,19 @@ def execute(
     resume: bool = False,
     observe: ObserverFactory | None = None,
     label: str | None = None,
+    resume_command: str | None = None,
 ) -> BatchResult:
     """:func:`run_batch` from synchronous code, watched by ``observe(label)`` if given.
+
+    Args:
+        resume_command: the command that finishes this batch, named by the hint of an
+            interruption (default ``trajguard run SUITE --resume RUNSET``; ``nightly`` and
+            ``ab`` name their own, which also compare and report).
 
     Raises:
         BatchInterrupted: Ctrl-C; the finished runs are on disk and the batch can be resumed.
     """
+    resume_with = resume_command or f"trajguard run {suite.path} --resume {runset}"
     watcher = observe(label or suite.name) if observe is not None else _no_observer(label or "")
     try:
         with watcher as observer:
@@ -279,12 +286,11 @@ def execute(
     except KeyboardInterrupt:
         raise BatchInterrupted(
             f"interrupted: finished runs are saved in {runset}",
-            hint=f"resume with: trajguard run {suite.path} --resume {runset}",
+            hint=f"resume with: {resume_with}",
         ) from None
     except EmbeddedModelCrashed as error:
         if (runset / store.MANIFEST_FILE).exists():  # stopped mid-batch, not before the first run
             error.hint = (
-                f"{error.hint}; the finished runs are saved in {runset}: resume with: "
-                f"trajguard run {suite.path} --resume {runset}"
+                f"{error.hint}; the finished runs are saved in {runset}: resume with: {resume_with}"
             )
         raise

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from trajguard import store
+from trajguard._text import counted
 from trajguard.run._executors import choose_executor
 from trajguard.run._options import BatchOptions
 from trajguard.run._plan import plan_batch
@@ -24,15 +25,16 @@ def describe_batch(suite: Suite, options: BatchOptions, out: Path | None = None)
     on_ray = choose_executor(options.executor, suite, None).kind == "ray"
     at_once = options.concurrency or (None if on_ray else suite.defaults.concurrency)
     lines = [
-        f"suite {suite.name} ({suite.path}): {len(scenarios)} scenario(s) x "
-        f"{len(options.variants)} variant(s) → {len(plan)} runs, "
+        f"suite {suite.name} ({suite.path}): {counted(len(scenarios), 'scenario')} x "
+        f"{counted(len(options.variants), 'variant')} → {counted(len(plan), 'run')}, "
         + (f"{at_once} at a time" if at_once else "as many at a time as the cluster holds"),
         f"models: {', '.join(sorted({arm.model for arm in arms.values()}))}",
         f"executor: {_executor(suite, options)}",
     ]
     for (scenario, variant), arm in arms.items():
         lines.append(
-            f"  {scenario} / {variant}: {runs[scenario, variant]} runs, {arm.agent.kind} agent, "
+            f"  {scenario} / {variant}: {counted(runs[scenario, variant], 'run')}, "
+            f"{arm.agent.kind} agent, "
             f"model {arm.model}, "
             f"timeout {arm.timeout_s:g} s, config {arm.config_hash()}"
         )

@@ -71,14 +71,16 @@ async def one_run(
             arm.timeout_s,
         )
         extra = trajectory.extra or {}
-        if extra.get("crashed") or extra.get("agent_error"):
+        if extra.get("crashed"):  # a trajectory handed back by an agent that crashed
+            status = "crash"
+        elif extra.get("agent_error"):  # it gave up, and said why
             status = "agent_error"
     except TimeoutError as exc:
         status, error = "timeout", exc
         trajectory = trajectory_of(exc) or await capture.trajectory(error=exc)
         error_message = f"run exceeded its {arm.timeout_s:g} s timeout"
     except AgentFailure as exc:
-        status, error = "agent_error", exc
+        status, error = "crash", exc
         trajectory = exc.trajectory or await capture.trajectory(error=exc)
     except Exception as exc:  # trajguard or the infrastructure failed: not the agent's doing
         status, error, trajectory = HARNESS_ERROR, exc, trajectory_of(exc)

@@ -15,6 +15,7 @@ from typing import Any
 from trajguard import __version__
 from trajguard.errors import StoreError, SuiteError
 from trajguard.redaction import scrub
+from trajguard.run._agent_code import agent_codes
 from trajguard.run._options import BatchOptions
 from trajguard.run._plan import Plan
 from trajguard.suite import (
@@ -38,6 +39,7 @@ _RESUME_FIELDS: tuple[tuple[str, tuple[type, ...], bool], ...] = (
     ("timeout_override", _NUMBER, False),
     ("concurrency_override", (int,), False),
     ("config_hashes", (dict,), False),
+    ("agent_code", (dict,), False),
     ("executors", (list,), False),
     ("interrupted_runs", (list,), False),
 )
@@ -99,6 +101,8 @@ def new_manifest(
         "seed_fixed": options.seed is not None,
         "git_sha": _git_sha(suite_dir),
         "config_hashes": {f"{s.scenario}/{s.variant}": s.config_hash for s, _ in plan},
+        # the hash of each arm's agent code (module, package, command file): --resume compares
+        "agent_code": {key: code.hash for key, code in agent_codes(plan).items()},
         "tolerances": {arm.scenario: dict(arm.tolerances) for _, arm in plan},
         "trajguard_version": __version__,
         "machine": _machine(),
@@ -179,6 +183,24 @@ def check_resumable(manifest: dict[str, Any], suite: Suite, plan: Plan, runset: 
                 f"{recorded[key]} → {spec.config_hash})",
                 file=runset,
                 hint="a resumed batch must run the same definitions: start a new batch instead",
+            )
+    _check_agent_code(manifest, plan, runset)
+
+
+def _check_agent_code(manifest: dict[str, Any], plan: Plan, runset: Path) -> None:
+    """Refuse a batch whose agent's code changed since it started (one agent per run set)."""
+    recorded = manifest.get("agent_code", {})
+    if not recorded:  # a run set written before agent code was hashed
+        return
+    for key, code in agent_codes(plan).items():
+        if key in recorded and recorded[key] != code.hash:
+            files = ", ".join(code.shown) or "no file found now"
+            raise SuiteError(
+                f"the agent of scenario {key} changed since this batch started (its code: "
+                f"{files}; hash {recorded[key]} → {code.hash})",
+                file=runset,
+                hint="a resumed batch must run the same agent: restore its code to finish this "
+                "batch, or start a new batch with the changed agent",
             )
 
 

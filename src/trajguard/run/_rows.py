@@ -1,16 +1,19 @@
 """One run → one Parquet row (pure).
 
-Statuses: ``ok`` (the agent finished), ``agent_error`` (the agent or the model misbehaved: it
-raised, overflowed its context, ran out of steps — data, not noise), ``harness_error`` (trajguard
-or the infrastructure failed: excluded from every statistic), ``timeout`` (the per-run limit
-passed). ``crashed`` is true when the agent raised (the trajectory's ``extra.crashed``).
+Statuses (:data:`trajguard.outcome.STATUS_TABLE` owns them): ``ok`` (the agent finished),
+``crash`` (the agent's code raised or its command exited non-zero: ``error_type`` the
+exception's class, ``error_message`` ending with where the agent's code raised it),
+``agent_error`` (the agent gave up: ran out of steps, overflowed its context, or declared it),
+``harness_error`` (trajguard or the infrastructure failed: excluded from every statistic),
+``timeout`` (the per-run limit passed).
 
-``passed`` and ``crashed`` are null for a harness error (not judged); ``passed`` is false
-for a crash in the sense of :func:`trajguard.outcome.is_crash_row` (an ``agent_error`` or
-``timeout`` status, or the ``crashed`` flag: a run that did not end normally has not passed,
-whatever its criteria say; ``failed_criteria`` then starts with the reason), and otherwise
-whether every criterion held. ``criteria`` holds each criterion's label, whether it held and why
-not, for every judged run (a crashed one included); null for a run not judged.
+``crashed`` follows one rule (:func:`trajguard.outcome.crashed_flag`): true for every run of a
+crash status (``crash``, ``agent_error``, ``timeout``; with steps or without), false for ``ok``,
+null for a harness error. ``passed`` is null for a harness error (not judged) and false for a
+crash (a run that did not end normally has not passed, whatever its criteria say;
+``failed_criteria`` then starts with the reason), and otherwise whether every criterion held.
+``criteria`` holds each criterion's label, whether it held and why not, for every judged run (a
+crashed one included); null for a run not judged (a harness error, a crash before any step).
 
 A ``judge`` criterion whose judge could not decide (unreachable, no verdict) is recorded as not
 judged (``held`` null, with the reason); when no other criterion failed the run and it did not
@@ -37,6 +40,7 @@ from trajguard.outcome import (
     Status,
     common_errors,
     crash_reason,
+    crashed_flag,
     is_behavioural,
     is_crash_row,
 )
@@ -79,8 +83,11 @@ def build_row(
     of the last agent step.
     """
     raised = _raised_by_agent(error)
+    location = error.raised_at if isinstance(error, AgentFailure) else None
     if raised is not None:  # report the agent's own exception, not the wrapper around it
         error = raised
+    if error_message is None and error is not None:
+        error_message = safe_str(error)[:2000] + (f"\n  at {location}" if location else "")
     redactor = Redactor(secrets=environment_secrets())
     row: dict[str, Any] = {
         "run_id": spec.run_id,
@@ -98,16 +105,12 @@ def build_row(
         "trajguard_version": batch["trajguard_version"],
         "status": status,
         "error_type": _error_type(error),
-        "error_message": _redacted(
-            redactor, error_message or (safe_str(error)[:2000] if error is not None else None)
-        ),
+        "error_message": _redacted(redactor, error_message),
         "passed": None,
         "failed_criteria": None,
         "criteria": None,
-        "crashed": True if raised is not None else None,
+        "crashed": crashed_flag(status, raised is not None),
     }
-    if not is_behavioural(status):
-        row["crashed"] = None
     if trajectory is None:
         if is_crash_row(status, row["crashed"]):
             row.update(passed=False, failed_criteria=[crash_reason(row)])
@@ -117,7 +120,7 @@ def build_row(
     final = final_output(normalized, final_answer_tool)
     if final is not None:
         run_shape = replace(run_shape, final_output=final)
-    crashed = run_shape.crashed or row["crashed"] is True
+    crashed = crashed_flag(status, run_shape.crashed or raised is not None)
     extra_error = (trajectory.extra or {}).get("error")
     if row["error_message"] is None and isinstance(extra_error, Mapping):
         row["error_type"] = str(extra_error.get("type", "")) or None
@@ -142,7 +145,7 @@ def build_row(
     if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
         row["error_type"] = CRITERION_ERROR
         row["error_message"] = _redacted(redactor, broken[0][:2000])
-    row["crashed"] = crashed if judged else None
+    row["crashed"] = crashed
     crash = is_crash_row(status, row["crashed"])
     row.update(
         {

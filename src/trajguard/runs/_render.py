@@ -143,6 +143,8 @@ def _criteria(row: Mapping[str, Any]) -> list[str]:
         return out if outcomes or len(out) > 1 else [*out, "  (the scenario has none)"]
     if row.get("passed") is None and row.get("status") == "harness_error":
         return [*out, "  not judged (a harness error)"]
+    if not row.get("trajectory") and is_crash_row(str(row.get("status")), row.get("crashed")):
+        return [*out, f"  not judged against its criteria: {_ended_before_any_step(row)}"]
     failed = [str(f) for f in row.get("failed_criteria") or () if not str(f).startswith("no crash")]
     out += [f"  ✗ {printable(entry)}" for entry in failed]
     out.append(
@@ -190,16 +192,29 @@ def _header(row: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _ended_before_any_step(row: Mapping[str, Any]) -> str:
+    error = row.get("error_type")
+    how = f" ({printable(error)})" if error is not None else ""
+    return f"the run ended as {printable(row.get('status'))}{how} before any step was recorded"
+
+
+def _why_no_steps(row: Mapping[str, Any]) -> str:
+    """What the row says about a run without a trajectory (never a guess)."""
+    if row.get("status") == "harness_error":
+        error = row.get("error_type")
+        return "a harness error" + (f" ({printable(error)})" if error is not None else "")
+    if is_crash_row(str(row.get("status")), row.get("crashed")):
+        return _ended_before_any_step(row)
+    return f"the run ended as {printable(row.get('status'))} with no trajectory in its row"
+
+
 def render_run(row: Mapping[str, Any]) -> str:
     """The text ``trajguard show RUNSET --run RUN`` prints for one run row."""
     out = _header(row)
     trajectory = row.get("trajectory")
     out.append("")
     if not trajectory:
-        out.append(
-            "steps: not stored for this run (a harness error, or a run imported without its "
-            "trajectory): its steps, tool calls and results cannot be shown"
-        )
+        out.append(f"steps: none stored: {_why_no_steps(row)}")
     else:
         out.append("steps:")
         out += _steps(json.loads(trajectory))

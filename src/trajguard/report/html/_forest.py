@@ -1,5 +1,10 @@
 """The forest plot of a comparison, as inline SVG: one row per scenario, one panel per gating
-metric, each effect with its interval over its tolerance band; regressions marked."""
+metric, each effect with its interval over its tolerance band; regressions marked.
+
+Each panel is a ``<g class="panel">`` of its own horizontal extent (``data-x0``, ``data-x1``),
+clipped to it: its values are mapped inside it with a margin a marker's width wide, and its
+tick labels are anchored inward at its edges, so nothing of one panel is drawn on another's
+(an effect of -100 points sits at its own panel's left edge, not on its neighbour's border)."""
 
 from __future__ import annotations
 
@@ -20,7 +25,10 @@ VERDICT_COLOUR = {  # Okabe-Ito
     Verdict.INCONCLUSIVE: "#999999",
 }
 
-_LABEL, _ROW, _TOP, _GAP, _WIDTH = 190, 18, 46, 16, 1120
+_LABEL, _ROW, _TOP, _GAP, _WIDTH = 190, 18, 46, 24, 1120
+_MARGIN = 10
+"""Pixels kept free inside each side of a panel: a marker (a 6-pixel diamond) never crosses
+its edge."""
 
 
 def _band(comparison: Comparison, scenario: str, name: str) -> tuple[float, float] | None:
@@ -128,12 +136,18 @@ def _panel(
     lo, hi = _scale(results, comparison, name)
     p, width = where
     x0 = _LABEL + p * (width + _GAP)
+    inner = width - 2 * _MARGIN
 
     def x(v: float) -> float:
-        return round(x0 + (min(max(v, lo), hi) - lo) / (hi - lo) * width, 1)
+        return round(x0 + _MARGIN + (min(max(v, lo), hi) - lo) / (hi - lo) * inner, 1)
 
     unit = " (pts)" if m.kind in ("rate", "paths", "order") else ""
+    clip = f"forest-clip-{p}"
     out = [
+        f'<g class="panel" data-metric={attr(name)} data-x0="{x0}" data-x1="{x0 + width}" '
+        f'clip-path="url(#{clip})">',
+        f'<clipPath id="{clip}"><rect x="{x0}" y="0" width="{width}" height="{height}"/>'
+        "</clipPath>",
         f'<text x="{x0 + width / 2}" y="14" font-size="12" text-anchor="middle" '
         f'font-weight="bold">{text(m.heading)}{unit}</text>',
         f'<line x1="{x(m.no_change)}" x2="{x(m.no_change)}" y1="{_TOP - 6}" '
@@ -141,8 +155,10 @@ def _panel(
     ]
     scale = 100 if m.kind in ("rate", "paths", "order") else 1
     for tick in _ticks(lo, hi, scale):
+        at = x(tick)  # a label at an edge reads inward: it stays in its panel
+        anchor = "start" if at - x0 < 16 else "end" if x0 + width - at < 16 else "middle"
         out.append(
-            f'<text x="{x(tick)}" y="{height - 6}" font-size="10" text-anchor="middle" '
+            f'<text x="{at}" y="{height - 6}" font-size="10" text-anchor="{anchor}" '
             f'fill="#555">{_tick(name, tick)}</text>'
         )
     out.append(
@@ -179,4 +195,5 @@ def _panel(
         else:
             out.append(f'<circle cx="{cx}" cy="{y}" r="4" fill="{colour}"/>')
         out.append("</g>")
+    out.append("</g>")
     return out

@@ -8,6 +8,7 @@ import base64
 import json
 from collections.abc import Mapping
 
+from trajguard._text import counted
 from trajguard.compare import Verdict
 from trajguard.report._render import render_markdown
 from trajguard.report.html._assets import asset, csp_hash
@@ -153,7 +154,8 @@ def _explorer(document: ReportDocument, runs: RunPayload | None) -> str:
     )
     return (
         '<section id="explorer"><h2>Run explorer</h2>'
-        f"<p>{runs.runs} runs. Filter them, sort by a column, open one to read its steps, tool "
+        f"<p>{counted(runs.runs, 'run')}. Filter them, sort by a column, open one to read its "
+        "steps, tool "
         "calls and results.</p><noscript><p>The run explorer needs JavaScript; the report "
         "above reads without it.</p></noscript>"
         f'<div id="explorer-ui" hidden data-sides={attr(sides)} data-first={attr(first)}>'

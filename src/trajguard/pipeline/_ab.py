@@ -78,7 +78,7 @@ def ab(
     difference. The design settles the per-scenario verdicts, and the answer's words follow
     them. When the suite has a ``pairwise`` judge, it is asked which variant's answer to each
     input is better (:func:`trajguard.run.ask_pairs`), and its test joins the answer's.
-    them. ``resume``: the run set of an interrupted A/B (``reports/<date>-ab-A-B/runs``): its
+    ``resume``: the run set of an interrupted A/B (``reports/<date>-ab-A-B/runs``): its
     batch is finished, then compared and reported beside it.
 
     Raises:

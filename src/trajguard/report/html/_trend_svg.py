@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from trajguard.report.html._escape import attr, text
 
 __all__ = ["HEIGHT", "WIDTH", "Mark", "Series", "chart_svg"]
@@ -87,7 +85,7 @@ def _level(value: float | None, top: float) -> int:
 
 def _walk(xs: Sequence[int], ys: Sequence[int]) -> str:
     """A polyline in relative steps (``l dx dy dx dy …``): a few characters a night."""
-    steps = zip(np.diff(xs).tolist(), np.diff(ys).tolist(), strict=True)
+    steps = ((x1 - x0, y1 - y0) for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False))
     # a minus sign separates two numbers by itself
     return "".join(f"{dx}{'' if dy < 0 else ' '}{dy} " for dx, dy in steps)
 

@@ -29,6 +29,10 @@ Floats = NDArray[np.float64]
 METRICS = (("pass_rate", 0), ("crash_rate", 1))
 """The metrics watched per scenario and their sides (0: drops and rises, 1: rises only)."""
 
+FLOOR = 0.05
+"""The least rate (and most, from 1) a night's weight is computed at: a fitted rate of 0 would
+give its nights infinite weight."""
+
 METHOD = "self-starting CUSUM on the arcsine scale, per scenario and metric"
 
 
@@ -58,29 +62,45 @@ def _weighted_ss(r: Floats, w: Floats, design: Floats) -> tuple[float, Floats]:
     return float(np.sum(w * resid * resid)), np.asarray(coef, np.float64)
 
 
-def shape_of(passes: Floats, runs: Floats) -> Shape:
-    """The best single step and the best broken line (flat, then a slope) through the nights'
-    rates (least squares weighted by runs); the step wins ties. Needs at least 2 nights."""
-    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
-    keep = n > 0
-    x, n, idx = x[keep], n[keep], np.flatnonzero(keep)
-    r, t = x / n, idx.astype(np.float64)
+def _best_fit(r: Floats, t: Floats, w: Floats) -> tuple[float, int, bool, Floats]:
     best: tuple[float, int, bool, Floats] | None = None
     for j in range(1, len(r)):
         step = np.c_[np.ones(len(r)), (np.arange(len(r)) >= j).astype(np.float64)]
-        ss, coef = _weighted_ss(r, n, step)
+        ss, coef = _weighted_ss(r, w, step)
         if best is None or ss < best[0] - 1e-12:
             best = (ss, j, False, coef)
     for j in range(0, len(r) - 2):
         ramp = np.c_[np.ones(len(r)), np.maximum(0.0, t - t[j])]
-        ss, coef = _weighted_ss(r, n, ramp)
+        ss, coef = _weighted_ss(r, w, ramp)
         if best is None or ss < best[0] - 1e-12:
             best = (ss, j, True, coef)
-    if best is None:
+    assert best is not None
+    return best
+
+
+def _fitted(r: Floats, t: Floats, fit: tuple[float, int, bool, Floats]) -> Floats:
+    _, j, drift, coef = fit
+    if drift:
+        return np.asarray(coef[0] + coef[1] * np.maximum(0.0, t - t[j]), np.float64)
+    return np.asarray(coef[0] + coef[1] * (np.arange(len(r)) >= j), np.float64)
+
+
+def shape_of(passes: Floats, runs: Floats) -> Shape:
+    """The best single step and the best broken line (flat, then a slope) through the nights'
+    rates, the step winning ties: least squares weighted by each night's binomial precision
+    ``runs / (p (1 - p))`` at the rate of a first fit weighted by runs (a night near 0 or 1
+    varies less, and says more about where a slide began). Needs at least 2 nights."""
+    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
+    keep = n > 0
+    x, n, idx = x[keep], n[keep], np.flatnonzero(keep)
+    r, t = x / n, idx.astype(np.float64)
+    if len(r) < 2:
         return Shape(
             start=int(idx[0]), drift=False, before=float(r[0]), after=float(r[0]), slope=None
         )
-    _, j, drift, coef = best
+    first = _best_fit(r, t, n)
+    level = np.clip(_fitted(r, t, first), FLOOR, 1 - FLOOR)
+    _, j, drift, coef = _best_fit(r, t, n / (level * (1 - level)))
     if drift:
         return Shape(
             start=int(idx[j]),
@@ -99,10 +119,12 @@ def shape_of(passes: Floats, runs: Floats) -> Shape:
 
 
 def shape_end(raised: Sequence[Raised], i: int, nights: int) -> int:
-    """The last night alarm ``i`` is shaped on: every night of its regime seen so far (up to the
-    night before its stream's next alarm, or the newest night), so a drift read later is told
-    with all its nights."""
-    later = [r.night for r in raised[i + 1 :] if r.stream == raised[i].stream]
+    """The last night alarm ``i`` is shaped on: every night of its regime seen so far, so a
+    drift read later is told with all its nights. A slide keeps raising alarms the same way
+    (each restart's reference is soon left behind again), so the regime runs up to the night
+    before its stream's next alarm the other way, or the newest night."""
+    this = raised[i]
+    later = [r.night for r in raised[i + 1 :] if r.stream == this.stream and r.rise != this.rise]
     return (later[0] - 1) if later else nights - 1
 
 

@@ -18,6 +18,7 @@ from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
 from trajguard.compare._judges import judge_consistency, judged_once
+from trajguard.compare._paths import NO_TOOL, run_path
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -58,6 +59,7 @@ from trajguard.compare._verdicts import (
 )
 
 __all__ = [
+    "NO_TOOL",
     "DEFAULT_GATING",
     "EXIT_BLIND",
     "EXIT_OK",
@@ -113,6 +115,7 @@ __all__ = [
     "exit_code",
     "judge_consistency",
     "judged_once",
+    "run_path",
     "metric",
     "plan_assumed",
     "plan_runset",

@@ -1,12 +1,15 @@
 """Calibration of the trend's monitoring procedure (issue 36): the suite-level CUSUM of
 ``trajguard.nights`` on whole suites of nights, night by night from the first.
 
-Suites of 4 and 20 scenarios, 20 runs a night, pass rates demo-shaped (20-45 %) with a crash
-rate of 0-3 %; pass counts binomial or beta-binomial (intra-night correlation rho 0.1, 0.2);
-or every night's runs resampled (with replacement) from the real SmolLM2 nights in
+Suites of 4 and 20 scenarios, 20 runs a night (``--runs``; the nightly's default), pass rates
+demo-shaped (20-45 %) with a crash rate of 0-3 %, each scenario's runs taking 1, 3, 2 or 3 paths
+(repeating; shares drawn per scenario); pass rates and path shares binomial or
+beta-binomial / Dirichlet-multinomial from night to night (intra-night correlation rho 0.1,
+0.2); or every night's runs resampled (with replacement) from the real SmolLM2 nights in
 benchmarks/data/real-nights-2026-12-01 (the unedited nights and the baseline, pooled per
-scenario; a 20-scenario suite repeats the four). Measured, with the threshold the product uses
-for that many statistics (``trajguard.nights.threshold``):
+scenario, each run with its outcome and path; a 20-scenario suite repeats the four). Every
+suite goes through the product's streams (``trajguard.nights.streams_of``: pass rate, crash
+rate, tool usage and failing paths, each statistic with its threshold). Measured:
 
 1. A/A: the suite's in-control ARL (suite-nights per false alarm, restarting after each alarm
    as the product does; 95 % interval from the Poisson count) and the share of suites with an
@@ -16,9 +19,15 @@ for that many statistics (``trajguard.nights.threshold``):
    step's start, as the report at the series' end shapes it) within 2 of k;
 3. a drift of 1 point a night from night k, series of k + 40 nights: the share whose first
    alarm from k on reads, at the series' end, as a drift (a drop) with its onset within 5
-   nights of k.
+   nights of k;
+4. a path gone (scenario 0's most taken path taken no more from night k): the tool mix named
+   within 5 nights, dated within 2;
+5. ``--only bound``: what no procedure, and the best CUSUM knowing the in-control rate, can do
+   for 3. and 2. at the product's false-alarm rate, per runs a night.
 
-    python benchmarks/bench_trend_monitor.py --suites 200 --nights 730
+    python benchmarks/bench_trend_monitor.py --suites 100 --nights 365 --series 200
+    python benchmarks/bench_trend_monitor.py --only bound --series 400
+    python benchmarks/bench_trend_monitor.py --runs 30 --sizes 4 --binomial --only drop
 """
 
 from __future__ import annotations
@@ -156,6 +165,7 @@ def _run(suites: list[list[Counts]], nights: int, restart: bool = True) -> tuple
         h=np.concatenate([st.h for st in built]),
         sides=np.concatenate([st.sides for st in built]),
         pool=np.concatenate([st.pool + o for st, o in zip(built, offset, strict=True)]),
+        allowance=np.concatenate([st.allowance for st in built]),
         restart=restart,
     )
     return list(path.raised), [keys[r.stream] for r in path.raised], built[0].rate_threshold
@@ -455,6 +465,10 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=300, help="series per power case")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=20261203)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4, 20], help="suite sizes")
+    parser.add_argument(
+        "--binomial", action="store_true", help="binomial and resampled real nights only"
+    )
     parser.add_argument(
         "--only", choices=("aa", "drop", "drift", "gone", "rule", "before", "bound")
     )
@@ -462,10 +476,11 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     began = time.process_time()
     cases = [("sim", 0.0), ("sim", 0.1), ("sim", 0.2), ("real", 0.0)]
+    cases = [c for c in cases if not args.binomial or c[1] == 0.0]
     for name, measure in (("aa", aa), ("drop", drop), ("drift", drift), ("gone", gone)):
         if args.only not in (None, name):
             continue
-        for scenarios in (4, 20):
+        for scenarios in args.sizes:
             for source, rho in cases:
                 print(measure(args, scenarios, source, rho, rng), flush=True)
     if args.only in (None, "rule"):

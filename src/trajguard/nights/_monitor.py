@@ -179,6 +179,7 @@ def cusum(
     k: float = ALLOWANCE,
     restart: bool = True,
     pool: NDArray[np.int64] | None = None,
+    allowance: Floats | None = None,
 ) -> Path:
     """Run the CUSUMs of streams (rows) over nights (columns).
 
@@ -192,6 +193,8 @@ def cusum(
         restart: after an alarm, restart the stream from its CUSUM's last zero (else it stops).
         pool: per stream, the pool whose streams' spread is the prior of its own (one suite's
             streams of one metric; default: all one pool).
+        allowance: per stream, how many flaky allowances its threshold takes at most (default
+            1 each).
     """
     x, n = np.atleast_2d(passes).astype(np.float64), np.atleast_2d(runs).astype(np.float64)
     streams, nights = x.shape
@@ -208,6 +211,8 @@ def cusum(
     pools = int(group.max()) + 1 if streams else 1
     hs = np.broadcast_to(np.asarray(h, np.float64), (streams,))
     extra = np.array([flaky_extra(float(v)) for v in hs])
+    if allowance is not None:
+        extra = extra * np.asarray(allowance, np.float64)
     start = np.zeros(streams, np.int64)
     end = np.zeros(streams, np.int64)
     live = np.ones(streams, bool)

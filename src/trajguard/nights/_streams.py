@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from trajguard.nights._monitor import threshold
 
-__all__ = ["PATH_WEIGHT", "Counts", "Key", "Streams", "streams_of"]
+__all__ = ["PATH_ALLOWANCE", "PATH_WEIGHT", "Counts", "Key", "Streams", "streams_of"]
 
 Floats = NDArray[np.float64]
 
@@ -22,6 +22,11 @@ PATH_WEIGHT = 0.25
 """A path statistic's part of the suite's false-alarm rate, in pass- or crash-rate statistics:
 a tool mix that matters moves far (the calculator gone is its whole share), so its statistics
 take a higher threshold and leave the pass rate most of the budget."""
+
+PATH_ALLOWANCE = 3.0
+"""Flaky allowances a path statistic's threshold takes at most (a pass rate's takes one): a
+path's share of the runs, or of the failing runs, varies from night to night with the tool mix
+as well as the outcome, and a small share's nights are skewed upwards."""
 
 METRICS = ("pass_rate", "crash_rate", "tool_usage", "failing_paths")
 """The metrics, in the order of their pools (a pool's streams share their spread's prior)."""
@@ -66,6 +71,7 @@ class Streams:
         sides: -1 drops, +1 rises, 0 both.
         pool: the pool of each row (one metric's streams).
         h: each row's threshold.
+        allowance: each row's flaky allowances (:data:`PATH_ALLOWANCE` for a path).
         weight: the suite's statistics in pass- or crash-rate statistics (paths count
             :data:`PATH_WEIGHT` each).
         statistics: one-sided statistics.
@@ -78,6 +84,7 @@ class Streams:
     sides: NDArray[np.int64]
     pool: NDArray[np.int64]
     h: Floats
+    allowance: Floats
     weight: float
     statistics: int
     path_statistics: int
@@ -125,6 +132,7 @@ def streams_of(suite: Sequence[Counts], nights: int) -> Streams:
         sides=sides,
         pool=np.array([METRICS.index(k.metric) for k in keys], np.int64),
         h=np.where(paths, path_h, rate_h).astype(np.float64),
+        allowance=np.where(paths, PATH_ALLOWANCE, 1.0).astype(np.float64),
         weight=weight,
         statistics=int(one_sided.sum()),
         path_statistics=int(one_sided[paths].sum()),

@@ -59,13 +59,13 @@ from trajguard.compare._verdicts import (
 )
 
 __all__ = [
-    "NO_TOOL",
     "DEFAULT_GATING",
     "EXIT_BLIND",
     "EXIT_OK",
     "EXIT_REGRESSED",
     "METRICS",
     "METRIC_NAMES",
+    "NO_TOOL",
     "TOLERANCES",
     "UNSTABLE_JUDGE_DISAGREEMENT",
     "ABResult",
@@ -115,11 +115,11 @@ __all__ = [
     "exit_code",
     "judge_consistency",
     "judged_once",
-    "run_path",
     "metric",
     "plan_assumed",
     "plan_runset",
     "pool_history",
+    "run_path",
     "split_runs",
     "tolerance",
     "tolerance_problems",

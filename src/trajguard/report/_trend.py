@@ -146,8 +146,8 @@ def _method(m: Monitoring | None) -> list[str]:
     if m is None:
         return []
     return [
-        f"Alarms: a {m.method} (pass rate down and up, crash rate up{_paths(m)}: "
-        f"{m.statistics} statistics), run night by night from the first night read; threshold "
+        f"Alarms: a {m.method} (pass rate down and up, crash rate up{_paths(m)}), run night by "
+        "night from the first night read; threshold "
         f"{m.threshold:.2f}{_path_h(m)} (up to {m.flaky_extra:.2f} more for flaky nights), "
         f"k = {m.allowance:g}, judged after "
         f"{m.warmup} nights. Calibrated so that an unchanged suite raises a false alarm once "
@@ -160,10 +160,11 @@ def _method(m: Monitoring | None) -> list[str]:
 
 def _paths(m: Monitoring) -> str:
     if not m.path_statistics:
-        return ""
+        return f": {m.statistics} statistics"
     return (
-        "; where a scenario's runs take two paths or more, each path's share of the runs down "
-        f"(the tool mix) and its failing runs' share up: {m.path_statistics} of them"
+        ", and where a scenario's runs take two paths or more, each path's share of the runs "
+        f"down (the tool mix) and the share failing along it up: {m.statistics} statistics, "
+        f"{m.path_statistics} of them on paths"
     )
 
 

@@ -1,12 +1,15 @@
 """Calibration of the trend's monitoring procedure (issue 36): the suite-level CUSUM of
 ``trajguard.nights`` on whole suites of nights, night by night from the first.
 
-Suites of 4 and 20 scenarios, 20 runs a night, pass rates demo-shaped (20-45 %) with a crash
-rate of 0-3 %; pass counts binomial or beta-binomial (intra-night correlation rho 0.1, 0.2);
-or every night's runs resampled (with replacement) from the real SmolLM2 nights in
+Suites of 4 and 20 scenarios, 20 runs a night (``--runs``; the nightly's default), pass rates
+demo-shaped (20-45 %) with a crash rate of 0-3 %, each scenario's runs taking 1, 3, 2 or 3 paths
+(repeating; shares drawn per scenario); pass rates and path shares binomial or
+beta-binomial / Dirichlet-multinomial from night to night (intra-night correlation rho 0.1,
+0.2); or every night's runs resampled (with replacement) from the real SmolLM2 nights in
 benchmarks/data/real-nights-2026-12-01 (the unedited nights and the baseline, pooled per
-scenario; a 20-scenario suite repeats the four). Measured, with the threshold the product uses
-for that many statistics (``trajguard.nights.threshold``):
+scenario, each run with its outcome and path; a 20-scenario suite repeats the four). Every
+suite goes through the product's streams (``trajguard.nights.streams_of``: pass rate, crash
+rate, tool usage and failing paths, each statistic with its threshold). Measured:
 
 1. A/A: the suite's in-control ARL (suite-nights per false alarm, restarting after each alarm
    as the product does; 95 % interval from the Poisson count) and the share of suites with an
@@ -16,9 +19,13 @@ for that many statistics (``trajguard.nights.threshold``):
    step's start, as the report at the series' end shapes it) within 2 of k;
 3. a drift of 1 point a night from night k, series of k + 40 nights: the share whose first
    alarm from k on reads, at the series' end, as a drift (a drop) with its onset within 5
-   nights of k.
+   nights of k;
+4. a path gone (scenario 0's most taken path taken no more from night k): the tool mix named
+   within 5 nights, dated within 2;
+(what no procedure can do at 20 runs a night: ``bench_trend_bound.py``).
 
-    python benchmarks/bench_trend_monitor.py --suites 200 --nights 730
+    python benchmarks/bench_trend_monitor.py --suites 100 --nights 365 --series 200
+    python benchmarks/bench_trend_monitor.py --runs 30 --sizes 4 --binomial --only drop
 """
 
 from __future__ import annotations
@@ -31,27 +38,41 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
+from trajguard.compare import run_path
 from trajguard.nights import (
+    Counts,
     change_scan,
     cusum,
     newcombe,
     shape_end,
     shape_of,
     spread_ratio,
-    threshold,
+    streams_of,
     wilson,
 )
 
 REAL = Path(__file__).parent / "data" / "real-nights-2026-12-01"
 CALM = ("baseline", *(f"unedited-seed{i}" for i in range(1, 6)))
+PATHS = (1, 3, 2, 3)
+"""Paths per scenario of a simulated suite, repeating (the demo's: capital's runs all call the
+calculator; greeting's take three paths, multiply's two, population's three)."""
 
 
-def _pools() -> list[tuple[np.ndarray, np.ndarray]]:
+def _pools() -> list[tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]]:
     runs = pd.concat([pd.read_parquet(REAL / name / "runs.parquet") for name in CALM])
-    return [
-        (g["passed"].fillna(False).to_numpy(bool), g["crashed"].fillna(False).to_numpy(bool))
-        for _, g in runs.groupby("scenario", sort=True)
-    ]
+    out = []
+    for _, g in runs.groupby("scenario", sort=True):
+        paths = [run_path(dict(c) if c is not None else {}) for c in g["tool_counts"]]
+        names = sorted(set(paths))
+        out.append(
+            (
+                g["passed"].fillna(False).to_numpy(bool),
+                g["crashed"].fillna(False).to_numpy(bool),
+                np.array([names.index(p) for p in paths]),
+                names,
+            )
+        )
+    return out
 
 
 def _rates(p: np.ndarray, rho: float, rng: np.random.Generator) -> np.ndarray:
@@ -60,6 +81,18 @@ def _rates(p: np.ndarray, rho: float, rng: np.random.Generator) -> np.ndarray:
     k = 1 / rho - 1
     inner = np.clip(p, 1e-6, 1 - 1e-6)
     return np.asarray(rng.beta(inner * k, (1 - inner) * k))
+
+
+def _counts(passed: np.ndarray, crashed: np.ndarray, path: np.ndarray, names: list[str]) -> Counts:
+    """A scenario's counts from its runs (nights x runs arrays)."""
+    runs = np.full(len(passed), float(passed.shape[1]))
+    return Counts(
+        runs=runs,
+        passes=passed.sum(axis=1).astype(float),
+        crashes=crashed.sum(axis=1).astype(float),
+        paths={n: (path == i).sum(axis=1).astype(float) for i, n in enumerate(names)},
+        failing={n: ((path == i) & ~passed).sum(axis=1).astype(float) for i, n in enumerate(names)},
+    )
 
 
 def _suite(
@@ -71,43 +104,69 @@ def _suite(
     runs: int,
     rng: np.random.Generator,
     shift: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Pass and crash counts (scenarios x nights); ``shift`` is added to the pass rate."""
+    first: float | None = None,
+    gone: int | None = None,
+) -> list[Counts]:
+    """A suite's counts; ``shift`` is added to the pass rate, ``first`` is scenario 0's pass
+    rate (sim), and from night ``gone`` on scenario 0's most taken path is taken no more (its
+    runs take the next path)."""
     shift = np.zeros((scenarios, nights)) if shift is None else shift
-    if source == "real":
-        pools = _pools()
-        passes = np.empty((scenarios, nights))
-        crashes = np.empty((scenarios, nights))
-        for s in range(scenarios):
-            passed, crashed = pools[s % len(pools)]
-            pick = rng.integers(0, len(passed), (nights, runs))
-            won = passed[pick]
+    suite = []
+    pools = _pools() if source == "real" else []
+    for s in range(scenarios):
+        if source == "real":
+            # a moved tool mix needs a scenario of two paths or more first: multiply
+            lead = 2 if gone is not None else 0
+            passed_pool, crashed_pool, path_pool, names = pools[(s + lead) % len(pools)]
+            pick = rng.integers(0, len(passed_pool), (nights, runs))
+            won, crashed, path = passed_pool[pick], crashed_pool[pick], path_pool[pick]
             # a drop thins the resampled passes (each fails with probability -shift / rate),
             # so the nights keep the real runs' own noise, no second layer of it
-            rate = max(float(passed.mean()), 1e-9)
+            rate = max(float(passed_pool.mean()), 1e-9)
             fail = np.clip(-shift[s] / rate, 0, 1)[:, None]
-            passes[s] = (won & (rng.random((nights, runs)) >= fail)).sum(axis=1)
-            crashes[s] = crashed[pick].sum(axis=1)
-        return passes, crashes
-    p0 = rng.uniform(0.2, 0.45, (scenarios, 1)) * np.ones((1, nights))
-    p = _rates(np.clip(p0 + shift, 0, 1), rho, rng)
-    crash = rng.uniform(0, 0.03, (scenarios, 1)) * np.ones((1, nights))
-    crashes = rng.binomial(runs, crash)
-    return rng.binomial(runs - crashes, p).astype(float), crashes.astype(float)
+            passed = won & (rng.random((nights, runs)) >= fail)
+        else:
+            count = 2 if (s == 0 and gone is not None) else PATHS[s % len(PATHS)]
+            names = [f"tool{j}" for j in range(count)]
+            base = first if (s == 0 and first is not None) else rng.uniform(0.2, 0.45)
+            p = _rates(np.clip(base + shift[s], 0, 1), rho, rng)
+            crash = rng.uniform(0, 0.03)
+            crashed = rng.random((nights, runs)) < crash
+            passed = ~crashed & (rng.random((nights, runs)) < p[:, None])
+            share = rng.dirichlet(np.full(len(names), 2.0))
+            shares = (
+                rng.dirichlet(share * (1 / rho - 1), nights)
+                if rho > 0
+                else np.tile(share, (nights, 1))
+            )
+            path = (
+                rng.random((nights, runs))[:, :, None] > np.cumsum(shares, axis=1)[:, None, :-1]
+            ).sum(axis=2)
+        if s == 0 and gone is not None:
+            top = int(np.bincount(path[:gone].ravel(), minlength=len(names)).argmax())
+            path = np.where(
+                (np.arange(nights)[:, None] >= gone) & (path == top), (top + 1) % len(names), path
+            )
+        suite.append(_counts(passed, crashed, path, names))
+    return suite
 
 
-def _run(
-    passes: np.ndarray, crashes: np.ndarray, runs: int, statistics: int, restart: bool = True
-) -> tuple[list, float]:
-    h = threshold(statistics)
-    x = np.vstack([passes, crashes])
-    n = np.full(x.shape, float(runs))
-    sides = np.r_[np.zeros(len(passes), np.int64), np.ones(len(crashes), np.int64)]
-    # one suite's streams of one metric share their spread's prior, as in the product
-    suites = len(passes) // (statistics // 3)
-    suite = np.repeat(np.arange(suites), statistics // 3)
-    pool = np.r_[suite, suites + suite]
-    return list(cusum(x, n, h=h, sides=sides, restart=restart, pool=pool).raised), h
+def _run(suites: list[list[Counts]], nights: int, restart: bool = True) -> tuple[list, list, float]:
+    """Every suite's streams (each its own thresholds and pools) through one CUSUM call:
+    the alarms, each alarm's (suite, key), and the first suite's pass-rate threshold."""
+    built = [streams_of(suite, nights) for suite in suites]
+    keys = [(i, key) for i, st in enumerate(built) for key in st.keys]
+    offset = np.cumsum([0] + [int(st.pool.max()) + 1 for st in built[:-1]])
+    path = cusum(
+        np.vstack([st.passes for st in built]),
+        np.vstack([st.runs for st in built]),
+        h=np.concatenate([st.h for st in built]),
+        sides=np.concatenate([st.sides for st in built]),
+        pool=np.concatenate([st.pool + o for st, o in zip(built, offset, strict=True)]),
+        allowance=np.concatenate([st.allowance for st in built]),
+        restart=restart,
+    )
+    return list(path.raised), [keys[r.stream] for r in path.raised], built[0].rate_threshold
 
 
 def _share(hits: int, total: int) -> str:
@@ -116,78 +175,130 @@ def _share(hits: int, total: int) -> str:
 
 
 def aa(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
-    passes, crashes = [], []
-    for _ in range(args.suites):
-        x, c = _suite(scenarios, args.nights, source=source, rho=rho, runs=args.runs, rng=rng)
-        passes.append(x)
-        crashes.append(c)
-    raised, h = _run(np.vstack(passes), np.vstack(crashes), args.runs, 3 * scenarios)
+    suites = [
+        _suite(scenarios, args.nights, source=source, rho=rho, runs=args.runs, rng=rng)
+        for _ in range(args.suites)
+    ]
+    raised, keys, h = _run(suites, args.nights)
     alarms = len(raised)
     exposure = args.suites * args.nights
     low = exposure / (chi2.ppf(0.975, 2 * alarms + 2) / 2)
     high = exposure / (chi2.ppf(0.025, 2 * alarms) / 2) if alarms else float("inf")
-    rows = args.suites * scenarios
-    early = {(r.stream % rows) // scenarios for r in raised if r.night < 60}
+    early = {i for r, (i, _) in zip(raised, keys, strict=True) if r.night < 60}
+    paths = sum(key.path is not None for _, key in keys)
+    stats = streams_of(suites[0], args.nights)
     return (
-        f"A/A {source} S={scenarios} rho={rho}: h {h:.2f}, {alarms} alarms in {exposure} "
-        f"suite-nights: ARL {exposure / max(alarms, 1):.0f} (95% {low:.0f}-{high:.0f}); "
-        f"suites alarmed in their first 60 nights {_share(len(early), args.suites)}"
+        f"A/A {source} S={scenarios} rho={rho}: h {h:.2f} (paths {stats.path_threshold or 0:.2f}; "
+        f"{stats.statistics} statistics, {stats.path_statistics} on paths), {alarms} alarms "
+        f"({paths} on paths) in {exposure} suite-nights: ARL {exposure / max(alarms, 1):.0f} "
+        f"(95% {low:.0f}-{high:.0f}); suites alarmed in their first 60 nights "
+        f"{_share(len(early), args.suites)}"
     )
 
 
+def _first(raised: list, keys: list, metric: str, k: int) -> int | None:
+    """The first alarm of scenario 0's ``metric`` raised from night ``k`` on."""
+    return next(
+        (
+            i
+            for i, (r, (_, key)) in enumerate(zip(raised, keys, strict=True))
+            if key.scenario == 0 and key.metric == metric and r.night >= k
+        ),
+        None,
+    )
+
+
+def _shape(raised: list, i: int, counts: Counts, nights: int):
+    lo, hi = raised[i].since, shape_end(raised, i, nights)
+    return lo, shape_of(counts.passes[lo : hi + 1], counts.runs[lo : hi + 1])
+
+
 def drop(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
-    named = dated = 0
-    series = args.series
-    for _ in range(series):
+    named = dated = anything = 0
+    for _ in range(args.series):
         k = int(rng.integers(20, 60))
         nights = k + 30
         shift = np.zeros((scenarios, nights))
         shift[0, k:] = -0.2
-        x, c = _suite(
-            scenarios, nights, source=source, rho=rho, runs=args.runs, rng=rng, shift=shift
+        suite = _suite(
+            scenarios,
+            nights,
+            source=source,
+            rho=rho,
+            runs=args.runs,
+            rng=rng,
+            shift=shift,
+            first=0.45,
         )
-        if source == "sim":
-            x[0] = rng.binomial(
-                args.runs,
-                _rates(np.clip(np.r_[np.full(k, 0.45), np.full(nights - k, 0.25)], 0, 1), rho, rng),
-            )
-        raised, _ = _run(x, c, args.runs, 3 * scenarios)
-        i = next((i for i, r in enumerate(raised) if r.stream == 0 and r.night >= k), None)
-        if i is None or raised[i].night > k + 4:
+        raised, keys, _ = _run([suite], nights)
+        anything += any(
+            key.scenario == 0 and k <= r.night <= k + 4 and key.metric != "crash_rate"
+            for r, (_, key) in zip(raised, keys, strict=True)
+        )
+        i = _first(raised, keys, "pass_rate", k)
+        if i is None or raised[i].night > k + 4 or raised[i].rise:
             continue
         named += 1
-        lo, hi = raised[i].since, shape_end(raised, i, nights)
-        shape = shape_of(x[0, lo : hi + 1], np.full(hi + 1 - lo, float(args.runs)))
+        lo, shape = _shape(raised, i, suite[0], nights)
         dated += abs(lo + shape.start - k) <= 2
     return (
         f"20-point drop {source} S={scenarios} rho={rho}: named within 5 nights "
-        f"{_share(named, series)}; dated within 2 nights of k {_share(dated, named)}"
+        f"{_share(named, args.series)}; dated within 2 nights of k {_share(dated, named)}; "
+        f"any alarm of the scenario within 5 nights (pass rate or paths) "
+        f"{_share(anything, args.series)}"
     )
 
 
 def drift(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
     worded = 0
-    series = args.series
-    for _ in range(series):
+    for _ in range(args.series):
         k = int(rng.integers(20, 60))
         nights = k + 40
         shift = np.zeros((scenarios, nights))
         shift[0, k:] = -0.01 * np.arange(1, nights - k + 1)
-        x, c = _suite(
-            scenarios, nights, source=source, rho=rho, runs=args.runs, rng=rng, shift=shift
+        suite = _suite(
+            scenarios,
+            nights,
+            source=source,
+            rho=rho,
+            runs=args.runs,
+            rng=rng,
+            shift=shift,
+            first=0.45,
         )
-        if source == "sim":
-            x[0] = rng.binomial(args.runs, _rates(np.clip(0.45 + shift[0], 0, 1), rho, rng))
-        raised, _ = _run(x, c, args.runs, 3 * scenarios)
-        i = next((i for i, r in enumerate(raised) if r.stream == 0 and r.night >= k), None)
+        raised, keys, _ = _run([suite], nights)
+        i = _first(raised, keys, "pass_rate", k)
         if i is None:
             continue
-        lo, hi = raised[i].since, shape_end(raised, i, nights)
-        shape = shape_of(x[0, lo : hi + 1], np.full(hi + 1 - lo, float(args.runs)))
+        lo, shape = _shape(raised, i, suite[0], nights)
         worded += shape.drift and not raised[i].rise and abs(lo + shape.start - k) <= 5
     return (
         f"1-point-a-night drift {source} S={scenarios} rho={rho}: worded a drift with onset "
-        f"within 5 nights {_share(worded, series)}"
+        f"within 5 nights {_share(worded, args.series)}"
+    )
+
+
+def gone(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
+    """Scenario 0's most taken path gone from night k (its runs take another): a simulated
+    suite's scenario 0 is given two paths; a real suite starts with multiply (two paths)."""
+    named = dated = 0
+    for _ in range(args.series):
+        k = int(rng.integers(20, 60))
+        nights = k + 30
+        suite = _suite(scenarios, nights, source=source, rho=rho, runs=args.runs, rng=rng, gone=k)
+        raised, keys, _ = _run([suite], nights)
+        i = _first(raised, keys, "tool_usage", k)
+        if i is None or raised[i].night > k + 4:
+            continue
+        named += 1
+        lo, hi = raised[i].since, shape_end(raised, i, nights)
+        key = keys[i][1]
+        x = suite[0].paths[key.path]
+        n = np.sum(list(suite[0].paths.values()), axis=0)
+        dated += abs(lo + shape_of(x[lo : hi + 1], n[lo : hi + 1]).start - k) <= 2
+    return (
+        f"a path gone {source} S={scenarios} rho={rho}: tool mix named within 5 nights "
+        f"{_share(named, args.series)}; dated within 2 nights of k {_share(dated, named)}"
     )
 
 
@@ -231,7 +342,9 @@ def old_scan(args: argparse.Namespace, rng) -> list[str]:
     streams = max(args.series // 4, 10)
     alarmed = 0
     for _ in range(streams):
-        x, _c = _suite(4, 60, source="sim", rho=0.0, runs=args.runs, rng=rng)
+        x = np.vstack(
+            [c.passes for c in _suite(4, 60, source="sim", rho=0.0, runs=args.runs, rng=rng)]
+        )
         n = np.full(60, float(args.runs))
         hit = False
         for t in range(10, 60):
@@ -271,15 +384,20 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=300, help="series per power case")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=20261203)
-    parser.add_argument("--only", choices=("aa", "drop", "drift", "rule", "before"))
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4, 20], help="suite sizes")
+    parser.add_argument(
+        "--binomial", action="store_true", help="binomial and resampled real nights only"
+    )
+    parser.add_argument("--only", choices=("aa", "drop", "drift", "gone", "rule", "before"))
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     began = time.process_time()
     cases = [("sim", 0.0), ("sim", 0.1), ("sim", 0.2), ("real", 0.0)]
-    for name, measure in (("aa", aa), ("drop", drop), ("drift", drift)):
+    cases = [c for c in cases if not args.binomial or c[1] == 0.0]
+    for name, measure in (("aa", aa), ("drop", drop), ("drift", drift), ("gone", gone)):
         if args.only not in (None, name):
             continue
-        for scenarios in (4, 20):
+        for scenarios in args.sizes:
             for source, rho in cases:
                 print(measure(args, scenarios, source, rho, rng), flush=True)
     if args.only in (None, "rule"):

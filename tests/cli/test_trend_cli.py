@@ -199,9 +199,15 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     edited_id = json.loads((NIGHTS / "edited-seed1" / "manifest.json").read_text())["batch_id"]
     report = (tmp_path / "edited-seed3" / "report.md").read_text()
     assert "## Trend (6 nights of suite demo" in report
-    # multiply (50-60 % -> 0-10 %) is named on the edit's night; greeting (25-35 % -> 0-15 %)
-    # is not named within three nights at a suite false-alarm rate of one a year (RESULTS.md)
-    assert f"### multiply (base): **pass rate dropped since 2026-12-01 ({edited_id})" in report
+    # multiply (50-60 % -> 0-10 %) is named on the edit's night, its pass rate and its tool mix
+    # (the calculator's share of the runs 60-70 % -> 15-30 %, get_weather up); greeting's pass
+    # rate (25-35 % -> 0-15 %) is not named within three nights at one false alarm a year, but
+    # its runs failing along get_weather (35-55 % -> 75-95 % of the runs) are
+    since = f"since 2026-12-01 ({edited_id})"
+    assert f"**pass rate dropped {since}: 53% → 8%" in report
+    assert f"### multiply (base): **the tool mix moved {since}: calculator 65% → 22% of" in report
+    assert "get\\_weather up" in report
+    assert f"### greeting (base): **runs failing along get\\_weather rose {since}" in report
     # nothing unedited alarms, and no crash-rate or rise alarm anywhere
     assert "### capital (base): steady (no alarm)" in report
     assert "### population\\_per\\_thousand (base): **flaky**" in report
@@ -211,11 +217,22 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     document = read_document((tmp_path / "edited-seed3" / "comparison.json").read_text())
     assert document.trend is not None and document.trend.nights == 6
     alarms = {s.scenario: s.alarms for s in document.trend.scenarios}
-    assert {name for name, found in alarms.items() if found} == {"multiply"}
-    for name in ("multiply",):
-        (alarm,) = alarms[name]
-        assert (alarm.metric, alarm.direction, alarm.shape) == ("pass_rate", "drop", "step")
-        assert alarm.start_night_id == edited_id and alarm.start_index == 3
+    assert {name for name, found in alarms.items() if found} == {"multiply", "greeting"}
+    named = {
+        (name, a.metric, a.direction, a.shape, a.path, a.gained)
+        for name, found in alarms.items()
+        for a in found
+    }
+    assert named == {
+        ("multiply", "pass_rate", "drop", "step", None, None),
+        ("multiply", "failing_paths", "rise", "step", "get_weather", None),
+        ("multiply", "tool_usage", "moved", "step", "calculator", "get_weather"),
+        ("greeting", "failing_paths", "rise", "step", "get_weather", None),
+    }
+    for found in alarms.values():
+        for alarm in found:
+            assert alarm.harmful and alarm.start_night_id == edited_id and alarm.start_index == 3
+            assert alarm.raised_index in (4, 5)  # the second or third edited night
     again_dir = tmp_path / "rerendered"
     rendered = cli(
         "report",

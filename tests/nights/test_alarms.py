@@ -1,14 +1,23 @@
-"""The trend's alarms on series whose truth is known: a drift told as a drift, a rise and a
-crash-rate rise worded apart, one threshold per suite, and tomorrow's report keeping today's
-alarms."""
+"""The trend's alarms on series whose truth is known: a drift told as a drift, a rise, a
+crash-rate rise, a moved tool mix and runs failing along one path worded apart, one false-alarm
+rate per suite, and tomorrow's report keeping today's alarms."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from trajguard_testkit.nights import night
 
-from trajguard.nights import TARGET_ARL, monitor, record_night, stream_arl, threshold, trend
+from trajguard.nights import (
+    PATH_WEIGHT,
+    TARGET_ARL,
+    monitor,
+    record_night,
+    stream_arl,
+    threshold,
+    trend,
+)
 from trajguard.report import render_trend
 from trajguard.results import TrendPoint
 
@@ -95,3 +104,77 @@ def test_tomorrows_trend_keeps_todays_alarms(tmp_path: Path) -> None:
         kept = [(a.metric, a.direction, a.raised_index, a.start_index) for a in after.alarms]
         assert kept[: len(raised)] == raised
     assert any(s.alarms for s in today.scenarios)
+
+
+def _mixed(path: Path, weather: list[float], *, fails_from: int = 99) -> Path:
+    """Nights of a suite whose multiply sends a share of its runs down get_weather."""
+    for i, share in enumerate(weather):
+        record_night(
+            path,
+            night(
+                f"n{i:02d}",
+                date=f"2026-10-{i + 1:02d}",
+                rates={"capital": 0.5, "multiply": 0.5},
+                seed=i,
+                weather={"multiply": share},
+                weather_fails=i >= fails_from,
+            ),
+        )
+    return path
+
+
+def test_a_tool_mix_that_moved_is_worded_as_such_not_as_a_drop(tmp_path: Path) -> None:
+    facts = trend(_mixed(tmp_path / "all", [0.4] * 8 + [0.0] * 3))  # get_weather gone from n08
+    multiply = next(s for s in facts.scenarios if s.scenario == "multiply")
+    (alarm,) = multiply.alarms
+    assert (alarm.metric, alarm.direction, alarm.path, alarm.gained) == (
+        "tool_usage",
+        "moved",
+        "get_weather",
+        "calculator",
+    )
+    assert alarm.harmful and alarm.start_night_id == "n08" and alarm.after < 0.025
+    text = render_trend(facts)
+    assert (
+        "### multiply (base): **the tool mix moved since 2026-10-09 (n08): get\\_weather gone "
+        "(40% → 0% of the runs), calculator up" in text
+    )
+    assert alarm.raised_index in (8, 9)
+    # the nightly gates on the tool mix: the night the alarm is raised fails --fail-on-change
+    tonight = trend(_mixed(tmp_path / "cut", [0.4] * 8 + [0.0] * (alarm.raised_index - 7)))
+    assert tonight.alarmed_tonight == ("multiply",)
+    # capital's runs take one path: nothing of its tool mix to watch
+    assert facts.monitoring is not None and facts.monitoring.path_statistics == 4
+    capital = next(s for s in facts.scenarios if s.scenario == "capital")
+    assert capital.alarms == () and capital.points[0].paths == {"calculator": 20}
+
+
+def test_runs_failing_along_one_path_rise_while_the_pass_rate_holds(tmp_path: Path) -> None:
+    # from n08 multiply's get_weather runs (half) fail and its calculator runs pass: its pass
+    # rate stays at 50 %, its failures move onto get_weather
+    facts = trend(_mixed(tmp_path, [0.5] * 16, fails_from=8))
+    multiply = next(s for s in facts.scenarios if s.scenario == "multiply")
+    (alarm,) = multiply.alarms
+    assert alarm.metric == "failing_paths"
+    assert (alarm.direction, alarm.path, alarm.harmful) == ("rise", "get_weather", True)
+    assert alarm.start_night_id == "n08"
+    assert multiply.points[-1].failing_paths is not None
+    assert multiply.points[-1].failing_paths["get_weather"] == 10
+    assert "**runs failing along get\\_weather rose since 2026-10-09 (n08)" in render_trend(facts)
+
+
+def test_path_statistics_share_the_suites_false_alarm_rate() -> None:
+    one = [_point(i, crashes=0) for i in range(4)]
+    two = [
+        replace(p, paths={"calculator": 12, "get_weather": 8}, failing_paths={"get_weather": 8})
+        for p in one
+    ]
+    nights = [(p.date, p.night_id) for p in one]
+    alone, _ = monitor([one, one], nights)
+    watched, _ = monitor([one, two], nights)
+    # 2 paths: each path's share down and its failing share up, a quarter of a statistic each
+    assert (alone.statistics, watched.statistics, watched.path_statistics) == (6, 10, 4)
+    assert alone.path_threshold is None and alone.threshold == threshold(6)
+    assert watched.threshold == threshold(6 + 4 * PATH_WEIGHT)
+    assert watched.path_threshold == threshold((6 + 4 * PATH_WEIGHT) / PATH_WEIGHT)
+    assert alone.threshold < watched.threshold < watched.path_threshold

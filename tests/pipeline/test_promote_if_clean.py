@@ -112,8 +112,10 @@ def test_a_clean_night_after_an_alarm_since_the_baseline_is_not_promoted(tmp_pat
     trend = clean.document.trend
     assert trend is not None and trend.promotion is not None
     multiply = next(s for s in trend.scenarios if s.scenario == "multiply")
-    (alarm,) = [a for a in multiply.alarms if a.harmful]
+    (alarm,) = [a for a in multiply.alarms if a.harmful and a.metric == "pass_rate"]
     assert alarm.start_night_id == "n5" and alarm.raised_night_id in ("n5", "n6")
+    # (the simulated nights' runs all take the calculator path and the real night's do not, so
+    # once the real night brings a second path the same drop shows on the path statistics too)
     assert not trend.promotion.promoted
     assert "the trend raised an alarm since the baseline was set in multiply" in (
         trend.promotion.reason

@@ -27,6 +27,7 @@ from trajguard.compare._pairwise import (
     pair_score,
     pairwise_test,
 )
+from trajguard.compare._paths import NO_TOOL, run_path
 from trajguard.compare._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.compare._registry import (
     DEFAULT_GATING,
@@ -75,6 +76,7 @@ __all__ = [
     "EXIT_REGRESSED",
     "METRICS",
     "METRIC_NAMES",
+    "NO_TOOL",
     "TOLERANCES",
     "UNSTABLE_JUDGE_DISAGREEMENT",
     "ABResult",
@@ -137,6 +139,7 @@ __all__ = [
     "plan_assumed",
     "plan_runset",
     "pool_history",
+    "run_path",
     "split_runs",
     "tolerance",
     "tolerance_problems",

@@ -8,7 +8,7 @@ A store is a directory or an object-store URL (``s3://bucket/prefix``)::
 one row per night, scenario and variant (:data:`NIGHT_SCHEMA`, ``docs/nights.md``). Appends are
 atomic (written beside the target, then renamed); a night appended again replaces itself; two
 jobs appending at once write different files. :func:`trend` reads a suite's nights and runs,
-per scenario and metric, a CUSUM with one threshold for the suite (an unchanged suite
+per scenario, metric and path, a CUSUM under one false-alarm rate for the suite (an unchanged suite
 false-alarms about once a year of nights), names flaky scenarios and the baseline's drift.
 """
 
@@ -37,6 +37,7 @@ from trajguard.nights._stats import (
     spread_ratio,
     wilson,
 )
+from trajguard.nights._streams import PATH_WEIGHT, Counts, Key, Streams, streams_of
 from trajguard.nights._trend import trend_of
 
 __all__ = [
@@ -44,16 +45,20 @@ __all__ = [
     "NIGHT_SCHEMA",
     "NIGHT_SCHEMA_VERSION",
     "PARTITION_SCHEMA",
+    "PATH_WEIGHT",
     "READABLE_NIGHT_VERSIONS",
     "READ_SCHEMA",
     "TARGET_ARL",
     "ChangeScan",
+    "Counts",
     "Dispersion",
+    "Key",
     "NightFiles",
     "NightInput",
     "Shape",
     "StoreLocation",
     "StoreRows",
+    "Streams",
     "alarm_payload",
     "append_night",
     "arcsine",
@@ -76,6 +81,7 @@ __all__ = [
     "shape_of",
     "spread_ratio",
     "stream_arl",
+    "streams_of",
     "threshold",
     "tool_mix",
     "trend",

@@ -1,10 +1,11 @@
-"""The trend's alarms: every scenario's pass and crash counts as streams of one suite, run
-through the CUSUMs of :mod:`trajguard.nights._monitor` under one threshold, each alarm dated
-and shaped (a step at its start, or a drift from its onset with its slope)."""
+"""The trend's alarms: every scenario's pass, crash and path counts as streams of one suite
+(:mod:`trajguard.nights._streams`), run through the CUSUMs of :mod:`trajguard.nights._monitor`
+under one false-alarm rate, each alarm dated and shaped (a step at its start, or a drift from
+its onset with its slope)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,18 +19,19 @@ from trajguard.nights._monitor import (
     cusum,
     flaky_extra,
     stream_arl,
-    threshold,
 )
+from trajguard.nights._streams import Counts, Key, Streams, streams_of
 from trajguard.results import Monitoring, TrendAlarm, TrendPoint
 
-__all__ = ["METRICS", "Shape", "monitor", "shape_end", "shape_of"]
+__all__ = ["Shape", "monitor", "shape_end", "shape_of"]
 
 Floats = NDArray[np.float64]
 
-METRICS = (("pass_rate", 0), ("crash_rate", 1))
-"""The metrics watched per scenario and their sides (0: drops and rises, 1: rises only)."""
+FLOOR = 0.05
+"""The least rate (and most, from 1) a night's weight is computed at: a fitted rate of 0 would
+give its nights infinite weight."""
 
-METHOD = "self-starting CUSUM on the arcsine scale, per scenario and metric"
+METHOD = "self-starting CUSUM on the arcsine scale, per scenario, metric and path"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,29 +60,45 @@ def _weighted_ss(r: Floats, w: Floats, design: Floats) -> tuple[float, Floats]:
     return float(np.sum(w * resid * resid)), np.asarray(coef, np.float64)
 
 
-def shape_of(passes: Floats, runs: Floats) -> Shape:
-    """The best single step and the best broken line (flat, then a slope) through the nights'
-    rates (least squares weighted by runs); the step wins ties. Needs at least 2 nights."""
-    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
-    keep = n > 0
-    x, n, idx = x[keep], n[keep], np.flatnonzero(keep)
-    r, t = x / n, idx.astype(np.float64)
+def _best_fit(r: Floats, t: Floats, w: Floats) -> tuple[float, int, bool, Floats]:
     best: tuple[float, int, bool, Floats] | None = None
     for j in range(1, len(r)):
         step = np.c_[np.ones(len(r)), (np.arange(len(r)) >= j).astype(np.float64)]
-        ss, coef = _weighted_ss(r, n, step)
+        ss, coef = _weighted_ss(r, w, step)
         if best is None or ss < best[0] - 1e-12:
             best = (ss, j, False, coef)
     for j in range(0, len(r) - 2):
         ramp = np.c_[np.ones(len(r)), np.maximum(0.0, t - t[j])]
-        ss, coef = _weighted_ss(r, n, ramp)
+        ss, coef = _weighted_ss(r, w, ramp)
         if best is None or ss < best[0] - 1e-12:
             best = (ss, j, True, coef)
-    if best is None:
+    assert best is not None
+    return best
+
+
+def _fitted(r: Floats, t: Floats, fit: tuple[float, int, bool, Floats]) -> Floats:
+    _, j, drift, coef = fit
+    if drift:
+        return np.asarray(coef[0] + coef[1] * np.maximum(0.0, t - t[j]), np.float64)
+    return np.asarray(coef[0] + coef[1] * (np.arange(len(r)) >= j), np.float64)
+
+
+def shape_of(passes: Floats, runs: Floats) -> Shape:
+    """The best single step and the best broken line (flat, then a slope) through the nights'
+    rates, the step winning ties: least squares weighted by each night's binomial precision
+    ``runs / (p (1 - p))`` at the rate of a first fit weighted by runs (a night near 0 or 1
+    varies less, and says more about where a slide began). Needs at least 2 nights."""
+    x, n = np.asarray(passes, np.float64), np.asarray(runs, np.float64)
+    keep = n > 0
+    x, n, idx = x[keep], n[keep], np.flatnonzero(keep)
+    r, t = x / n, idx.astype(np.float64)
+    if len(r) < 2:
         return Shape(
             start=int(idx[0]), drift=False, before=float(r[0]), after=float(r[0]), slope=None
         )
-    _, j, drift, coef = best
+    first = _best_fit(r, t, n)
+    level = np.clip(_fitted(r, t, first), FLOOR, 1 - FLOOR)
+    _, j, drift, coef = _best_fit(r, t, n / (level * (1 - level)))
     if drift:
         return Shape(
             start=int(idx[j]),
@@ -99,40 +117,70 @@ def shape_of(passes: Floats, runs: Floats) -> Shape:
 
 
 def shape_end(raised: Sequence[Raised], i: int, nights: int) -> int:
-    """The last night alarm ``i`` is shaped on: every night of its regime seen so far (up to the
-    night before its stream's next alarm, or the newest night), so a drift read later is told
-    with all its nights."""
-    later = [r.night for r in raised[i + 1 :] if r.stream == raised[i].stream]
+    """The last night alarm ``i`` is shaped on: every night of its regime seen so far, so a
+    drift read later is told with all its nights. A slide keeps raising alarms the same way
+    (each restart's reference is soon left behind again), so the regime runs up to the night
+    before its stream's next alarm the other way, or the newest night."""
+    this = raised[i]
+    later = [r.night for r in raised[i + 1 :] if r.stream == this.stream and r.rise != this.rise]
     return (later[0] - 1) if later else nights - 1
 
 
-def _counts(points: Sequence[TrendPoint | None], metric: str) -> tuple[Floats, Floats]:
-    n = np.array([p.runs if p is not None else 0 for p in points], np.float64)
-    if metric == "pass_rate":
-        x = [p.passes if p is not None else 0 for p in points]
-    else:
-        x = [round(p.crash_rate * p.runs) if p is not None else 0 for p in points]
-    return np.array(x, np.float64), n
+def _counts(points: Sequence[TrendPoint | None]) -> Counts:
+    def of(value: Callable[[TrendPoint], float]) -> Floats:
+        return np.array([value(p) if p is not None else 0.0 for p in points], np.float64)
+
+    recorded = [p for p in points if p is not None and p.paths is not None]
+    names = sorted({name for p in recorded for name in p.paths or {}})
+
+    def by(name: str, failing: bool) -> Floats:
+        return of(lambda p: float(((p.failing_paths if failing else p.paths) or {}).get(name, 0)))
+
+    return Counts(
+        runs=of(lambda p: p.runs),
+        passes=of(lambda p: p.passes),
+        crashes=of(lambda p: round(p.crash_rate * p.runs)),
+        paths={name: by(name, False) for name in names},
+        failing={name: by(name, True) for name in names},
+    )
+
+
+def _gained(counts: Counts, path: str, lo: int, start: int, upto: int) -> str | None:
+    """The path whose share of the runs rose most from the nights before ``start`` to the
+    nights from it (``None``: none rose)."""
+    taken = np.sum(list(counts.paths.values()), axis=0)
+    before, after = taken[lo:start].sum(), taken[start : upto + 1].sum()
+    if not before or not after:
+        return None
+    rises = {
+        name: x[start : upto + 1].sum() / after - x[lo:start].sum() / before
+        for name, x in counts.paths.items()
+        if name != path
+    }
+    best = max(rises, key=lambda name: rises[name], default=None)
+    return best if best is not None and rises[best] > 0 else None
 
 
 def _alarm(
     raised: Raised,
-    metric: str,
-    x: Floats,
-    n: Floats,
+    key: Key,
+    streams: Streams,
+    counts: Counts,
     nights: Sequence[tuple[str, str]],
     *,
     upto: int,
 ) -> TrendAlarm:
-    lo = raised.since
+    lo, x, n = raised.since, streams.passes[raised.stream], streams.runs[raised.stream]
     shape = shape_of(x[lo : upto + 1], n[lo : upto + 1])
     start = lo + shape.start
     rise = raised.rise
+    moved = key.metric == "tool_usage"
     return TrendAlarm(
-        metric=metric,
-        direction="rise" if rise else "drop",
+        metric=key.metric,
+        direction="moved" if moved else "rise" if rise else "drop",
         shape="drift" if shape.drift else "step",
-        harmful=(metric == "pass_rate") != rise,
+        # every stream but the pass rate's rise watches for harm (what the nightly gates on)
+        harmful=key.metric != "pass_rate" or not rise,
         raised=nights[raised.night][0],
         raised_night_id=nights[raised.night][1],
         raised_index=raised.night,
@@ -144,6 +192,8 @@ def _alarm(
         slope=shape.slope,
         statistic=raised.statistic,
         threshold=raised.threshold,
+        path=key.path,
+        gained=_gained(counts, key.path, lo, start, upto) if moved and key.path else None,
     )
 
 
@@ -152,32 +202,28 @@ def monitor(
 ) -> tuple[Monitoring, list[tuple[TrendAlarm, ...]]]:
     """Every scenario's alarms (``series``: per scenario, its point on each of the suite's
     ``nights`` (date, night id), ``None`` where it did not run) and the procedure's figures."""
-    streams = [(s, m, side) for s in range(len(series)) for m, (_, side) in enumerate(METRICS)]
-    statistics = sum(2 if side == 0 else 1 for _, _, side in streams)
-    h = threshold(statistics)
+    counts = [_counts(points) for points in series]
+    streams = streams_of(counts, len(nights))
+    h = streams.rate_threshold
     figures = Monitoring(
         method=METHOD,
-        statistics=statistics,
+        statistics=streams.statistics,
         threshold=h,
         flaky_extra=flaky_extra(h),
         allowance=ALLOWANCE,
         target_arl=TARGET_ARL,
         statistic_arl=stream_arl(h),
         warmup=WARMUP,
+        path_statistics=streams.path_statistics,
+        path_threshold=streams.path_threshold,
     )
     found: list[list[TrendAlarm]] = [[] for _ in series]
-    if not streams or not nights:
+    if not streams.keys or not nights:
         return figures, [tuple(a) for a in found]
-    counts = [_counts(series[s], METRICS[m][0]) for s, m, _ in streams]
-    x = np.vstack([c[0] for c in counts])
-    n = np.vstack([c[1] for c in counts])
-    sides = np.array([side for _, _, side in streams], np.int64)
-    pool = np.array([m for _, m, _ in streams], np.int64)
-    path = cusum(x, n, h=h, sides=sides, pool=pool)
+    path = cusum(streams.passes, streams.runs, h=streams.h, sides=streams.sides, pool=streams.pool)
     for i, raised in enumerate(path.raised):
-        s, m, _ = streams[raised.stream]
+        key = streams.keys[raised.stream]
         upto = shape_end(path.raised, i, len(nights))
-        found[s].append(
-            _alarm(raised, METRICS[m][0], x[raised.stream], n[raised.stream], nights, upto=upto)
-        )
+        alarm = _alarm(raised, key, streams, counts[key.scenario], nights, upto=upto)
+        found[key.scenario].append(alarm)
     return figures, [tuple(a) for a in found]

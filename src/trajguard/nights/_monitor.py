@@ -100,10 +100,11 @@ def stream_arl(h: float) -> float:
     return float(10 ** (LOG_ARL_AT_4 + LOG_ARL_PER_UNIT * (h - 4.0)))
 
 
-def threshold(statistics: int, *, target: float = TARGET_ARL) -> float:
+def threshold(statistics: float, *, target: float = TARGET_ARL) -> float:
     """The threshold that gives a suite of ``statistics`` one-sided CUSUMs an in-control ARL of
     ``target`` nights: each gets ``statistics * target`` (false alarms of independent streams
-    add up), read off the measured line."""
+    add up), read off the measured line. ``statistics`` may be fractional: a statistic with a
+    smaller part of the suite's rate counts as one of a suite of ``statistics / part``."""
     want = math.log10(max(statistics, 1) * target)
     return 4.0 + (want - LOG_ARL_AT_4) / LOG_ARL_PER_UNIT
 
@@ -173,24 +174,27 @@ def cusum(
     passes: Floats,
     runs: Floats,
     *,
-    h: float,
+    h: float | Floats,
     sides: NDArray[np.int64] | None = None,
     k: float = ALLOWANCE,
     restart: bool = True,
     pool: NDArray[np.int64] | None = None,
+    allowance: Floats | None = None,
 ) -> Path:
     """Run the CUSUMs of streams (rows) over nights (columns).
 
     Args:
         passes: successes per stream and night.
         runs: trials per stream and night (0: the stream has no night then; skipped).
-        h: the suite's threshold (:func:`threshold`; flaky streams get up to
-            :func:`flaky_extra` more).
+        h: the suite's threshold (:func:`threshold`), or one per stream; flaky streams get up
+            to :func:`flaky_extra` of it more.
         sides: per stream, -1 (watch drops only), +1 (rises only) or 0 (both).
         k: the reference value.
         restart: after an alarm, restart the stream from its CUSUM's last zero (else it stops).
         pool: per stream, the pool whose streams' spread is the prior of its own (one suite's
             streams of one metric; default: all one pool).
+        allowance: per stream, how many flaky allowances its threshold takes at most (default
+            1 each).
     """
     x, n = np.atleast_2d(passes).astype(np.float64), np.atleast_2d(runs).astype(np.float64)
     streams, nights = x.shape
@@ -205,7 +209,10 @@ def cusum(
     rows = np.arange(streams)
     group = np.zeros(streams, np.int64) if pool is None else np.asarray(pool, np.int64)
     pools = int(group.max()) + 1 if streams else 1
-    extra = flaky_extra(h)
+    hs = np.broadcast_to(np.asarray(h, np.float64), (streams,))
+    extra = np.array([flaky_extra(float(v)) for v in hs])
+    if allowance is not None:
+        extra = extra * np.asarray(allowance, np.float64)
     start = np.zeros(streams, np.int64)
     end = np.zeros(streams, np.int64)
     live = np.ones(streams, bool)
@@ -237,7 +244,7 @@ def cusum(
             phi = np.maximum(1.0, (PRIOR_NIGHTS * prior + ss) / (PRIOR_NIGHTS + df))
             z = (y[:, t] - mean) / np.sqrt(phi * (1 / w[:, t] + 1 / sw))
         z = np.where(active, _normal_score(z, phi, m), 0.0)
-        limit = h + extra * np.clip((phi - 1) / FLAKY_SPREAD, 0.0, 1.0)
+        limit = hs + extra * np.clip((phi - 1) / FLAKY_SPREAD, 0.0, 1.0)
         s_dn = np.where(active & (side <= 0), np.maximum(0.0, s_dn - z - k), s_dn)
         s_up = np.where(active & (side >= 0), np.maximum(0.0, s_up + z - k), s_up)
         z_dn = np.where(active & (s_dn == 0), t, z_dn)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from trajguard.compare import judge_consistency
+from trajguard.compare import judge_consistency, run_path
 from trajguard.nights._schema import NIGHT_SCHEMA, NIGHT_SCHEMA_VERSION
 from trajguard.outcome import classify
 
@@ -156,6 +156,33 @@ def _float(value: Any) -> float | None:
     return None if pd.isna(value) else float(value)
 
 
+def _paths(runs: pd.DataFrame, scenario: object, variant: object) -> tuple[str, str]:
+    """The arm's judged runs whose tool use is recorded, by path (the tool a run called most, or
+    none: ``trajguard.compare.run_path``), and those of them that failed, as JSON objects."""
+    taken: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    if "tool_counts" in runs:
+        arm = runs[
+            (runs["scenario"].astype(str) == str(scenario))
+            & (runs["variant"].astype(str) == str(variant))
+        ]
+        # a run imported without a trajectory has no path (as in the comparison's metrics)
+        known = arm["tool_sequence" if "tool_sequence" in arm else "tool_counts"].notna()
+        if "status" in arm:
+            known &= arm["status"] != "harness_error"
+        counted = arm[known]
+        for counts, ok in zip(counted["tool_counts"], counted["passed"].fillna(False), strict=True):
+            items = (
+                counts.items()
+                if isinstance(counts, Mapping)
+                else (() if counts is None else counts)
+            )
+            path = run_path({str(tool): int(n) for tool, n in items})
+            taken[path] += 1
+            failed[path] += not bool(ok)
+    return json.dumps(dict(sorted(taken.items()))), json.dumps(dict(sorted(failed.items())))
+
+
 def _judge_disagreement(runs: pd.DataFrame, scenario: object, variant: object) -> float | None:
     """The largest pair disagreement of the arm's judges sampled more than once (the chance two
     verdicts on one run disagree, unbiased: ``trajguard.compare.JudgeConsistency``); ``None``
@@ -178,6 +205,7 @@ def night_table(night: NightInput) -> pa.Table:
     rows = []
     for (scenario, variant), arm in _arms(night.runs, ["scenario", "variant"]).items():
         base_arm = baseline_arms.get((scenario,))
+        path_runs, failing_paths = _paths(night.runs, scenario, variant)
         rows.append(
             {
                 "schema_version": NIGHT_SCHEMA_VERSION,
@@ -202,6 +230,8 @@ def night_table(night: NightInput) -> pa.Table:
                 "baseline_passes": base_arm["passes"] if base_arm else None,
                 "baseline_tool_mix": base_arm["tool_mix"] if base_arm else None,
                 "judge_disagreement": _judge_disagreement(night.runs, scenario, variant),
+                "path_runs": path_runs,
+                "failing_paths": failing_paths,
             }
         )
     return pa.Table.from_pylist(rows, schema=NIGHT_SCHEMA)

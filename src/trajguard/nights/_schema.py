@@ -58,6 +58,8 @@ NIGHT_SCHEMA = pa.schema(
         pa.field("baseline_passes", pa.int64()),
         pa.field("baseline_tool_mix", pa.string()),
         pa.field("judge_disagreement", pa.float64()),
+        pa.field("path_runs", pa.string()),
+        pa.field("failing_paths", pa.string()),
     ]
 )
 """What a night's file holds (version :data:`NIGHT_SCHEMA_VERSION`)."""

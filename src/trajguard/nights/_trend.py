@@ -44,6 +44,12 @@ def _shares(text: object) -> dict[str, float]:
     return {k: v / total for k, v in counts.items()} if total else {}
 
 
+def _path_counts(text: object) -> dict[str, int] | None:
+    if not isinstance(text, str):
+        return None
+    return {str(k): int(v) for k, v in json.loads(text).items()}
+
+
 def _distance(night: object, baseline: object) -> float | None:
     if not isinstance(baseline, str):
         return None
@@ -72,6 +78,8 @@ def _point(row: Mapping[Any, Any]) -> TrendPoint:
         mean_tokens=_number(row.get("mean_tokens")),
         verdict=verdict if isinstance(verdict := row.get("verdict"), str) else None,
         judge_disagreement=_number(row.get("judge_disagreement")),
+        paths=_path_counts(row.get("path_runs")),
+        failing_paths=_path_counts(row.get("failing_paths")),
     )
 
 

@@ -19,12 +19,37 @@ def _pct(value: float) -> str:
 
 _WHAT = {"pass_rate": "pass rate", "crash_rate": "crash rate"}
 
+GONE = 0.025
+"""A path's share of the runs below which the tool mix reads "gone" (none of 20 runs)."""
+
+
+def _path_alarm(a: TrendAlarm, since: str, raised: str) -> str:
+    path = md(a.path or "")
+    if a.metric == "tool_usage":
+        share = f"{path} {_pct(a.before)} → {_pct(a.after)} of the runs"
+        gone = f"{path} gone ({_pct(a.before)} → {_pct(a.after)} of the runs)"
+        gained = f", {md(a.gained)} up" if a.gained else ""
+        if a.shape == "drift" and a.slope is not None:
+            return (
+                f"the tool mix drifting since about {since}: {share} "
+                f"({100 * a.slope:+.1f} pts a night{gained}; {raised})"
+            )
+        moved = gone if a.after < GONE else share
+        return f"the tool mix moved since {since}: {moved}{gained} ({raised})"
+    way = "rising" if a.shape == "drift" else "rose"
+    return (
+        f"runs failing along {path} {way} since {'about ' if a.shape == 'drift' else ''}{since}: "
+        f"{_pct(a.before)} → {_pct(a.after)} of the runs ({raised})"
+    )
+
 
 def _alarm(a: TrendAlarm) -> str:
     what = _WHAT.get(a.metric, a.metric)
     since = f"{md(a.start)} ({md(a.start_night_id, limit=24)})"
     raised = f"alarm raised {md(a.raised)}, CUSUM {a.statistic:.1f} > {a.threshold:.1f}"
-    if a.shape == "drift" and a.slope is not None:
+    if a.path is not None:
+        text = _path_alarm(a, since, raised)
+    elif a.shape == "drift" and a.slope is not None:
         way = "drifting down" if a.direction == "drop" else "drifting up"
         text = (
             f"{what} {way} since about {since}: {100 * a.slope:+.1f} pts a night, "
@@ -123,16 +148,30 @@ def _method(m: Monitoring | None) -> list[str]:
     if m is None:
         return []
     return [
-        f"Alarms: a {m.method} (pass rate down and up, crash rate up: {m.statistics} "
-        f"statistics), run night by night from the first night read; threshold {m.threshold:.2f} "
-        f"(up to {m.flaky_extra:.2f} more for flaky nights), k = {m.allowance:g}, judged after "
-        f"{counted(m.warmup, 'night')}. Calibrated so that an unchanged suite raises a false "
-        "alarm once "
+        f"Alarms: a {m.method} (pass rate down and up, crash rate up{_paths(m)}), run night by "
+        "night from the first night read; threshold "
+        f"{m.threshold:.2f}{_path_h(m)} (up to {m.flaky_extra:.2f} more for flaky nights), "
+        f"k = {m.allowance:g}, judged after "
+        f"{counted(m.warmup, 'night')}. Calibrated so that an unchanged suite raises a false alarm once "
         f"per {m.target_arl:.0f} nights on average (one statistic: once per "
         f"{m.statistic_arl:,.0f}); an alarm is raised once, on the night its CUSUM crosses, and "
         "the stream restarts from the change.",
         "",
     ]
+
+
+def _paths(m: Monitoring) -> str:
+    if not m.path_statistics:
+        return f": {m.statistics} statistics"
+    return (
+        ", and where a scenario's runs take two paths or more, each path's share of the runs "
+        f"down (the tool mix) and the share failing along it up: {m.statistics} statistics, "
+        f"{m.path_statistics} of them on paths"
+    )
+
+
+def _path_h(m: Monitoring) -> str:
+    return f", {m.path_threshold:.2f} for a path" if m.path_threshold is not None else ""
 
 
 def render_trend(trend: TrendFacts) -> str:

@@ -3,6 +3,7 @@ section shows (computed by :mod:`trajguard.nights`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from trajguard.results._skipped import SkippedFile
@@ -47,6 +48,9 @@ class TrendPoint:
         judge_disagreement: the largest pair disagreement of the scenario's judges sampled more
             than once that night (the chance two verdicts on one run disagree); ``None``: no
             such judge, or a night recorded before the store kept it.
+        paths: the judged runs whose tool use is recorded, by path (the tool a run called most,
+            or ``no tool``); ``None``: a night recorded before the store kept it.
+        failing_paths: those of them that failed, by path.
     """
 
     date: str
@@ -63,6 +67,8 @@ class TrendPoint:
     mean_tokens: float | None = None
     verdict: str | None = None
     judge_disagreement: float | None = None
+    paths: Mapping[str, int] | None = None
+    failing_paths: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,8 +76,10 @@ class TrendAlarm:
     """An alarm of the trend's monitoring procedure: one metric of one scenario changed.
 
     Attributes:
-        metric: ``pass_rate`` or ``crash_rate``.
-        direction: ``drop`` or ``rise``.
+        metric: ``pass_rate``, ``crash_rate``, ``tool_usage`` (one path's share of the runs
+            fell: the tool mix moved) or ``failing_paths`` (the share of runs failing along one
+            path rose).
+        direction: ``drop`` or ``rise``; ``moved`` for ``tool_usage``.
         shape: ``step`` (the rate jumped at ``start``) or ``drift`` (it began to slide at
             ``start``, by ``slope`` a night): whichever fits better the nights from the
             stream's reference start to the newest night of this regime (the night before the
@@ -89,6 +97,10 @@ class TrendAlarm:
         slope: a drift's change of rate per night (``None``: a step).
         statistic: the CUSUM's value when it crossed.
         threshold: the threshold it crossed.
+        path: the path of a ``tool_usage`` or ``failing_paths`` alarm (``None``: other metrics);
+            ``before`` and ``after`` are then its share of the runs.
+        gained: for ``tool_usage``, the path whose share rose most over the same nights
+            (``None``: none rose, or other metrics).
     """
 
     metric: str
@@ -106,6 +118,8 @@ class TrendAlarm:
     slope: float | None
     statistic: float
     threshold: float
+    path: str | None = None
+    gained: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,14 +129,20 @@ class Monitoring:
     Attributes:
         method: the procedure in a few words.
         statistics: one-sided CUSUMs watched over the suite (per scenario: pass rate down and
-            up, crash rate up).
-        threshold: the suite's threshold (a flaky stream's is up to ``flaky_extra`` higher).
+            up, crash rate up, and, for a scenario whose runs took two paths or more, each
+            path's share of the runs down and its failing runs' share up).
+        threshold: the threshold of a pass- or crash-rate statistic (a flaky stream's is up to
+            ``flaky_extra`` higher).
         flaky_extra: the most a stream's threshold grows with its nights' spread.
         allowance: the CUSUMs' reference value ``k`` (standard deviations of a night).
         target_arl: the in-control average run length the threshold is set for: nights of an
             unchanged suite between two false alarms of any statistic, on average.
         statistic_arl: one statistic's in-control ARL at the threshold (calibrated).
         warmup: nights a stream needs since its (re)start before a night is judged.
+        path_statistics: how many of ``statistics`` watch paths (tool usage, failing paths).
+        path_threshold: their threshold (each gets a quarter of a pass- or crash-rate
+            statistic's part of the suite's false-alarm rate; ``None``: no scenario took two
+            paths).
     """
 
     method: str
@@ -133,6 +153,8 @@ class Monitoring:
     target_arl: float
     statistic_arl: float
     warmup: int
+    path_statistics: int = 0
+    path_threshold: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -10,22 +11,38 @@ import pandas as pd
 from trajguard.nights import NightInput
 
 
-def run_rows(rates: Mapping[str, float], *, runs: int, seed: int) -> pd.DataFrame:
+def run_rows(
+    rates: Mapping[str, float],
+    *,
+    runs: int,
+    seed: int,
+    weather: Mapping[str, float] | None = None,
+    weather_fails: bool = False,
+) -> pd.DataFrame:
+    """Runs at ``rates``; every run's path is the calculator, but a scenario's ``weather`` share
+    of its runs call get_weather most. With ``weather_fails`` those fail and the others pass
+    (the failures move onto one path)."""
     rng = np.random.default_rng(seed)
     rows = []
     for scenario, rate in rates.items():
+        share = (weather or {}).get(scenario, 0.0)
         for index in range(runs):
             tools = ["calculator"] if rng.random() < 0.7 else ["lookup_country", "calculator"]
+            passed = bool(rng.random() < rate)
+            if share and index < round(share * runs):
+                tools = ["get_weather", "get_weather", "calculator"]
+            if weather_fails:
+                passed = tools[0] != "get_weather"
             rows.append(
                 {
                     "scenario": scenario,
                     "variant": "base",
                     "run_index": index,
                     "status": "ok",
-                    "passed": bool(rng.random() < rate),
+                    "passed": passed,
                     "crashed": False,
                     "step_count": int(rng.integers(3, 7)),
-                    "tool_counts": [(t, 1) for t in tools],
+                    "tool_counts": sorted(Counter(tools).items()),
                     "prompt_tokens": 500,
                     "completion_tokens": 40,
                     "total_tokens": 540,
@@ -46,6 +63,8 @@ def night(
     baseline_batch: str | None = "base1",
     pinned: bool = True,
     baseline_rates: Mapping[str, float] | None = None,
+    weather: Mapping[str, float] | None = None,
+    weather_fails: bool = False,
 ) -> NightInput:
     rates = rates or {"capital": 0.3, "multiply": 0.6}
     base = (
@@ -55,7 +74,7 @@ def night(
         suite=suite,
         date=date,
         night_id=night_id,
-        runs=run_rows(rates, runs=runs, seed=seed),
+        runs=run_rows(rates, runs=runs, seed=seed, weather=weather, weather_fails=weather_fails),
         runset=f"reports/{date}/runs",
         git_sha="f00",
         model="local/smollm2",

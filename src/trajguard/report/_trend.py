@@ -151,8 +151,8 @@ def _method(m: Monitoring | None) -> list[str]:
         f"Alarms: a {m.method} (pass rate down and up, crash rate up{_paths(m)}), run night by "
         "night from the first night read; threshold "
         f"{m.threshold:.2f}{_path_h(m)} (up to {m.flaky_extra:.2f} more for flaky nights), "
-        f"k = {m.allowance:g}, judged after "
-        f"{counted(m.warmup, 'night')}. Calibrated so that an unchanged suite raises a false alarm once "
+        f"k = {m.allowance:g}, judged after {counted(m.warmup, 'night')}. "
+        "Calibrated so that an unchanged suite raises a false alarm once "
         f"per {m.target_arl:.0f} nights on average (one statistic: once per "
         f"{m.statistic_arl:,.0f}); an alarm is raised once, on the night its CUSUM crosses, and "
         "the stream restarts from the change.",

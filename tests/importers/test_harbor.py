@@ -91,7 +91,7 @@ def test_harbors_exceptions_become_statuses() -> None:
     )
     assert by_task["no-reward"].passed is None
     assert (by_task["no-app"].status, by_task["no-app"].error_type) == (
-        "agent_error",
+        "crash",
         "RuntimeError",
     )
     assert "write_answer failed" in (by_task["no-app"].error_message or "")
@@ -190,7 +190,7 @@ def test_an_imported_job_is_an_ordinary_run_set(cli: Any, tmp_path: Path) -> Non
     statuses = {
         r["scenario"]: r["status"] for r in rows if r["scenario"] in ("no-app", "no-reward")
     }
-    assert statuses == {"no-app": "agent_error", "no-reward": "harness_error"}
+    assert statuses == {"no-app": "crash", "no-reward": "harness_error"}
     listing = cli("runs", str(out), cwd=tmp_path)
     assert listing.returncode == 0, listing.stderr
     assert "capital/base/9" in listing.stdout and "no-reward/base/0" in listing.stdout

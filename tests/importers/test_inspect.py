@@ -133,9 +133,9 @@ def test_a_model_endpoint_error_is_a_harness_error() -> None:
     assert "scores" in batch.lacks and "token usage" in batch.lacks
 
 
-def test_a_tool_that_raises_is_an_agent_error() -> None:
+def test_a_tool_that_raises_is_a_crash() -> None:
     batch = read([LOG_BROKEN], ImportOptions())
-    assert batch.runs and {run.status for run in batch.runs} == {"agent_error"}
+    assert batch.runs and {run.status for run in batch.runs} == {"crash"}
     for run in batch.runs:
         assert run.error_type == "RuntimeError"
         assert "the add tool is broken" in (run.error_message or "")

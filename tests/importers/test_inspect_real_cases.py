@@ -101,7 +101,10 @@ def test_errors_and_limits_are_what_the_samples_say(reader: str) -> None:
     batch = read([TROUBLES], ImportOptions(), reader=reader)
     for run in batch.runs:
         assert run.error_type == expected[(run.scenario, run.run_index)]
-        assert run.status == ("ok" if run.error_type is None else "agent_error")
+        ending = run.error_type
+        assert run.status == (
+            "ok" if ending is None else "crash" if ending == "RuntimeError" else "agent_error"
+        )
     tools = {(r.scenario, r.run_index): [c.function_name for s in r.trajectory.steps
              for c in s.tool_calls or []] for r in batch.runs if r.trajectory}  # fmt: skip
     assert tools == _tool_events(TROUBLES)

@@ -23,6 +23,7 @@ from trajguard.importers._harbor_files import head, job_provenance, trial_dirs, 
 from trajguard.importers._harbor_status import parse_time, trial_status
 from trajguard.importers._model import ImportedBatch, ImportedCriterion, ImportedRun, ImportOptions
 from trajguard.importers._pass_rule import PassRule, parse_pass_rule
+from trajguard.outcome import crashed_flag
 
 __all__ = ["DEFAULT_RULE", "detect", "read"]
 
@@ -115,7 +116,7 @@ def _run(
         model=_model(result),
         status=status,
         passed=all(c.held for c in criteria) if criteria and _decided(criteria) else None,
-        crashed=status in ("agent_error", "timeout"),
+        crashed=crashed_flag(status),
         criteria=criteria,
         trajectory=_trajectory(trial, invalid),
         prompt_tokens=_int(usage.get("n_input_tokens")),

@@ -10,9 +10,11 @@ reward is valid, whether it is graded); newer versions write that verdict into t
 * Harbor holds the trial's reward invalid (``has_valid_reward`` false: the environment, the
   verifier, the model provider or the credentials failed, or the trial was cancelled):
   ``harness_error``, left out of every statistic as Harbor leaves it out of its reward stats;
-* any other exception (Harbor keeps the reward: the agent exited non-zero, overflowed its
-  context, refused, or raised an exception Harbor does not know): ``agent_error``, unless it
-  happened before the agent started (environment set-up): ``harness_error``.
+* the agent gave up (Harbor keeps the reward: it overflowed its context or its output, or
+  refused): ``agent_error``;
+* any other exception (Harbor keeps the reward: the agent exited non-zero or raised an exception
+  Harbor does not know): ``crash``;
+* and either of the last two before the agent started (environment set-up): ``harness_error``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from trajguard.outcome import Status
 
-__all__ = ["INVALID_REWARD", "VALID_REWARD", "parse_time", "trial_status"]
+__all__ = ["GAVE_UP", "INVALID_REWARD", "VALID_REWARD", "parse_time", "trial_status"]
 
 INVALID_REWARD = frozenset(
     {
@@ -85,6 +87,18 @@ INVALID_REWARD = frozenset(
 )
 """Harbor 0.26's exception types whose trials have no valid reward (``has_valid_reward``)."""
 
+GAVE_UP = frozenset(
+    {
+        "ContextWindowExceededError",
+        "OutputTokenExceededError",
+        "ContextLengthExceededError",
+        "OutputLengthExceededError",
+        "AgentSafetyRefusalError",
+        "ContentPolicyViolationError",
+    }
+)
+"""Harbor's exception types of an agent that gave up (``agent_error``); any other is a crash."""
+
 VALID_REWARD = frozenset(
     {
         "NonZeroAgentExitCodeError",
@@ -112,7 +126,7 @@ def trial_status(result: Mapping[str, Any]) -> Status:
         return "harness_error"
     if _before_agent(result, info):
         return "harness_error"
-    return "agent_error"
+    return "agent_error" if kind in GAVE_UP else "crash"
 
 
 def _valid_reward(kind: str, policy: object) -> bool:

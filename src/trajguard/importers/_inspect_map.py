@@ -18,7 +18,7 @@ from trajguard.importers._inspect_scores import judge
 from trajguard.importers._inspect_trajectory import message_text, trajectory
 from trajguard.importers._model import ImportedRun
 from trajguard.importers._pass_rule import PassRule
-from trajguard.outcome import Status
+from trajguard.outcome import Status, crashed_flag
 
 __all__ = ["LogContext", "sample_run"]
 
@@ -77,7 +77,7 @@ def sample_run(raw: Mapping[str, Any], where: str, log: LogContext) -> ImportedR
         model=log.model,
         status=status,
         passed=passed,
-        crashed=status != "ok",
+        crashed=crashed_flag(status),
         criteria=criteria,
         trajectory=trajectory(
             sample.get("messages") or [],
@@ -137,7 +137,7 @@ def _ending(sample: Mapping[str, Any]) -> tuple[Status, str | None, str | None]:
         match = _EXCEPTION.match(message)
         kind = match.group(1) if match else _last_exception(traceback) or "error"
         provider = _PROVIDER_ERROR.search(f"{message}\n{traceback}") is not None
-        return ("harness_error" if provider else "agent_error"), kind, message
+        return ("harness_error" if provider else "crash"), kind, message
     limit = sample.get("limit")
     if isinstance(limit, Mapping):
         kind = str(limit.get("type") or "limit")

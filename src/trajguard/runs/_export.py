@@ -8,11 +8,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from trajguard._files import atomic_write_text
 from trajguard.errors import StoreError
 from trajguard.runs._listing import RunFilter, list_runs
-from trajguard.store import read_table
+from trajguard.store import read_table, stored_trajectory
 
 __all__ = ["ExportResult", "export_file_name", "export_runs"]
 
@@ -69,16 +70,19 @@ def export_runs(runset: Path, out: Path, chosen: RunFilter | None = None) -> Exp
     columns = ["scenario", "variant", "run_index", "trajectory"]
     rows = read_table(runset, columns=columns, run_ids=wanted).to_pylist() if wanted else []
     by_id = {row["run_id"]: row for row in rows}
-    written: list[Path] = []
+    documents: list[tuple[Path, dict[str, Any]]] = []  # every one read before any is written
     missing: list[str] = []
     for line in lines:
         row = by_id.get(line.run_id)
         if row is None or not row.get("trajectory"):
             missing.append(line.run_id)
             continue
-        document = json.loads(row["trajectory"])
+        document = stored_trajectory(row["trajectory"], run_id=line.run_id, runset=runset)
         document.setdefault("session_id", line.run_id)
         path = out / export_file_name(line.scenario, line.variant, line.run_index)
+        documents.append((path, document))
+    written: list[Path] = []
+    for path, document in documents:
         try:
             atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         except OSError as exc:

@@ -49,6 +49,7 @@ from trajguard.store._schema import (
     STORE_SCHEMA_VERSION,
     rows_to_table,
 )
+from trajguard.store._trajectory import stored_trajectory
 
 __all__ = [
     "CRITERION_TYPE",
@@ -85,6 +86,7 @@ __all__ = [
     "read_runs",
     "read_table",
     "rows_to_table",
+    "stored_trajectory",
     "write_manifest",
     "write_run",
     "write_runs",

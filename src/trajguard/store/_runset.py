@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -97,6 +98,20 @@ def check_new_runset(runset: Path) -> None:
             file=runset,
             hint="pass an --out directory you can write to",
         )
+    _probe_writable(parent, runset)
+
+
+def _probe_writable(directory: Path, runset: Path) -> None:
+    """Make and remove an empty directory in ``directory``: the permission bits do not tell
+    for root, a read-only mount or a file system such as ``/proc``."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".trajguard-probe-", dir=directory))
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the run set: {directory} is not writable ({exc.strerror or exc})",
+            file=runset,
+            hint="pass an --out directory you can write to",
+        ) from None
 
 
 LOCK_FILE = ".trajguard~lock"

@@ -46,7 +46,7 @@ def _raw_controls(data: bytes) -> list[str]:
 
 def _trajguard(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONPATH": str(SRC), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+    return subprocess.run(
         [sys.executable, "-m", "trajguard.cli", *args], cwd=cwd, env=env, capture_output=True
     )
 

@@ -92,7 +92,7 @@ def test_a_file_over_the_size_on_disk_is_refused(
 ) -> None:
     runset = _runset(tmp_path)
     monkeypatch.setenv("TRAJGUARD_MAX_FILE_BYTES", "100")
-    with pytest.raises(StoreError, match=r"bytes on disk, more than the 100 bytes") as caught:
+    with pytest.raises(StoreError, match=r"more than the 100 trajguard reads") as caught:
         store.read_table(runset)
     assert "$TRAJGUARD_MAX_FILE_BYTES" in str(caught.value)
 

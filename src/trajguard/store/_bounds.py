@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from trajguard._json import FILE_BYTES_ENV, INFLATED_BYTES_ENV, env_limit
+from trajguard._json import INFLATED_BYTES_ENV, env_limit, file_limit
 from trajguard.errors import StoreError
 
 __all__ = [
@@ -46,17 +46,15 @@ class RunBudget:
     def __init__(self) -> None:
         self.rows_left = self.max_rows = env_limit(ROWS_ENV, MAX_RUN_ROWS)
         self.bytes_left = self.max_bytes = env_limit(INFLATED_BYTES_ENV, MAX_RUNS_DATA_BYTES)
-        self.max_file_bytes = env_limit(FILE_BYTES_ENV, MAX_RUNS_FILE_BYTES)
+        self.max_file_bytes = file_limit(MAX_RUNS_FILE_BYTES)
+        """Checked before the footer is read (:func:`trajguard._json.check_regular_file`)."""
 
-    def charge(self, path: Path, size: int, metadata: pq.FileMetaData) -> None:
+    def charge(self, path: Path, metadata: pq.FileMetaData) -> None:
         """Count the file's rows and declared decoded bytes against what is left.
 
         Raises:
-            StoreError: the file is larger on disk than the limit, or the run set's files
-                together hold more rows or declare more bytes.
+            StoreError: the run set's files together hold more rows or declare more bytes.
         """
-        if size > self.max_file_bytes:
-            raise _over(path, f"is {size:,} bytes on disk", self.max_file_bytes, FILE_BYTES_ENV)
         declared = sum(
             metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups)
         )

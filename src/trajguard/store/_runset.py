@@ -161,10 +161,11 @@ def _read_file(
     run_ids: Sequence[str] | None = None,
 ) -> pa.Table:
     try:
-        size = check_regular_file(path)  # a FIFO would block the reader, a device never end
+        # a FIFO would block the reader, a device never end
+        check_regular_file(path, max_bytes=budget.max_file_bytes)
         metadata = pq.read_metadata(path)
         check_version(path, metadata.schema.to_arrow_schema())
-        budget.charge(path, size, metadata)
+        budget.charge(path, metadata)
         if columns is None and run_ids is None:
             return pq.read_table(path, schema=RUN_SCHEMA)
         return _read_some(path, list(columns or RUN_SCHEMA.names), run_ids)

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_RUN_ROWS",
     "ROWS_ENV",
     "RunBudget",
+    "run_rows_limit",
 ]
 
 ROWS_ENV = "TRAJGUARD_MAX_RUN_ROWS"
@@ -39,12 +40,18 @@ MAX_RUNS_DATA_BYTES = 4 * 1024**3
 """Most bytes the columns of a run set's files may declare once decompressed, together."""
 
 
+def run_rows_limit() -> int:
+    """The most rows read from one run set (or one file of the store of nights):
+    :data:`MAX_RUN_ROWS`, or ``$TRAJGUARD_MAX_RUN_ROWS``."""
+    return env_limit(ROWS_ENV, MAX_RUN_ROWS)
+
+
 class RunBudget:
     """The rows and decoded bytes left to read from one run set, charged file by file from
     each file's footer (:meth:`charge`)."""
 
     def __init__(self) -> None:
-        self.rows_left = self.max_rows = env_limit(ROWS_ENV, MAX_RUN_ROWS)
+        self.rows_left = self.max_rows = run_rows_limit()
         self.bytes_left = self.max_bytes = env_limit(INFLATED_BYTES_ENV, MAX_RUNS_DATA_BYTES)
         self.max_file_bytes = file_limit(MAX_RUNS_FILE_BYTES)
         """Checked before the footer is read (:func:`trajguard._json.check_regular_file`)."""

@@ -1,7 +1,8 @@
 """The bad-input corpus (tests/reliability/cases.yaml) against a checkout, as subprocesses.
 
 Each case's files are made in a scratch directory (and the provider stub started when the case
-needs one), then ``PYTHON -m trajguard.cli ARGV`` runs there with the checkout's ``src`` first on
+needs one), then ``PYTHON -m trajguard.cli ARGV`` (``PYTHON -m pytest ARGV`` for a frozen-mode
+case) runs there with the checkout's ``src`` first on
 ``PYTHONPATH`` and a time limit. A case is *clean* when it ends with its expected exit code, its
 expected message fragments, no traceback and no control character where ``clean_text`` forbids
 one (and wrote nothing it should not); otherwise it is counted as a traceback, a hang (over the
@@ -108,7 +109,7 @@ def judge(
             **case.env,
         }
         with corpus.provider_for(case, stub) as api_base:
-            argv = [python, "-m", "trajguard.cli", *corpus.argv_for(case, api_base)]
+            argv = corpus.command_for(case, python, api_base)
             result = _run(argv, root, env, limit_s)
         if result is None:
             return "hang", f"no answer within {limit_s:.0f} s", 0.0

@@ -176,7 +176,11 @@ class LLMCassette:
         except CassetteError as exc:
             if exc.hint is not None:
                 exc.hint = rerecord
-            pytest.fail(str(exc), pytrace=False)
+            unreadable = str(exc)
+        else:
+            unreadable = None
+        if unreadable is not None:  # failed outside the handler: no "during handling of…"
+            pytest.fail(unreadable, pytrace=False)
         if cassette.model_name != wanted:
             pytest.fail(
                 f"{path}: cassette recorded from {cassette.model_name!r}, the test now asks "

@@ -107,6 +107,7 @@ class _Fail:
         self.base_dir = path.resolve().parent
         self.indices = indices
         self.problems: list[SuiteError] = []
+        self._seen: set[tuple[str | None, str]] = set()  # a set: 40,000 problems are possible
 
     def report(self, where: Where, message: str, hint: str | None = None) -> None:
         """Record a problem (once) and go on looking for more."""
@@ -122,7 +123,9 @@ class _Fail:
             pass
 
     def _add(self, problem: SuiteError) -> None:
-        if not any(p.path == problem.path and p.message == problem.message for p in self.problems):
+        key = (problem.path, problem.message)
+        if key not in self._seen:
+            self._seen.add(key)
             self.problems.append(problem)
 
     def __call__(

@@ -214,6 +214,12 @@ def write_runset(
     from trajguard import store
 
     path.mkdir(parents=True, exist_ok=True)
+    row_changes = {  # {repeat: [chunk, n]}: a long value (a trajectory 200,000 levels deep)
+        key: str(value["repeat"][0]) * int(value["repeat"][1])
+        if isinstance(value, dict) and set(value) == {"repeat"}
+        else value
+        for key, value in (row_changes or {}).items()
+    }
     built = [
         _row(suite, scenario, index, variant=variant, **(row_changes or {}))
         for scenario in scenarios

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from trajguard._json import MAX_DOCUMENT_BYTES
 from trajguard.core.normalize import normalize
 from trajguard.errors import GoldenError
 from trajguard.golden import check_golden, golden_text
@@ -87,3 +90,34 @@ def test_golden_that_cannot_be_read_or_written_is_a_golden_error(
         check_golden(path, _run(), update=True)
     assert caught.value.file == str(path)
     assert not path.exists()
+
+
+# --- bounded: regular files only, so large, so deep (issue 41) --------------------------------
+
+
+def test_a_fifo_golden_is_refused_without_blocking_and_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.json"
+    os.mkfifo(path)
+    for update in (False, True):
+        with pytest.raises(GoldenError, match=r"is a FIFO \(named pipe\), not a regular file"):
+            check_golden(path, _run(), update=update)
+    assert stat.S_ISFIFO(os.stat(path).st_mode)
+
+
+def test_a_golden_over_the_size_limit_is_refused_from_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.json"
+    with path.open("wb") as sparse:  # no disk used: the size alone is refused
+        sparse.truncate(MAX_DOCUMENT_BYTES + 1)
+    with pytest.raises(GoldenError) as caught:
+        check_golden(path, _run())
+    assert f"more than the {MAX_DOCUMENT_BYTES:,} trajguard reads" in caught.value.message
+    assert "$TRAJGUARD_MAX_FILE_BYTES" in caught.value.message
+
+
+def test_a_golden_200000_levels_deep_is_refused_naming_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.json"
+    path.write_text('{"steps": ' + "[" * 200_000, encoding="utf-8")
+    with pytest.raises(GoldenError, match="--golden-update") as caught:
+        check_golden(path, _run())
+    assert "nested more than 256 levels deep" in caught.value.message
+    assert check_golden(path, _run(), update=True).status == "updated"  # it can be replaced

@@ -562,6 +562,15 @@ def test_action_parsing_is_lenient_only_where_it_is_safe():
     assert final_text("It is 391.") == "It is 391."
 
 
+def test_a_reply_nested_200000_levels_deep_is_a_malformed_action_not_a_crash():
+    from trajguard.agent.actions import MalformedAction
+
+    deep = '{"tool": "a", "arguments": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    with pytest.raises(MalformedAction, match="nested more than 256 levels deep"):
+        parse_action(deep)
+    assert final_text(deep) == deep  # the text stays the run's answer, as any non-action
+
+
 def test_the_action_schema_without_tools_only_allows_an_answer():
     assert action_schema([]) == {
         "anyOf": [

@@ -146,7 +146,7 @@ def test_agent_supplied_tool_calls_are_recorded_as_given():
     assert check_normative(rec.finish()) == []
 
 
-@pytest.mark.parametrize("raw", ["{not json", "[1, 2]", '"text"'])
+@pytest.mark.parametrize("raw", ["{not json", "[1, 2]", '"text"', "[" * 200_000 + "]" * 200_000])
 def test_arguments_that_are_not_a_json_object_are_kept_raw(raw):
     step = _recorder().agent_step(_response(None, ("id1", "calculator", raw)))
     assert step.tool_calls[0].arguments == {}

@@ -103,3 +103,19 @@ def test_files_in_flight_and_hidden_files_are_passed_over_silently(tmp_path: Pat
     (tmp_path / "_SUCCESS").write_text("")
     listing = list_night_files(open_location(tmp_path))
     assert listing.skipped == () and len(listing.files) == 3
+
+
+def test_a_file_of_more_rows_than_the_limit_is_skipped_from_its_footer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _good(tmp_path)  # each night's file holds 2 rows
+    monkeypatch.setenv("TRAJGUARD_MAX_RUN_ROWS", "1")
+    reasons = _reasons(tmp_path)
+    assert len(reasons) == 3
+    assert all(
+        reason == "a Parquet file of 2 rows, more than the 1 trajguard reads from one file "
+        "(its limit; set $TRAJGUARD_MAX_RUN_ROWS to raise it)"
+        for reason in reasons.values()
+    )
+    monkeypatch.setenv("TRAJGUARD_MAX_RUN_ROWS", "2")
+    assert _reasons(tmp_path) == {}

@@ -55,6 +55,10 @@ class Case:
     clean_text: tuple[str, ...] | None = None
     """Files (besides stdout and stderr) that must hold no control character; ``None``: no
     check."""
+    runner: str = "trajguard"
+    """``trajguard`` (``python -m trajguard.cli ARGV``) or ``pytest`` (``python -m pytest
+    ARGV``: frozen mode's cassettes and golden files are read by the pytest plugin; always a
+    subprocess)."""
 
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -86,6 +90,7 @@ def load_cases() -> list[Case]:
                 clean_text=None
                 if entry.get("clean_text") is None
                 else tuple(_list(entry["clean_text"] or [])),
+                runner=str(entry.get("runner", "trajguard")),
             )
         )
     ids = [c.id for c in cases]
@@ -124,6 +129,9 @@ def materialise(case: Case, root: Path) -> None:
                 shutil.copyfile(source, path)
         elif "dir" in spec:
             path.mkdir(parents=True, exist_ok=True)
+        elif "sparse" in spec:  # a file of that size taking no disk: for size limits
+            with path.open("wb") as sparse:
+                sparse.truncate(int(spec["sparse"]))
         elif "fifo" in spec:
             path.unlink(missing_ok=True)
             os.mkfifo(path)
@@ -200,11 +208,18 @@ def write_runset(
     stray: tuple[str, ...] = (),
     drop_columns: tuple[str, ...] = (),
     schema_version: str | None = None,
+    many_rows: int | None = None,
 ) -> None:
     """A run set as ``trajguard run`` writes it, with the defects a case asks for."""
     from trajguard import store
 
     path.mkdir(parents=True, exist_ok=True)
+    row_changes = {  # {repeat: [chunk, n]}: a long value (a trajectory 200,000 levels deep)
+        key: str(value["repeat"][0]) * int(value["repeat"][1])
+        if isinstance(value, dict) and set(value) == {"repeat"}
+        else value
+        for key, value in (row_changes or {}).items()
+    }
     built = [
         _row(suite, scenario, index, variant=variant, **(row_changes or {}))
         for scenario in scenarios
@@ -215,6 +230,11 @@ def write_runset(
         row["run_id"] = f"{row['scenario']}/{row['variant']}/{row['run_index']}"
     if parquet_text is not None:
         (path / store.RUNS_FILE).write_text(parquet_text, encoding="utf-8")
+    elif many_rows is not None:  # the first row repeated: a small file of many rows
+        import pyarrow.parquet as pq
+
+        table = store.rows_to_table(built[:1])
+        pq.write_table(table.take([0] * many_rows), path / store.RUNS_FILE)
     elif built and (drop_columns or schema_version is not None):
         import pyarrow.parquet as pq
 
@@ -240,6 +260,18 @@ def write_runset(
         (path / store.MANIFEST_FILE).write_text(json.dumps(document), encoding="utf-8")
     for name in stray:
         (path / name).write_text("", encoding="utf-8")
+
+
+RUNNERS = {
+    "trajguard": ["-m", "trajguard.cli"],
+    "pytest": ["-m", "pytest", "-p", "no:cacheprovider", "-q"],
+}
+"""What follows the Python in a case's command line, by its ``runner``."""
+
+
+def command_for(case: Case, python: str, api_base: str | None) -> list[str]:
+    """The whole command line of a case: ``python``, its runner, its argv."""
+    return [python, *RUNNERS[case.runner], *argv_for(case, api_base)]
 
 
 def argv_for(case: Case, api_base: str | None) -> list[str]:

@@ -30,10 +30,10 @@ def test_the_corpus_is_big_enough() -> None:
     assert len(CASES) >= 100
 
 
-def _in_subprocess(case: Any, argv: list[str], root: Path) -> tuple[int, str, str]:
+def _in_subprocess(case: Any, api_base: str | None, root: Path) -> tuple[int, str, str]:
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "trajguard.cli", *argv],
+            corpus.command_for(case, sys.executable, api_base),
             cwd=root,
             capture_output=True,
             text=True,
@@ -51,8 +51,8 @@ def test_bad_input_ends_cleanly(case: Any, cli: Any, tmp_path: Path, monkeypatch
     corpus.materialise(case, tmp_path)
     with corpus.provider_for(case, sys.modules["trajguard_provider_stub"]) as api_base:
         argv = corpus.argv_for(case, api_base)
-        if case.subprocess:
-            returncode, stdout, stderr = _in_subprocess(case, argv, tmp_path)
+        if case.subprocess or case.runner != "trajguard":
+            returncode, stdout, stderr = _in_subprocess(case, api_base, tmp_path)
         else:
             for key, value in case.env.items():
                 monkeypatch.setenv(key, value)

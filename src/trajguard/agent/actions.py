@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from trajguard._json import loads_bounded
 from trajguard.agent.tools import Tool
 
 __all__ = [
@@ -119,11 +120,13 @@ def parse_action(text: str) -> Action:
         raise MalformedAction("the reply was empty")
     try:
         # strict=False: a raw newline inside a string is a small model's typo, not a new meaning
-        data = json.loads(body, strict=False)
+        data = loads_bounded(body, strict=False)
     except json.JSONDecodeError as exc:
         raise MalformedAction(
             f"the reply is not valid JSON ({exc.msg} at column {exc.colno})"
         ) from None
+    except ValueError as exc:  # nested too deep (a model can answer anything), a huge number
+        raise MalformedAction(f"the reply is not readable JSON ({exc})") from None
     if not isinstance(data, dict):
         raise MalformedAction(f"the reply is a JSON {type(data).__name__}, not an object")
     name = data.get(ACTION_KEY, data.get("action"))

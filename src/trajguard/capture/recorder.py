@@ -29,13 +29,13 @@ How a run is written:
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Literal
 
+from trajguard._json import loads_bounded
 from trajguard.atif import (
     ATIF_VERSION,
     Agent,
@@ -335,8 +335,8 @@ class TrajectoryRecorder:
 
     def _from_request(self, request: ToolCallRequest) -> ToolCall:
         try:
-            arguments = json.loads(request.arguments) if request.arguments.strip() else {}
-        except json.JSONDecodeError:
+            arguments = loads_bounded(request.arguments) if request.arguments.strip() else {}
+        except ValueError:  # no JSON, nested too deep, a number Python will not convert
             arguments = None
         extra = None
         if not isinstance(arguments, dict):

@@ -53,7 +53,10 @@ def _print(args: argparse.Namespace, lines: Sequence[RunLine]) -> int:
             out.write(json_safe(json.dumps(asdict(line), ensure_ascii=False)) + "\n")
         return 0
     if not lines:
-        print("no run matches", file=sys.stderr)
+        from trajguard.runs import list_runs
+
+        empty = not list_runs(args.runset)
+        print("the run set holds no runs" if empty else "no run matches", file=sys.stderr)
         return 0
     for line in lines:
         passed = {True: "passed", False: "failed", None: "not judged"}[line.passed]

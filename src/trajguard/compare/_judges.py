@@ -16,7 +16,6 @@ bootstrap interval over runs.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from trajguard._json import loads_bounded
 from trajguard.compare._results import (
     UNSTABLE_JUDGE_DISAGREEMENT,
     JudgeConsistency,
@@ -135,7 +135,7 @@ def _records(raw: Any) -> Iterable[Mapping[str, Any]]:
     if not isinstance(raw, str) or not raw:
         return ()
     try:
-        found = json.loads(raw)
+        found = loads_bounded(raw)
     except ValueError:
         return ()
     return [r for r in found if isinstance(r, Mapping)] if isinstance(found, list) else ()

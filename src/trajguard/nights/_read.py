@@ -24,6 +24,7 @@ from trajguard.errors import StoreError
 from trajguard.nights._location import StoreLocation
 from trajguard.nights._schema import PARTITION_SCHEMA, READ_SCHEMA, READABLE_NIGHT_VERSIONS
 from trajguard.results import SkippedFile
+from trajguard.store import ROWS_ENV, run_rows_limit
 
 __all__ = [
     "NightFiles",
@@ -150,12 +151,21 @@ def _fragments(
     )
     kept: list[ds.Fragment] = []
     skipped: list[SkippedFile] = []
+    max_rows = run_rows_limit()  # a night's file holds a row per scenario: far fewer
     for fragment in dataset.get_fragments():
         try:
             fragment.ensure_complete_metadata()
             names = set(fragment.physical_schema.names)
         except (OSError, pa.ArrowException) as exc:
             reason = f"not a readable Parquet file ({_short(exc)})"
+            skipped.append(SkippedFile(path=fragment.path, reason=reason))
+            continue
+        rows = fragment.metadata.num_rows
+        if rows > max_rows:
+            reason = (
+                f"a Parquet file of {rows:,} rows, more than the {max_rows:,} trajguard reads "
+                f"from one file (its limit; set ${ROWS_ENV} to raise it)"
+            )
             skipped.append(SkippedFile(path=fragment.path, reason=reason))
             continue
         missing = sorted(_REQUIRED - names)

@@ -3,7 +3,6 @@ flaky, baseline drift."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from datetime import date as Date
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trajguard._json import loads_bounded
 from trajguard.nights._alarms import monitor
 from trajguard.nights._stats import newcombe, overdispersion, spread_ratio, wilson
 from trajguard.results import (
@@ -36,10 +36,15 @@ def _number(value: object) -> float | None:
     return float(value)  # type: ignore[arg-type]
 
 
-def _shares(text: object) -> dict[str, float]:
+def _shares(text: object) -> dict[str, float] | None:
+    """A night's tool mix (``{"tool": calls}`` as JSON) as shares; ``None`` when the store
+    holds something else there (a file written by hand): unknown, never an empty mix."""
     if not isinstance(text, str) or not text:
         return {}
-    counts = {str(k): float(v) for k, v in json.loads(text).items()}
+    try:
+        counts = {str(k): float(v) for k, v in loads_bounded(text).items()}
+    except (AttributeError, TypeError, ValueError):  # no object, no numbers, no JSON, too deep
+        return None
     total = sum(counts.values())
     return {k: v / total for k, v in counts.items()} if total else {}
 
@@ -47,13 +52,18 @@ def _shares(text: object) -> dict[str, float]:
 def _path_counts(text: object) -> dict[str, int] | None:
     if not isinstance(text, str):
         return None
-    return {str(k): int(v) for k, v in json.loads(text).items()}
+    try:
+        return {str(k): int(v) for k, v in loads_bounded(text).items()}
+    except (AttributeError, TypeError, ValueError, OverflowError):  # as _shares: unknown
+        return None
 
 
 def _distance(night: object, baseline: object) -> float | None:
     if not isinstance(baseline, str):
         return None
     a, b = _shares(night), _shares(baseline)
+    if a is None or b is None:
+        return None
     return 0.5 * sum(abs(a.get(k, 0.0) - b.get(k, 0.0)) for k in set(a) | set(b))
 
 

@@ -171,12 +171,15 @@ class LLMCassette:
         from trajguard.errors import CassetteError
 
         rerecord = f"re-record it: {self.command('all')}"
+        unreadable: str | None = None
         try:
             cassette = Cassette.load(path, redactor=redactor)
         except CassetteError as exc:
             if exc.hint is not None:
                 exc.hint = rerecord
-            pytest.fail(str(exc), pytrace=False)
+            unreadable = str(exc)
+        if unreadable is not None:  # failed outside the handler: no "during handling of…"
+            pytest.fail(unreadable, pytrace=False)
         if cassette.model_name != wanted:
             pytest.fail(
                 f"{path}: cassette recorded from {cassette.model_name!r}, the test now asks "

@@ -11,7 +11,6 @@ by the more common sequence in the pool, then the lower run index, then batch an
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,6 +22,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from trajguard import stats as st
+from trajguard._json import loads_bounded
 from trajguard.core import explain_difference
 from trajguard.outcome import classify
 from trajguard.report._criteria import CRASH_LABEL, failed_labels
@@ -186,7 +186,7 @@ def _trajectory(row: pd.Series) -> Mapping[str, Any] | None:
     if not isinstance(text, str):
         return None
     try:
-        value = json.loads(text)
+        value = loads_bounded(text)
     except ValueError:
         return None
     return value if isinstance(value, Mapping) else None

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from trajguard._text import counted
+from trajguard._text import counted, printable
 from trajguard.compare import ScenarioResult, metric
 from trajguard.results import ReportDocument, ScenarioFacts
 from trajguard.stats import wilson_interval
@@ -28,6 +29,13 @@ def plot_path(scenario: str) -> str:
     """Where a scenario's plot goes, relative to the report (``plots/<slug>.png``)."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario).strip("_") or "scenario"
     return f"plots/{slug}.png"
+
+
+def _label(text: str, width: int) -> str:
+    """A scenario or tool name as drawn: control characters escaped (matplotlib would warn
+    of each missing glyph on stderr, raw character and all), cut to ``width``."""
+    shown = printable(text)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
 def _new_figure() -> Any:
@@ -135,7 +143,7 @@ def _tools(axis: Any, facts: ScenarioFacts) -> None:
             height=0.4,
             color=SIDE_COLOURS[side],
         )
-    axis.set_yticks(y, [t if len(t) <= 18 else t[:17] + "…" for t in names])
+    axis.set_yticks(y, [_label(t, 18) for t in names])
     axis.invert_yaxis()
     axis.set_title("tool mix (mean calls per run)", fontsize=9)
 
@@ -167,10 +175,14 @@ def _draw(figure: Any, document: ReportDocument, scenario: str) -> bytes:
             fontsize=8,
             va="center",
         )
-    figure.suptitle(scenario if len(scenario) <= 90 else scenario[:89] + "…", fontsize=10)
+    figure.suptitle(_label(scenario, 90), fontsize=10)
     figure.subplots_adjust(left=0.07, right=0.98, bottom=0.07, top=0.88, wspace=0.32, hspace=0.45)
     out = io.BytesIO()
-    figure.savefig(out, format="png", metadata={"Software": None})
+    with warnings.catch_warnings():  # this block's filters only: the user's are put back
+        # a glyph the font lacks (a name in a script DejaVu Sans does not cover) is drawn as
+        # a box; the warning would name a line of this file on the user's stderr
+        warnings.filterwarnings("ignore", r"Glyph \d+ .* missing from font", UserWarning)
+        figure.savefig(out, format="png", metadata={"Software": None})
     return out.getvalue()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from trajguard._text import printable
 from trajguard.errors import UsageError
 from trajguard.runs._reference import read_run
+from trajguard.store import stored_trajectory
 
 if TYPE_CHECKING:  # the ATIF model and the core load when a diff runs, not with the listing
     from trajguard.core import Delta
@@ -62,7 +62,8 @@ def load_side(spec: str) -> dict[str, Any]:
                 "or an imported run): there is nothing to diff",
                 file=runset,
             )
-        return dict(normalize(json.loads(row["trajectory"])))
+        stored = stored_trajectory(row["trajectory"], run_id=row["run_id"], runset=runset)
+        return dict(normalize(stored))
     raise UsageError(
         f"{printable(spec)!r} is neither an ATIF file nor RUNSET:RUN",
         hint="e.g. trajguard diff runs/night-1:capital/base/3 runs/night-2:capital/base/3",

@@ -8,11 +8,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from trajguard._files import atomic_write_text
-from trajguard.errors import StoreError
+from trajguard.errors import StoreError, UsageError
 from trajguard.runs._listing import RunFilter, list_runs
-from trajguard.store import read_table
+from trajguard.store import read_table, stored_trajectory
 
 __all__ = ["ExportResult", "export_file_name", "export_runs"]
 
@@ -53,6 +54,20 @@ def _check_out(out: Path) -> None:
         )
 
 
+def _nothing_to_export(runset: Path, chosen: RunFilter | None) -> Exception:
+    if chosen is None or not list_runs(runset):
+        return StoreError(
+            "the run set holds no runs: nothing to export",
+            file=runset,
+            hint="a batch interrupted before its first run finished has none; run it again",
+        )
+    return UsageError(
+        "no run of the run set matches the filters given: nothing to export",
+        file=runset,
+        hint=f"`trajguard runs {runset}` lists its runs; loosen the filters",
+    )
+
+
 def export_runs(runset: Path, out: Path, chosen: RunFilter | None = None) -> ExportResult:
     """Write every selected run's trajectory as an ATIF file in ``out`` (made if missing).
 
@@ -60,25 +75,31 @@ def export_runs(runset: Path, out: Path, chosen: RunFilter | None = None) -> Exp
     ``session_id``; each is written atomically (temp file + rename) inside ``out`` only.
 
     Raises:
-        StoreError: ``out`` is a file, cannot be written, or the run set cannot be read.
-        UsageError: a filter out of range.
+        StoreError: ``out`` is a file, cannot be written, or the run set cannot be read or
+            holds no runs.
+        UsageError: a filter out of range, or filters that match no run.
     """
     _check_out(out)
     lines = list_runs(runset, chosen)
+    if not lines:
+        raise _nothing_to_export(runset, chosen)
     wanted = [line.run_id for line in lines]
     columns = ["scenario", "variant", "run_index", "trajectory"]
     rows = read_table(runset, columns=columns, run_ids=wanted).to_pylist() if wanted else []
     by_id = {row["run_id"]: row for row in rows}
-    written: list[Path] = []
+    documents: list[tuple[Path, dict[str, Any]]] = []  # every one read before any is written
     missing: list[str] = []
     for line in lines:
         row = by_id.get(line.run_id)
         if row is None or not row.get("trajectory"):
             missing.append(line.run_id)
             continue
-        document = json.loads(row["trajectory"])
+        document = stored_trajectory(row["trajectory"], run_id=line.run_id, runset=runset)
         document.setdefault("session_id", line.run_id)
         path = out / export_file_name(line.scenario, line.variant, line.run_index)
+        documents.append((path, document))
+    written: list[Path] = []
+    for path, document in documents:
         try:
             atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         except OSError as exc:

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trajguard._text import printable
+from trajguard.errors import StoreError
 from trajguard.outcome import is_crash_row
 from trajguard.runs._listing import CRASH_CRITERION
-from trajguard.store import criterion_outcomes
+from trajguard.store import criterion_outcomes, stored_trajectory
 
 __all__ = ["FOLD_CHARS", "FOLD_LINES", "fold", "render_run"]
 
@@ -216,8 +217,12 @@ def render_run(row: Mapping[str, Any]) -> str:
     if not trajectory:
         out.append(f"steps: none stored: {_why_no_steps(row)}")
     else:
-        out.append("steps:")
-        out += _steps(json.loads(trajectory))
+        try:
+            steps = _steps(stored_trajectory(trajectory, run_id=row.get("run_id")))
+        except StoreError as exc:
+            out.append(f"steps: cannot be shown: {exc.message}")
+        else:
+            out += ["steps:", *steps]
     out.append("")
     final = row.get("final_output")
     if final is None or final == "":

@@ -21,6 +21,7 @@ from trajguard.store._baseline import (
     load_history,
     promote,
 )
+from trajguard.store._bounds import MAX_RUN_ROWS, ROWS_ENV, run_rows_limit
 from trajguard.store._loaded import RunSet, check_comparable_sides, check_finished, load_runset
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
 from trajguard.store._outcomes import CriterionOutcome, criterion_outcomes
@@ -49,6 +50,7 @@ from trajguard.store._schema import (
     STORE_SCHEMA_VERSION,
     rows_to_table,
 )
+from trajguard.store._trajectory import stored_trajectory
 
 __all__ = [
     "CRITERION_TYPE",
@@ -57,8 +59,10 @@ __all__ = [
     "JOURNAL_FILE",
     "LOCK_FILE",
     "MANIFEST_FILE",
+    "MAX_RUN_ROWS",
     "PARTS_DIR",
     "READABLE_VERSIONS",
+    "ROWS_ENV",
     "RUNS_FILE",
     "RUN_SCHEMA",
     "STORE_SCHEMA_VERSION",
@@ -85,6 +89,8 @@ __all__ = [
     "read_runs",
     "read_table",
     "rows_to_table",
+    "run_rows_limit",
+    "stored_trajectory",
     "write_manifest",
     "write_run",
     "write_runs",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ import pyarrow.parquet as pq
 from trajguard._files import atomic_write, remove_stale_temp_files
 from trajguard._json import check_regular_file
 from trajguard.errors import StoreError
+from trajguard.store._bounds import RunBudget
 from trajguard.store._lock import exclusive
 from trajguard.store._manifest import read_manifest
 from trajguard.store._schema import (
@@ -96,6 +98,20 @@ def check_new_runset(runset: Path) -> None:
             file=runset,
             hint="pass an --out directory you can write to",
         )
+    _probe_writable(parent, runset)
+
+
+def _probe_writable(directory: Path, runset: Path) -> None:
+    """Make and remove an empty directory in ``directory``: the permission bits do not tell
+    for root, a read-only mount or a file system such as ``/proc``."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".trajguard-probe-", dir=directory))
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the run set: {directory} is not writable ({exc.strerror or exc})",
+            file=runset,
+            hint="pass an --out directory you can write to",
+        ) from None
 
 
 LOCK_FILE = ".trajguard~lock"
@@ -139,12 +155,17 @@ def write_run(runset: Path, row: Mapping[str, Any]) -> Path:
 
 
 def _read_file(
-    path: Path, columns: Sequence[str] | None = None, run_ids: Sequence[str] | None = None
+    path: Path,
+    budget: RunBudget,
+    columns: Sequence[str] | None = None,
+    run_ids: Sequence[str] | None = None,
 ) -> pa.Table:
     try:
-        check_regular_file(path)  # a FIFO would block the reader, a device never end
-        schema = pq.read_schema(path)
-        check_version(path, schema)
+        # a FIFO would block the reader, a device never end
+        check_regular_file(path, max_bytes=budget.max_file_bytes)
+        metadata = pq.read_metadata(path)
+        check_version(path, metadata.schema.to_arrow_schema())
+        budget.charge(path, metadata)
         if columns is None and run_ids is None:
             return pq.read_table(path, schema=RUN_SCHEMA)
         return _read_some(path, list(columns or RUN_SCHEMA.names), run_ids)
@@ -261,7 +282,8 @@ def read_table(
 
     Raises:
         StoreError: not a run set directory, a file that is not a regular file or not a run
-            file, or a file holding runs of another batch than the manifest names.
+            file, files over the limits of :mod:`._bounds` (rows, bytes), or a file holding
+            runs of another batch than the manifest names.
     """
     runset = Path(runset)
     if not runset.is_dir():
@@ -274,8 +296,10 @@ def read_table(
         if unknown:
             raise StoreError(f"no such run column(s): {', '.join(unknown)}")
         columns = ["run_id", "batch_id", *(c for c in columns if c not in ("run_id", "batch_id"))]
+    budget = RunBudget()
     tables = [
-        _check_batch(path, _read_file(path, columns, run_ids), batch) for path in _files(runset)
+        _check_batch(path, _read_file(path, budget, columns, run_ids), batch)
+        for path in _files(runset)
     ]
     if not tables:
         empty = RUN_SCHEMA.empty_table()

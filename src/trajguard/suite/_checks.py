@@ -20,6 +20,7 @@ from trajguard.errors import ImportPathError, SuiteError
 from trajguard.suite._criteria import parse_criterion
 from trajguard.suite._explain import CRITERIA_HINT
 from trajguard.suite._fault_checks import check_faults
+from trajguard.suite._files import read_prompt_text
 from trajguard.suite._model_checks import check_models
 from trajguard.suite._models import (
     BASE_VARIANT,
@@ -255,7 +256,7 @@ def _check_prompt_files(suite: Suite, fail: _Fail) -> None:
             continue
         path = fail.base_dir / relative
         try:
-            path.read_text(encoding="utf-8")
+            read_prompt_text(path)
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             variant = f"variant {where[-1]!r}: " if where[-1] != "agent" else ""

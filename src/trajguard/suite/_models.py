@@ -26,6 +26,7 @@ from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
 from trajguard.suite._criteria import Criterion, parse_criterion
+from trajguard.suite._files import read_prompt_text
 from trajguard.suite._pairwise import PairwiseJudge
 from trajguard.suite._settings import (
     MAX_TIMEOUT_S,
@@ -320,10 +321,11 @@ def _read_prompt(base_dir: Path, relative: str, allowed_dirs: tuple[str, ...] = 
             "in the suite's prompt_dirs: [...]",
         )
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
+        return read_prompt_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise SuiteError(
-            f"cannot read system_prompt_file {relative!r}: {exc.strerror or exc}",
+            f"cannot read system_prompt_file {relative!r}: {reason}",
             file=path,
             hint="the path is relative to the suite file",
         ) from None

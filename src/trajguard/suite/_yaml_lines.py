@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from trajguard.errors import SuiteError
+from trajguard.suite._files import read_suite_bytes
 
 __all__ = ["Key", "LineMap", "dotted", "load_yaml_with_lines", "undotted"]
 
@@ -65,17 +66,27 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def _recursive_alias(
-    node: yaml.Node, path: Key, loader: _Loader, lines: dict[Key, int], file: Path
-) -> SuiteError:
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", None)
+"""libyaml's safe loader where PyYAML was built with it: it composes a suite some fifteen times
+faster than the pure-Python one, which stays the fallback (and finds a recursive alias's line)."""
+
+
+def _read_suite_text(path: Path) -> str:
+    try:
+        return read_suite_bytes(path).decode("utf-8")
+    except FileNotFoundError:
+        raise SuiteError("suite file not found", file=path, hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"cannot read suite file: {exc}", file=path) from None
+
+
+def _recursive_alias(node: yaml.Node, path: Key, lines: dict[Key, int], file: Path) -> SuiteError:
     """The error for ``node`` found again inside itself, at ``path``."""
     line = lines.get(path)
     name = "an alias"
-    for target, anchor, mark in loader.alias_uses:
-        inside = node.start_mark.index <= mark.index <= node.end_mark.index
-        if target is node and inside:
-            name, line = f"*{anchor}", mark.line + 1
-            break
+    for anchor, mark in _alias_uses_inside(file, node.start_mark.index, node.end_mark.index):
+        name, line = f"*{anchor}", mark.line + 1
+        break
     return SuiteError(
         f"recursive YAML alias: {name} is used inside the value it names "
         f"(anchored on line {node.start_mark.line + 1})",
@@ -86,7 +97,25 @@ def _recursive_alias(
     )
 
 
-def _walk(root: yaml.Node, loader: _Loader, lines: dict[Key, int], file: Path) -> None:
+def _alias_uses_inside(file: Path, start: int, end: int) -> list[tuple[str, yaml.Mark]]:
+    """The aliases used between ``start`` and ``end`` (character offsets) that name a node
+    holding that span: composed again with the pure-Python loader, which records them (only
+    on the way to an error)."""
+    loader = _Loader(_read_suite_text(file))
+    try:
+        loader.get_single_node()
+    finally:
+        loader.dispose()
+    return [
+        (anchor, mark)
+        for target, anchor, mark in loader.alias_uses
+        if start <= mark.index <= end
+        and target.start_mark.index == start
+        and target.end_mark.index == end
+    ]
+
+
+def _walk(root: yaml.Node, lines: dict[Key, int], file: Path) -> None:
     """Record the line of every key and item, depth first, without recursion.
 
     Raises:
@@ -139,24 +168,30 @@ def _walk(root: yaml.Node, loader: _Loader, lines: dict[Key, int], file: Path) -
         stack.append((node, path, True))
         for child, child_path in reversed(children):  # reversed: popped in file order
             if id(child) in ancestors:
-                raise _recursive_alias(child, child_path, loader, lines, file)
+                raise _recursive_alias(child, child_path, lines, file)
             stack.append((child, child_path, False))
+
+
+def _too_deep(path: Path, mark: yaml.Mark | None) -> SuiteError:
+    return SuiteError(
+        "YAML nested too deeply to parse",
+        file=path,
+        line=mark.line + 1 if mark is not None else None,
+        hint="a suite needs only a few levels of nesting: check for unclosed [ or {",
+    )
 
 
 def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
     """Parse a YAML file (safe loader) and return its data with a :class:`LineMap`.
 
     Raises:
-        SuiteError: the file is missing, unreadable, not valid YAML, nested too deeply to parse,
-            has a recursive alias, or has a duplicate key in a mapping (with its line).
+        SuiteError: the file is missing, no regular file, larger than ``MAX_SUITE_BYTES``
+            (:mod:`._files`), unreadable, not valid YAML, nested too deeply to parse, has a
+            recursive alias, aliases expanding to more than :data:`MAX_WALKED_NODES` values, or
+            a duplicate key in a mapping (with its line).
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SuiteError("suite file not found", file=path, hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(f"cannot read suite file: {exc}", file=path) from None
-    loader = _Loader(text)
+    text = _read_suite_text(path)
+    loader = (_FAST_LOADER or _Loader)(text)
     lines: dict[Key, int] = {}
     try:
         # walk before constructing: construction flattens merge keys (<<) in place, and would
@@ -164,11 +199,13 @@ def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
         node = loader.get_single_node()
         if node is None:
             return None, LineMap(lines)
-        _walk(node, loader, lines, path)
+        _walk(node, lines, path)
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
+        if "maximum nesting depth" in problem:  # libyaml's own limit (1,000 levels)
+            raise _too_deep(path, mark) from None
         raise SuiteError(
             f"not valid YAML: {problem}",
             file=path,
@@ -176,12 +213,7 @@ def load_yaml_with_lines(path: Path) -> tuple[Any, LineMap]:
             hint="check indentation and quoting around that line",
         ) from None
     except RecursionError:
-        raise SuiteError(
-            "YAML nested too deeply to parse",
-            file=path,
-            line=loader.get_mark().line + 1,
-            hint="a suite needs only a few levels of nesting: check for unclosed [ or {",
-        ) from None
+        raise _too_deep(path, None) from None
     finally:
         loader.dispose()
     return data, LineMap(lines)

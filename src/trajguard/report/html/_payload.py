@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from trajguard._json import loads_bounded
 from trajguard._text import printable
 from trajguard.report._criteria import failed_labels
 from trajguard.store import read_table
@@ -106,7 +107,7 @@ def _trajectory(raw: str | None) -> str | None:
     if raw is None or len(raw) <= _TRAJECTORY_LIMIT:
         return raw
     try:
-        return json.dumps(_cut(json.loads(raw)), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(_cut(loads_bounded(raw)), ensure_ascii=False, separators=(",", ":"))
     except ValueError:
         return raw[:_TRAJECTORY_LIMIT] + " …[cut]"
 

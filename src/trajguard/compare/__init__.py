@@ -18,6 +18,14 @@ from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
 from trajguard.compare._judge_probes import judge_probes
+from trajguard.compare._judge_results import (
+    UNSTABLE_JUDGE_DISAGREEMENT,
+    JudgeConsistency,
+    JudgeOnce,
+    JudgeProbe,
+    LengthRuleJudge,
+    UniformJudge,
+)
 from trajguard.compare._judges import judge_consistency, judged_once
 from trajguard.compare._pairwise import (
     AskedOrder,
@@ -40,21 +48,15 @@ from trajguard.compare._registry import (
     tolerance,
 )
 from trajguard.compare._results import (
-    UNSTABLE_JUDGE_DISAGREEMENT,
     BlindSpot,
     Comparison,
     Family,
-    JudgeConsistency,
-    JudgeOnce,
-    JudgeProbe,
-    LengthRuleJudge,
     MetricResult,
     PassK,
     ScenarioGate,
     ScenarioResult,
     SuiteTest,
     TagGroup,
-    UniformJudge,
 )
 from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcome, Stop
 from trajguard.compare._sequential_design import SequentialDesign

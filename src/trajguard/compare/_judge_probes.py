@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from trajguard.compare._results import JudgeProbe
+from trajguard.compare._judge_results import JudgeProbe
 
 __all__ = ["judge_probes"]
 

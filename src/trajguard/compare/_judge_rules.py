@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from trajguard.compare._judge_results import LengthRuleJudge
 from trajguard.compare._judges import UNIFORM_MIN_RUNS, judge_records
-from trajguard.compare._results import LengthRuleJudge
 from trajguard.stats import t_ppf
 
 __all__ = ["length_rule_judges"]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from trajguard._json import loads_bounded
-from trajguard.compare._results import (
+from trajguard.compare._judge_results import (
     UNSTABLE_JUDGE_DISAGREEMENT,
     JudgeConsistency,
     JudgeOnce,

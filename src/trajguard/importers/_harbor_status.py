@@ -99,18 +99,7 @@ GAVE_UP = frozenset(
 )
 """Harbor's exception types of an agent that gave up (``agent_error``); any other is a crash."""
 
-VALID_REWARD = frozenset(
-    {
-        "NonZeroAgentExitCodeError",
-        "AgentTimeoutError",
-        "ContextWindowExceededError",
-        "OutputTokenExceededError",
-        "ContextLengthExceededError",
-        "OutputLengthExceededError",
-        "AgentSafetyRefusalError",
-        "ContentPolicyViolationError",
-    }
-)
+VALID_REWARD = GAVE_UP | {"NonZeroAgentExitCodeError", "AgentTimeoutError"}
 """Harbor 0.26's exception types that are the agent's: the trial is still graded."""
 
 

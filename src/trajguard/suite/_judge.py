@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -44,7 +44,9 @@ __all__ = [
     "EARLIER_DEFAULT_SAMPLES",
     "EMBEDDED_JUDGE_MEASURED",
     "JudgeCriterion",
+    "JudgeFields",
     "JudgeFunction",
+    "check_judge",
     "judge_outcome",
     "judged_text",
 ]
@@ -62,6 +64,32 @@ EARLIER_DEFAULT_SAMPLES = 1
 
 JudgeFunction = Callable[[JudgeSettings, str], Judgement]
 """How a batch has a text judged (blocking; cached by the batch)."""
+
+
+class JudgeFields(Protocol):
+    """What a judge of either kind (criterion, pairwise) is asked through."""
+
+    @property
+    def rubric(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def api_base(self) -> str | None: ...
+
+
+def check_judge(judge: JudgeFields, *, who: str, does: str) -> None:
+    """Refuse a judge no model can be asked as: an empty rubric or model string, or an
+    endpoint given to the embedded model (which runs its own server).
+
+    Raises:
+        ValueError: naming ``who`` (e.g. "the judge") and what its rubric should say it ``does``.
+    """
+    if not judge.rubric.strip():
+        raise ValueError(f"{who}'s rubric is empty: say what {does}")
+    if not judge.model.strip():
+        raise ValueError(f"{who}'s model must be a litellm model string")
+    if is_local_model(judge.model) and judge.api_base is not None:
+        raise ValueError(f"{MODEL_STRING} runs its own server; remove {who}'s api_base")
 
 
 class JudgeCriterion(BaseModel):
@@ -82,12 +110,7 @@ class JudgeCriterion(BaseModel):
 
     @model_validator(mode="after")
     def _reachable(self) -> JudgeCriterion:
-        if not self.rubric.strip():
-            raise ValueError("the judge's rubric is empty: say what a passing answer does")
-        if not self.model.strip():
-            raise ValueError("the judge's model must be a litellm model string")
-        if is_local_model(self.model) and self.api_base is not None:
-            raise ValueError(f"{MODEL_STRING} runs its own server; remove the judge's api_base")
+        check_judge(self, who="the judge", does="a passing answer does")
         return self
 
     @property

@@ -17,7 +17,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trajguard.judge import PairwiseSettings
-from trajguard.local_model import MODEL_STRING, is_local_model
+from trajguard.local_model import MODEL_STRING
+from trajguard.suite._judge import check_judge
 
 __all__ = ["PairwiseJudge"]
 
@@ -43,12 +44,7 @@ class PairwiseJudge(BaseModel):
 
     @model_validator(mode="after")
     def _reachable(self) -> PairwiseJudge:
-        if not self.rubric.strip():
-            raise ValueError("the pairwise judge's rubric is empty: say what a better answer does")
-        if not self.model.strip():
-            raise ValueError("the pairwise judge's model must be a litellm model string")
-        if is_local_model(self.model) and self.api_base is not None:
-            raise ValueError(f"{MODEL_STRING} runs its own server; remove the pairwise api_base")
+        check_judge(self, who="the pairwise judge", does="a better answer does")
         return self
 
     @property

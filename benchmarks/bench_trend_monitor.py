@@ -213,23 +213,23 @@ def _shape(raised: list, i: int, counts: Counts, nights: int):
     return lo, shape_of(counts.passes[lo : hi + 1], counts.runs[lo : hi + 1])
 
 
+def _changed(args, scenarios: int, source: str, rho: float, rng, shift_on, after: int):
+    """A suite whose scenario 0 (pass rate 0.45) changes from a night k drawn in 20-59 on, by
+    ``shift_on(d)`` on its d-th night of change (d = 1, 2, …), watched ``after`` nights more."""
+    k = int(rng.integers(20, 60))
+    nights = k + after
+    shift = np.zeros((scenarios, nights))
+    shift[0, k:] = shift_on(np.arange(1, nights - k + 1))
+    suite = _suite(
+        scenarios, nights, source=source, rho=rho, runs=args.runs, rng=rng, shift=shift, first=0.45
+    )
+    return k, nights, suite
+
+
 def drop(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
     named = dated = anything = 0
     for _ in range(args.series):
-        k = int(rng.integers(20, 60))
-        nights = k + 30
-        shift = np.zeros((scenarios, nights))
-        shift[0, k:] = -0.2
-        suite = _suite(
-            scenarios,
-            nights,
-            source=source,
-            rho=rho,
-            runs=args.runs,
-            rng=rng,
-            shift=shift,
-            first=0.45,
-        )
+        k, nights, suite = _changed(args, scenarios, source, rho, rng, lambda d: -0.2, 30)
         raised, keys, _ = _run([suite], nights)
         anything += any(
             key.scenario == 0 and k <= r.night <= k + 4 and key.metric != "crash_rate"
@@ -252,20 +252,7 @@ def drop(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng)
 def drift(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
     worded = 0
     for _ in range(args.series):
-        k = int(rng.integers(20, 60))
-        nights = k + 40
-        shift = np.zeros((scenarios, nights))
-        shift[0, k:] = -0.01 * np.arange(1, nights - k + 1)
-        suite = _suite(
-            scenarios,
-            nights,
-            source=source,
-            rho=rho,
-            runs=args.runs,
-            rng=rng,
-            shift=shift,
-            first=0.45,
-        )
+        k, nights, suite = _changed(args, scenarios, source, rho, rng, lambda d: -0.01 * d, 40)
         raised, keys, _ = _run([suite], nights)
         i = _first(raised, keys, "pass_rate", k)
         if i is None:

@@ -3,7 +3,9 @@
 Which files are the agent's code:
 
 * a ``callable`` agent: the module of its function, and when that module belongs to a package,
-  every ``.py`` file of its top-level package (a helper beside it changes the agent as much);
+  every ``.py`` file of its top-level package (a helper beside it changes the agent as much) —
+  unless the package is installed (under the interpreter's library or site-packages folders):
+  an installed package is a dependency, not the user's agent, so only the module is read;
 * a ``builtin`` agent: the modules of its tools, the same way;
 * a ``command`` agent: every argv entry that names a regular file under the suite's directory
   (``agent.py`` of ``[python, agent.py, "{output}"]``; the interpreter itself is not the agent).
@@ -18,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -65,9 +68,15 @@ def _module_files(target: str) -> list[Path]:
     if spec is None or not spec.origin or not os.path.isfile(spec.origin):
         return []
     locations = list(package.submodule_search_locations or ()) if package is not None else []
-    if not locations:  # a plain module
+    if not locations or _installed(Path(locations[0])):  # a plain module, or a dependency's
         return [Path(spec.origin).resolve()]
     return sorted(Path(locations[0]).resolve().rglob("*.py"))[:MAX_FILES]
+
+
+def _installed(path: Path) -> bool:
+    paths = sysconfig.get_paths()
+    roots = {Path(paths[name]).resolve() for name in ("stdlib", "purelib", "platlib")}
+    return any(path.resolve().is_relative_to(root) for root in roots)
 
 
 def _command_files(argv: Iterable[str], base_dir: Path) -> list[Path]:

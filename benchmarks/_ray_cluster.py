@@ -179,7 +179,9 @@ class LocalRayCluster:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            env={**env, "RAY_USAGE_STATS_ENABLED": "0"},
+            # RAY_AUTH_MODE set: a head would turn token auth on by itself when the user's
+            # ~/.ray/auth_token exists (any local ray.init() writes one), and the workers not.
+            env={**env, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"},
             preexec_fn=_die_with_parent,  # a prctl: no Python state in the child
         )
         node = Node(ip=ip, process=process)

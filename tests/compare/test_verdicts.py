@@ -27,7 +27,7 @@ V = Verdict
 
 
 def expected(e: Evidence) -> Verdict:
-    """The ladder of docs/statistics.md §2, written out case by case as a table would be."""
+    """The ladder of docs/explanation/statistics.md §2, case by case as a table would be."""
     if not e.testable:
         return V.INCONCLUSIVE
     if e.significant and e.directional and e.two_sided and e.beneficial_side:

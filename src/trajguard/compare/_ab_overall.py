@@ -4,7 +4,8 @@ stratum — beside the nightly's suite-level tests (:mod:`._combined_tests`).
 Pass and crash rates by the Cochran-Mantel-Haenszel test (``statsmodels`` ``StratifiedTable``),
 Holm across the two; steps, tokens and latency by a permutation of variant labels within
 scenarios (mean within-scenario difference, on logs for tokens and latency). They stay a method
-of their own (docs/statistics.md §7): the nightly's suite tests are one-sided and share the
+of their own (docs/explanation/statistics.md §7): the nightly's suite tests are one-sided and
+share the
 gating family's alpha, A/B's answer is two-sided at the full alpha with the detectable
 difference it states; unifying them would change the A/B figures measured with the real model.
 """

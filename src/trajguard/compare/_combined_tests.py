@@ -1,7 +1,8 @@
 """The gating family of a report: one combined test per scenario and the suite-level tests.
 
 A broken prompt moves a scenario's pass rate, tools and steps together; testing each metric and
-adjusting them as if independent (Holm) pays for every one. Instead (docs/statistics.md §3):
+adjusting them as if independent (Holm) pays for every one. Instead
+(docs/explanation/statistics.md §3):
 
 1. **Per scenario**, every gating metric is computed on the same arrangements of the scenario's
    runs (:mod:`._joint`); the metrics' p-values are combined per arrangement (Fisher's

@@ -5,7 +5,8 @@ another (Benjamini-Hochberg at ``q``); improvements are a family of their own, s
 false-alarm rate is that of the regression family alone.
 
 Each test's verdict comes from :func:`trajguard.compare._verdicts.verdict_of` (the one
-ladder, docs/statistics.md §2); this module only decides what is significant where: the adjusted
+ladder, docs/explanation/statistics.md §2); this module only decides what is significant where:
+the adjusted
 p-value at the family's level (Holm, BH), or under the combined test of a scenario
 (:func:`judge_gating`). ``reachable`` is false, with a note, when even the smallest p-value this
 N can produce would not be significant in this report: with the other p-values of its family as
@@ -267,9 +268,9 @@ def judge_gating(
     critical: float,
     config: CompareConfig,
 ) -> dict[tuple[str, str], MetricResult]:
-    """Verdicts of the gating metrics under the per-scenario combined test (docs/statistics.md
-    §2-3): ``p_adjusted`` of each is its scenario's adjusted p-value; improvements keep their own
-    Holm family."""
+    """Verdicts of the gating metrics under the per-scenario combined test
+    (docs/explanation/statistics.md §2-3): ``p_adjusted`` of each is its scenario's adjusted
+    p-value; improvements keep their own Holm family."""
     adj = _adjust(items, True, config.alpha)
     out = {}
     for i, t in enumerate(items):

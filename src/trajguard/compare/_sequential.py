@@ -1,4 +1,5 @@
-"""Sequential batches (docs/statistics.md §4): up to three looks, stopping early per scenario.
+"""Sequential batches (docs/explanation/statistics.md §4): up to three looks, stopping early
+per scenario.
 
 The candidate's runs come in looks of about N/3. After each look, every still-active scenario's
 gating metrics (``CompareConfig.gating``; pass and crash rate by default) are tested against the
@@ -7,7 +8,8 @@ gating tests (Bonferroni). Rates use Boschloo's exact test with the calibrated t
 :func:`trajguard.stats.rate_thresholds` and curtailment; other directional metrics the
 test of the fixed-sample comparison at the union-bound thresholds (valid for any test). A scenario
 stops "regressed" when a metric crosses its threshold with its estimate outside the tolerance band
-(docs/statistics.md §2), "no regression detected" when the candidate is no worse than the baseline
+(docs/explanation/statistics.md §2), "no regression detected" when the candidate is no worse
+than the baseline
 (non-binding futility) or can no longer cross a later threshold (curtailment), and otherwise runs
 on. In sequential mode this rule is the gate: :class:`SequentialDesign` settles the final
 comparison's gating verdicts by it (headline, JUnit and exit code agree with it), and the final

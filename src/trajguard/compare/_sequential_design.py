@@ -1,4 +1,4 @@
-"""The sequential design (docs/statistics.md §4) as an object of the one design protocol.
+"""The sequential design (docs/explanation/statistics.md §4), an object of the design protocol.
 
 The rules it applies after each look are :func:`trajguard.compare._sequential.decide_look`
 (nightly, one-sided) and :func:`~trajguard.compare._sequential.decide_ab_look` (A/B).

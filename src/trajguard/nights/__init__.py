@@ -5,7 +5,8 @@ A store is a directory or an object-store URL (``s3://bucket/prefix``)::
 
     STORE/suite=<suite>/date=<YYYY-MM-DD>/<night_id>.parquet
 
-one row per night, scenario and variant (:data:`NIGHT_SCHEMA`, ``docs/nights.md``). Appends are
+one row per night, scenario and variant (:data:`NIGHT_SCHEMA`,
+``docs/reference/nights-store.md``). Appends are
 atomic (written beside the target, then renamed); a night appended again replaces itself; two
 jobs appending at once write different files. :func:`trend` reads a suite's nights and runs,
 per scenario, metric and path, a CUSUM under one false-alarm rate for the suite (an unchanged suite

@@ -6,7 +6,8 @@ visible whole when it completes, or not at all.
 Two jobs appending at once write two different files (their night ids differ), so no file is
 ever written by two processes; a night appended again (same suite, date and night id) replaces
 its file by a rename. A process killed mid-write leaves at most a ``.tmp-*`` file, which no
-reader opens (pyarrow skips names starting with ``.``; the glob of ``docs/nights.md`` asks for
+reader opens (pyarrow skips names starting with ``.``; the glob of
+``docs/reference/nights-store.md`` asks for
 ``*.parquet``).
 """
 

@@ -2,7 +2,8 @@
 
 Each night is one Parquet file, ``<root>/suite=<suite>/date=<YYYY-MM-DD>/<night_id>.parquet``
 (hive partitioning: ``suite`` and ``date`` live in the path, not in the file). The columns are
-documented in ``docs/nights.md``; ``schema_version`` says which version wrote a row. A row of an
+documented in ``docs/reference/nights-store.md``; ``schema_version`` says which version wrote
+a row. A row of an
 older version reads with the columns it lacks as nulls (:data:`READ_SCHEMA`).
 """
 

@@ -1,7 +1,8 @@
 """How a changed scenario changed, from its runs: the criteria that broke, the runs that show
 it, where each side's runs went (the :class:`~trajguard.results.Explanation` of the document).
 
-The exemplar rule (docs/statistics.md §10): in a scenario that changed, the outcome that grew on
+The exemplar rule (docs/explanation/statistics.md §10): in a scenario that changed, the outcome
+that grew on
 the candidate (failing when its pass rate fell, passing when it rose, any run when it held)
 picks the candidate's pool and the other outcome the baseline's (in one that did not, each
 side's pool is all its runs); from each pool the medoid by tool-sequence edit distance —

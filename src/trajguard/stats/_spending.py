@@ -109,7 +109,8 @@ def obf_thresholds(
         alpha: total one-sided type I error.
         looks: number of equally spaced looks, or the information fractions of the looks
             (increasing, the last equal to 1), e.g. runs so far over maximum runs.
-        method: ``"bonferroni"``: each look tests at its spending increment (docs/statistics.md §4;
+        method: ``"bonferroni"``: each look tests at its spending increment
+            (docs/explanation/statistics.md §4;
             valid for any test by the union bound). ``"canonical"``: thresholds that spend
             exactly the increments when the looks' statistics have the canonical joint
             distribution of group-sequential theory (asymptotically true of every test here);
@@ -148,7 +149,8 @@ def sequential_decision(
         can_still_regress: ``False`` when no outcome of the remaining runs could cross a later
             threshold (curtailment; see :func:`rate_can_still_regress`).
         outside_tolerance: the estimate lies beyond the tolerance band on the harmful side
-            (docs/statistics.md §2: a significant change inside the band is not a regression).
+            (docs/explanation/statistics.md §2: a significant change inside the band is not a
+            regression).
 
     Returns:
         ``STOP_REGRESSED`` at or below the look's threshold with the estimate outside the band;

@@ -28,6 +28,13 @@ from trajguard.stats._family import (
     two_sided_rank_pvalues,
     westfall_young,
 )
+from trajguard.stats._floor_bounds import (
+    lower_rate_bound,
+    mean_upper_bound,
+    runs_to_show_mean_at_most,
+    runs_to_show_rate_at_least,
+    upper_rate_bound,
+)
 from trajguard.stats._intervals import (
     jeffreys_interval,
     newcombe_interval,
@@ -135,10 +142,12 @@ __all__ = [
     "jeffreys_interval",
     "largest_rise",
     "least_power_pass_rate",
+    "lower_rate_bound",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",
     "mde_steps",
+    "mean_upper_bound",
     "n_needed_pass_rate",
     "n_needed_ratio",
     "n_needed_steps",
@@ -158,6 +167,8 @@ __all__ = [
     "rate_stopping",
     "rate_thresholds",
     "rise_statistic",
+    "runs_to_show_mean_at_most",
+    "runs_to_show_rate_at_least",
     "sequential_decision",
     "stepdown_independent",
     "t_cdf",
@@ -166,6 +177,7 @@ __all__ = [
     "tost_rates",
     "tvd_statistic",
     "two_sided_rank_pvalues",
+    "upper_rate_bound",
     "welch",
     "welch_statistic",
     "westfall_young",

@@ -1,0 +1,256 @@
+"""Floors and ceilings without a baseline: is each scenario's pass rate shown to be at least its
+floor, its crash rate and mean cost per run shown to be at most their ceilings?
+
+Pure: a run table and each scenario's bars in, a :class:`FloorResult` out. A bar is met only
+when the one-sided bound at the bar's confidence clears it (:mod:`trajguard.stats._floor_bounds`),
+so "8 of 10 passed" does not meet a floor of 0.8. Every (scenario, variant) arm of the table is
+checked on its own; the suite passes when every bar of every arm is met. That is an
+intersection-union test: a suite with any arm at or beyond a bar passes with chance at most
+``1 - confidence``, whatever the number of scenarios, so no multiplicity adjustment is made
+(docs/explanation/statistics.md, "Floors").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from trajguard.outcome import classify
+from trajguard.stats._floor_bounds import (
+    lower_rate_bound,
+    mean_upper_bound,
+    runs_to_show_mean_at_most,
+    runs_to_show_rate_at_least,
+    upper_rate_bound,
+)
+
+__all__ = [
+    "BAR_NAMES",
+    "Bar",
+    "FloorBars",
+    "FloorCheck",
+    "FloorResult",
+    "FloorState",
+    "check_floors",
+]
+
+Bar = Literal["min_pass_rate", "max_crash_rate", "max_mean_cost_usd"]
+BAR_NAMES: tuple[Bar, ...] = ("min_pass_rate", "max_crash_rate", "max_mean_cost_usd")
+"""The bars a scenario's ``floor:`` may set (the suite's model mirrors them)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloorBars:
+    """One scenario's bars (``None``: that bar is not set)."""
+
+    min_pass_rate: float | None = None
+    """The pass rate the runs must show at least (a floor: its lower bound is gated on)."""
+    max_crash_rate: float | None = None
+    """The crash rate the runs must show at most (a ceiling: its upper bound is gated on)."""
+    max_mean_cost_usd: float | None = None
+    """The mean cost per run, in USD, the runs must show at most (a ceiling on the mean)."""
+    confidence: float = 0.95
+    """The one-sided bounds' confidence: a bar the true value only reaches is met on at most
+    ``1 - confidence`` of nights."""
+
+
+class FloorState(StrEnum):
+    """How one bar fared."""
+
+    MET = "met"
+    """The bound clears the bar."""
+    NOT_SHOWN = "not shown"
+    """The bound does not clear the bar, and the other bound does not exclude it either."""
+    BREACHED = "breached"
+    """Even the other one-sided bound is on the wrong side: worse than the bar with confidence."""
+    UNKNOWN = "unknown"
+    """No value to judge (no judged run, or runs without a recorded cost)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloorCheck:
+    """One bar of one scenario's arm.
+
+    Attributes:
+        scenario: the scenario.
+        variant: the arm's variant.
+        bar: which bar.
+        limit: the bar's value.
+        confidence: the one-sided bounds' confidence.
+        state: met, not shown, breached or unknown (only met passes).
+        runs: the runs counted (judged runs for the pass rate; behavioural runs otherwise).
+        count: runs that passed (pass rate) or crashed (crash rate); ``None`` for cost.
+        estimate: the observed rate or mean cost (``None`` when unknown).
+        bound: the bound gated on (lower for a floor, upper for a ceiling).
+        other_bound: the opposite one-sided bound (says whether the bar is breached).
+        runs_needed: at the observed value, about the runs that would show the bar on 8
+            nights in 10 (``None``: met already, or no run count would).
+        missing: runs without a value (a cost not recorded).
+    """
+
+    scenario: str
+    variant: str
+    bar: Bar
+    limit: float
+    confidence: float
+    state: FloorState
+    runs: int
+    count: int | None = None
+    estimate: float | None = None
+    bound: float | None = None
+    other_bound: float | None = None
+    runs_needed: int | None = None
+    missing: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloorResult:
+    """Every bar of every arm checked."""
+
+    checks: tuple[FloorCheck, ...]
+    unchecked: tuple[str, ...] = ()
+    """Scenarios with bars but no run in the table."""
+
+    @property
+    def met(self) -> bool:
+        """Every bar of every arm is met (and every scenario with bars ran)."""
+        return not self.unchecked and all(c.state is FloorState.MET for c in self.checks)
+
+    @property
+    def failed(self) -> tuple[FloorCheck, ...]:
+        """The checks not met."""
+        return tuple(c for c in self.checks if c.state is not FloorState.MET)
+
+
+@dataclass(frozen=True)
+class _Arm:
+    scenario: str
+    variant: str
+    confidence: float
+
+    def check(
+        self, bar: Bar, limit: float, state: FloorState, runs: int, **rest: float | int | None
+    ) -> FloorCheck:
+        return FloorCheck(
+            scenario=self.scenario,
+            variant=self.variant,
+            confidence=self.confidence,
+            bar=bar,
+            limit=limit,
+            state=state,
+            runs=runs,
+            **rest,  # type: ignore[arg-type]
+        )
+
+
+def _rate_check(arm: _Arm, bar: Bar, limit: float, k: int, n: int) -> FloorCheck:
+    conf = arm.confidence
+    if n == 0:
+        return arm.check(bar, limit, FloorState.UNKNOWN, 0)
+    low, high = lower_rate_bound(k, n, conf), upper_rate_bound(k, n, conf)
+    if bar == "min_pass_rate":
+        bound, other, met, breached = low, high, low >= limit, high < limit
+        needed = runs_to_show_rate_at_least(k / n, limit, conf)
+    else:
+        bound, other, met, breached = high, low, high <= limit, low > limit
+        needed = runs_to_show_rate_at_least(1 - k / n, 1 - limit, conf)
+    state = FloorState.MET if met else FloorState.BREACHED if breached else FloorState.NOT_SHOWN
+    return arm.check(
+        bar,
+        limit,
+        state,
+        n,
+        count=k,
+        estimate=k / n,
+        bound=bound,
+        other_bound=other,
+        runs_needed=None if met else needed,
+    )
+
+
+def _cost_check(arm: _Arm, limit: float, costs: npt.NDArray[np.float64]) -> FloorCheck:
+    conf = arm.confidence
+    known = costs[~np.isnan(costs)]
+    missing = int(costs.size - known.size)
+    if missing or known.size < 2:
+        return arm.check(
+            "max_mean_cost_usd",
+            limit,
+            FloorState.UNKNOWN,
+            int(costs.size),
+            estimate=float(known.mean()) if known.size else None,
+            missing=missing,
+        )
+    mean, sd = float(known.mean()), float(np.std(known, ddof=1))
+    upper = mean_upper_bound(known, conf)
+    lower = 2 * mean - upper  # the t bound is symmetric about the mean
+    met, breached = upper <= limit, lower > limit
+    state = FloorState.MET if met else FloorState.BREACHED if breached else FloorState.NOT_SHOWN
+    return arm.check(
+        "max_mean_cost_usd",
+        limit,
+        state,
+        int(known.size),
+        estimate=mean,
+        bound=upper,
+        other_bound=lower,
+        runs_needed=None if met else runs_to_show_mean_at_most(mean, sd, limit, conf),
+    )
+
+
+def _arm_checks(
+    scenario: str, variant: str, bars: FloorBars, arm: pd.DataFrame
+) -> list[FloorCheck]:
+    outcomes = classify(arm, side=f"{scenario}/{variant}")
+    where = _Arm(scenario, variant, bars.confidence)
+    checks: list[FloorCheck] = []
+    if bars.min_pass_rate is not None:
+        k, n = int(outcomes.passed.sum()), int(outcomes.judged.sum())
+        checks.append(_rate_check(where, "min_pass_rate", bars.min_pass_rate, k, n))
+    if bars.max_crash_rate is not None:
+        k, n = int(outcomes.crashed.sum()), int(outcomes.behavioural.sum())
+        checks.append(_rate_check(where, "max_crash_rate", bars.max_crash_rate, k, n))
+    if bars.max_mean_cost_usd is not None:
+        column = (
+            arm["cost_usd"] if "cost_usd" in arm.columns else pd.Series(np.nan, index=arm.index)
+        )
+        costs = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=math.nan)
+        checks.append(_cost_check(where, bars.max_mean_cost_usd, costs[outcomes.behavioural]))
+    return checks
+
+
+def check_floors(table: pd.DataFrame, bars: Mapping[str, FloorBars]) -> FloorResult:
+    """Check every (scenario, variant) arm of ``table`` against its scenario's bars.
+
+    Args:
+        table: one row per run (``scenario``, ``status``, ``passed``; ``variant``, ``crashed``
+            and ``cost_usd`` when present).
+        bars: scenario → its bars; scenarios without bars are not checked.
+
+    Raises:
+        StoreError: a status or flag column holds values no run set holds.
+    """
+    variants = (
+        table["variant"].astype("string").fillna("base")
+        if "variant" in table.columns
+        else pd.Series("base", index=table.index, dtype="string")
+    )
+    scenarios = table["scenario"].astype("string").fillna("")
+    checks: list[FloorCheck] = []
+    unchecked: list[str] = []
+    for scenario in sorted(bars):
+        rows = scenarios == scenario
+        if not rows.any():
+            unchecked.append(scenario)
+            continue
+        for variant in sorted(set(variants[rows])):
+            arm = table[(rows & (variants == variant)).to_numpy(dtype=bool)]
+            checks += _arm_checks(scenario, str(variant), bars[scenario], arm)
+    return FloorResult(checks=tuple(checks), unchecked=tuple(unchecked))

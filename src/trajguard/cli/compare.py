@@ -72,5 +72,5 @@ def main(args: argparse.Namespace) -> int:
         store=store,
     )
     print_warnings(outcome.warnings)
-    print(printable(outcome.headline))
+    print(printable(outcome.headline, keep="\n"))
     return outcome.exit_code

@@ -29,6 +29,8 @@ from trajguard.stats._family import (
     westfall_young,
 )
 from trajguard.stats._floor_bounds import (
+    MAX_RUNS_TO_SHOW,
+    POWER_TO_SHOW,
     lower_rate_bound,
     mean_upper_bound,
     runs_to_show_mean_at_most,
@@ -104,7 +106,9 @@ from trajguard.stats._stratified import (
 __all__ = [
     "EXACT_MAX_N",
     "MAX_EXACT_TABLES",
+    "MAX_RUNS_TO_SHOW",
     "PLAUSIBLE",
+    "POWER_TO_SHOW",
     "Action",
     "Alternative",
     "Arrangements",

@@ -71,7 +71,7 @@ def test_the_section_shows_a_hostile_name_as_text():
     section = "\n".join(floors_section(found, ab=True))
     assert "<img" not in section and "&lt;img src=x&gt;\\|\\`x\\`" in section
     assert "| scenario | variant | bar | result | what the runs show |" in section
-    assert "**Floors: 1 of 1 bars not met** — the command exits 1." in section
+    assert "**Floors: 1 of 1 bar not met** — the command exits 1." in section
     assert floors_section(None) == []
 
 

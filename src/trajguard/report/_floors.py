@@ -104,7 +104,11 @@ def floors_section(result: FloorResult | None, *, ab: bool = False) -> list[str]
     if result is None:
         return []
     consequence = "" if result.met else " — the command exits 1"
-    met = "all met" if result.met else f"{len(result.failed)} of {len(result.checks)} bars not met"
+    met = (
+        "all met"
+        if result.met
+        else f"{len(result.failed)} of {counted(len(result.checks), 'bar')} not met"
+    )
     lines = [
         "",
         "## Floors",

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from trajguard.outcome import classify
+from trajguard.outcome import Outcomes, classify
 from trajguard.stats._floor_bounds import (
     lower_rate_bound,
     mean_upper_bound,
@@ -40,6 +40,9 @@ __all__ = [
     "FloorState",
     "check_floors",
 ]
+
+IntArray = npt.NDArray[np.intp]
+FloatArray = npt.NDArray[np.float64]
 
 Bar = Literal["min_pass_rate", "max_crash_rate", "max_mean_cost_usd"]
 BAR_NAMES: tuple[Bar, ...] = ("min_pass_rate", "max_crash_rate", "max_mean_cost_usd")
@@ -175,7 +178,7 @@ def _rate_check(arm: _Arm, bar: Bar, limit: float, k: int, n: int) -> FloorCheck
     )
 
 
-def _cost_check(arm: _Arm, limit: float, costs: npt.NDArray[np.float64]) -> FloorCheck:
+def _cost_check(arm: _Arm, limit: float, costs: FloatArray) -> FloorCheck:
     conf = arm.confidence
     known = costs[~np.isnan(costs)]
     missing = int(costs.size - known.size)
@@ -206,23 +209,18 @@ def _cost_check(arm: _Arm, limit: float, costs: npt.NDArray[np.float64]) -> Floo
 
 
 def _arm_checks(
-    scenario: str, variant: str, bars: FloorBars, arm: pd.DataFrame
+    where: _Arm, bars: FloorBars, outcomes: Outcomes, rows: IntArray, costs: FloatArray
 ) -> list[FloorCheck]:
-    outcomes = classify(arm, side=f"{scenario}/{variant}")
-    where = _Arm(scenario, variant, bars.confidence)
     checks: list[FloorCheck] = []
     if bars.min_pass_rate is not None:
-        k, n = int(outcomes.passed.sum()), int(outcomes.judged.sum())
+        k, n = int(outcomes.passed[rows].sum()), int(outcomes.judged[rows].sum())
         checks.append(_rate_check(where, "min_pass_rate", bars.min_pass_rate, k, n))
     if bars.max_crash_rate is not None:
-        k, n = int(outcomes.crashed.sum()), int(outcomes.behavioural.sum())
+        k, n = int(outcomes.crashed[rows].sum()), int(outcomes.behavioural[rows].sum())
         checks.append(_rate_check(where, "max_crash_rate", bars.max_crash_rate, k, n))
     if bars.max_mean_cost_usd is not None:
-        column = (
-            arm["cost_usd"] if "cost_usd" in arm.columns else pd.Series(np.nan, index=arm.index)
-        )
-        costs = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=math.nan)
-        checks.append(_cost_check(where, bars.max_mean_cost_usd, costs[outcomes.behavioural]))
+        behavioural = rows[outcomes.behavioural[rows]]
+        checks.append(_cost_check(where, bars.max_mean_cost_usd, costs[behavioural]))
     return checks
 
 
@@ -237,20 +235,28 @@ def check_floors(table: pd.DataFrame, bars: Mapping[str, FloorBars]) -> FloorRes
     Raises:
         StoreError: a status or flag column holds values no run set holds.
     """
-    variants = (
-        table["variant"].astype("string").fillna("base")
-        if "variant" in table.columns
-        else pd.Series("base", index=table.index, dtype="string")
+    outcomes = classify(table)
+    keys = pd.DataFrame(
+        {
+            "scenario": table["scenario"].astype("string").fillna("").to_numpy(dtype=str),
+            "variant": table["variant"].astype("string").fillna("base").to_numpy(dtype=str)
+            if "variant" in table.columns
+            else "base",
+        }
     )
-    scenarios = table["scenario"].astype("string").fillna("")
+    column = (
+        table["cost_usd"] if "cost_usd" in table.columns else pd.Series(np.nan, index=table.index)
+    )
+    costs = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=math.nan)
+    arms: dict[str, dict[str, IntArray]] = {}
+    if len(keys):
+        for (scenario, variant), rows in keys.groupby(["scenario", "variant"]).indices.items():
+            arms.setdefault(str(scenario), {})[str(variant)] = np.asarray(rows)
     checks: list[FloorCheck] = []
-    unchecked: list[str] = []
     for scenario in sorted(bars):
-        rows = scenarios == scenario
-        if not rows.any():
-            unchecked.append(scenario)
-            continue
-        for variant in sorted(set(variants[rows])):
-            arm = table[(rows & (variants == variant)).to_numpy(dtype=bool)]
-            checks += _arm_checks(scenario, str(variant), bars[scenario], arm)
-    return FloorResult(checks=tuple(checks), unchecked=tuple(unchecked))
+        found = bars[scenario]
+        for variant, rows in sorted(arms.get(scenario, {}).items()):
+            where = _Arm(scenario, variant, found.confidence)
+            checks += _arm_checks(where, found, outcomes, rows, costs)
+    unchecked = tuple(s for s in sorted(bars) if s not in arms)
+    return FloorResult(checks=tuple(checks), unchecked=unchecked)

@@ -10,6 +10,7 @@ dips below nominal at some N; docs/explanation/statistics.md, "Floors").
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy import special, stats
@@ -47,6 +48,7 @@ def upper_rate_bound(k: int, n: int, confidence: float) -> float:
     return float(special.betaincinv(k + 1, n - k, confidence))
 
 
+@lru_cache(maxsize=1024)
 def runs_to_show_rate_at_least(rate: float, floor: float, confidence: float) -> int | None:
     """The fewest runs whose lower bound clears ``floor`` with chance :data:`POWER_TO_SHOW`
     when the true rate is ``rate``; ``None`` when the rate is not above the floor, or when more

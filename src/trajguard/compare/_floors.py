@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -250,8 +250,9 @@ def check_floors(table: pd.DataFrame, bars: Mapping[str, FloorBars]) -> FloorRes
     costs = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=math.nan)
     arms: dict[str, dict[str, IntArray]] = {}
     if len(keys):
-        for (scenario, variant), rows in keys.groupby(["scenario", "variant"]).indices.items():
-            arms.setdefault(str(scenario), {})[str(variant)] = np.asarray(rows)
+        grouped: dict[Any, Any] = keys.groupby(["scenario", "variant"]).indices
+        for (scenario_id, variant_name), positions in grouped.items():
+            arms.setdefault(str(scenario_id), {})[str(variant_name)] = np.asarray(positions)
     checks: list[FloorCheck] = []
     for scenario in sorted(bars):
         found = bars[scenario]

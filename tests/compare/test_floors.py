@@ -91,29 +91,46 @@ def test_a_crash_ceiling_is_an_upper_bound():
     assert check.state is FloorState.BREACHED
 
 
+COST = {"s": FloorBars(max_cost_usd_per_run=0.02)}
+
+
 def test_a_cost_not_recorded_is_unknown_and_fails():
-    result, check = only(runs(20), {"s": FloorBars(max_mean_cost_usd=0.02)})
+    result, check = only(runs(20), COST)
     assert check.state is FloorState.UNKNOWN and check.missing == 20
     assert not result.met
 
 
-def test_a_cost_within_its_ceiling_is_met_and_one_above_breached():
-    bars = {"s": FloorBars(max_mean_cost_usd=0.02)}
-    cheap = runs(10, cost=0.01)
-    cheap.loc[::2, "cost_usd"] = 0.012
-    _, check = only(cheap, bars)
-    assert check.state is FloorState.MET and check.bound is not None and check.bound <= 0.02
-    dear = runs(10, cost=0.03)
-    dear.loc[::2, "cost_usd"] = 0.031
-    _, check = only(dear, bars)
-    assert check.state is FloorState.BREACHED
-
-
 def test_one_missing_cost_makes_it_unknown():
-    table = runs(10, cost=0.01)
+    table = runs(20, cost=0.01)
     table.loc[3, "cost_usd"] = None
-    _, check = only(table, {"s": FloorBars(max_mean_cost_usd=0.02)})
+    _, check = only(table, COST)
     assert check.state is FloorState.UNKNOWN and check.missing == 1
+
+
+def test_a_cost_ceiling_is_the_share_of_runs_within_it():
+    table = runs(20, cost=0.01)
+    _, check = only(table, COST)  # 20/20 within: the share's lower bound 86% reaches 80%
+    assert check.state is FloorState.MET and (check.count, check.runs, check.share) == (20, 20, 0.8)
+    table.loc[:3, "cost_usd"] = 0.05  # 4 of 20 above the ceiling: 16/20 within
+    _, check = only(table, COST)
+    assert check.state is FloorState.NOT_SHOWN and check.count == 16
+    assert check.bound == pytest.approx(0.5990, abs=1e-4)
+    table.loc[:, "cost_usd"] = 0.05
+    _, check = only(table, COST)
+    assert check.state is FloorState.BREACHED and check.count == 0
+
+
+def test_a_cost_exactly_at_the_ceiling_is_within_it():
+    _, check = only(runs(20, cost=0.02), COST)
+    assert check.count == 20 and check.state is FloorState.MET
+
+
+def test_the_share_within_the_cost_ceiling_is_the_bars_own():
+    bars = {"s": FloorBars(max_cost_usd_per_run=0.02, share_within_cost=0.5)}
+    table = runs(10, cost=0.01)
+    table.loc[:1, "cost_usd"] = 0.05  # 8/10 within: the lower bound 49.3% misses 50%
+    _, check = only(table, bars)
+    assert check.state is FloorState.NOT_SHOWN and check.runs_needed is not None
 
 
 def test_every_variant_arm_is_checked_on_its_own():

@@ -63,7 +63,7 @@ def real_pair(tmp_path: Path) -> tuple[Path, Path]:
     shutil.copytree(REAL / "unedited-seed1", candidate)
     manifest = json.loads((candidate / "manifest.json").read_text())
     # as `trajguard run` records them from a suite with floors
-    bar = {"max_crash_rate": None, "max_mean_cost_usd": None, "confidence": 0.95}
+    bar = {"max_crash_rate": None, "max_cost_usd_per_run": None, "confidence": 0.95}
     manifest["floors"] = {
         "capital": {**bar, "min_pass_rate": 0.2},
         "greeting": {**bar, "min_pass_rate": 0.8},
@@ -131,7 +131,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "floor_agent.py").write_text(AGENT)
     (root / "suite.yaml").write_text(SUITE.format(own=""))
     (root / "costly.yaml").write_text(
-        SUITE.format(own="floor: {min_pass_rate: 0.5, max_mean_cost_usd: 0.02}")
+        SUITE.format(own="floor: {min_pass_rate: 0.5, max_cost_usd_per_run: 0.02}")
     )
     plain = SUITE.format(own="").replace(", floor: {min_pass_rate: 0.8}", "")
     (root / "plain.yaml").write_text(plain)

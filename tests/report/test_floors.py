@@ -7,6 +7,7 @@ import pandas as pd
 
 from trajguard.compare import FloorBars, FloorResult, check_floors
 from trajguard.report import floor_words, floors_section, floors_summary
+from trajguard.report._floors import bar_label
 from trajguard.results import from_data, to_data
 
 
@@ -31,7 +32,7 @@ def words(passed: int, failed: int, bars: FloorBars) -> str:
 def test_eight_of_ten_says_the_bound_and_that_no_run_count_shows_it():
     said = words(8, 2, FloorBars(min_pass_rate=0.8))
     assert said.startswith("8/10 passed (80%): the 95% lower bound 49.3% is below the floor 80%")
-    assert "no number of runs would show it (the estimate is not above the floor)" in said
+    assert "no number of runs would show it (the estimate is not above 80%)" in said
 
 
 def test_ten_of_ten_names_the_runs_that_would_show_it():
@@ -54,8 +55,27 @@ def test_a_crash_ceiling_reads_as_a_ceiling():
 
 
 def test_an_unknown_cost_says_so():
-    said = words(20, 0, FloorBars(max_mean_cost_usd=0.02))
+    said = words(20, 0, FloorBars(max_cost_usd_per_run=0.02))
     assert said == "cost unknown: 20 of 20 runs recorded no cost, so the ceiling cannot be shown"
+
+
+def test_a_cost_ceiling_reads_as_a_share_of_runs():
+    table = pd.DataFrame(
+        {
+            "scenario": "s",
+            "status": "ok",
+            "passed": True,
+            "crashed": False,
+            "cost_usd": [0.01] * 16 + [0.05] * 4,
+        }
+    )
+    (check,) = check_floors(table, {"s": FloorBars(max_cost_usd_per_run=0.02)}).checks
+    assert bar_label(check) == "cost per run ≤ $0.02 in ≥ 80% of runs"
+    said = floor_words(check)
+    assert said.startswith(
+        "16/20 runs cost at most $0.02 (80%): the 95% lower bound of that share 59.9% is "
+        "below 80%, so the ceiling is not shown; at this rate no number of runs would show it"
+    )
 
 
 def test_the_summary_lists_what_was_not_met():
@@ -76,5 +96,5 @@ def test_the_section_shows_a_hostile_name_as_text():
 
 
 def test_the_result_survives_comparison_json():
-    found = result(10, 0, FloorBars(min_pass_rate=0.8, max_mean_cost_usd=0.01))
+    found = result(10, 0, FloorBars(min_pass_rate=0.8, max_cost_usd_per_run=0.01))
     assert from_data(FloorResult, to_data(found)) == found

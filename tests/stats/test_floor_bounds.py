@@ -4,17 +4,12 @@ bar found by brute force over the bounds themselves."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pytest
 from scipy import stats
 
 from trajguard.stats import (
     POWER_TO_SHOW,
     lower_rate_bound,
-    mean_upper_bound,
-    runs_to_show_mean_at_most,
     runs_to_show_rate_at_least,
     upper_rate_bound,
 )
@@ -64,17 +59,3 @@ def test_runs_to_show_is_the_fewest_with_the_power(rate: float, floor: float):
 def test_a_rate_at_or_below_the_floor_is_never_shown():
     assert runs_to_show_rate_at_least(0.8, 0.8, 0.95) is None
     assert runs_to_show_rate_at_least(0.6, 0.8, 0.95) is None
-
-
-def test_the_mean_bound_is_students_t():
-    values = np.array([0.010, 0.012, 0.011, 0.015, 0.009])
-    expected = stats.t.interval(0.90, 4, loc=values.mean(), scale=stats.sem(values))[1]
-    assert mean_upper_bound(values, 0.95) == pytest.approx(expected)
-    assert math.isinf(mean_upper_bound(values[:1], 0.95))
-
-
-def test_runs_to_show_a_mean_ceiling():
-    assert runs_to_show_mean_at_most(0.02, 0.01, 0.02, 0.95) is None
-    needed = runs_to_show_mean_at_most(0.015, 0.005, 0.02, 0.95)
-    # (1.645 + 0.842)^2 * (0.005 / 0.005)^2 = 6.2 -> 7
-    assert needed == 7

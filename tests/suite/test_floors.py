@@ -40,7 +40,8 @@ def load(tmp_path: Path, own: str) -> list[SuiteError]:
     [
         ("{pass_rate: 0.8}", "write min_pass_rate (a floor"),
         ("{crash_rate: 0.05}", "write max_crash_rate (a ceiling"),
-        ("{cost_usd: 0.02}", "write max_mean_cost_usd (a ceiling on the mean cost per run"),
+        ("{cost_usd: 0.02}", "write max_cost_usd_per_run (a ceiling on one run's cost"),
+        ("{max_mean_cost_usd: 0.02}", "which share_within_cost of the runs, 0.8 unless set"),
         ("{min_crash_rate: 0.05}", "crashes have a ceiling, not a floor"),
         ("{max_pass_rate: 0.8}", "the pass rate has a floor, not a ceiling"),
     ],
@@ -61,7 +62,17 @@ def test_a_word_that_could_be_misread_is_refused_with_the_one_to_write(
         ("{min_pass_rate: 1.0}", "scenarios[0].floor.min_pass_rate", "less than 1"),
         ("{min_pass_rate: 0}", "scenarios[0].floor.min_pass_rate", "greater than 0"),
         ("{max_crash_rate: -0.1}", "scenarios[0].floor.max_crash_rate", "greater than 0"),
-        ("{max_mean_cost_usd: .nan}", "scenarios[0].floor.max_mean_cost_usd", "finite"),
+        ("{max_cost_usd_per_run: .nan}", "scenarios[0].floor.max_cost_usd_per_run", "finite"),
+        (
+            "{min_pass_rate: 0.5, share_within_cost: 0.9}",
+            "scenarios[0].floor",
+            "share_within_cost applies to max_cost_usd_per_run",
+        ),
+        (
+            "{max_cost_usd_per_run: 0.02, share_within_cost: 1}",
+            "scenarios[0].floor.share_within_cost",
+            "less than 1",
+        ),
         ("{confidence: 0.3, min_pass_rate: 0.5}", "scenarios[0].floor.confidence", "0.5"),
         ("{}", "scenarios[0].floor", "floor sets no bar"),
         ("0.8", "scenarios[0].floor", "valid dictionary"),
@@ -82,7 +93,8 @@ def test_a_scenarios_floor_replaces_the_default_whole(tmp_path: Path):
     assert floors["two"] == {
         "min_pass_rate": 0.8,
         "max_crash_rate": 0.05,
-        "max_mean_cost_usd": None,
+        "max_cost_usd_per_run": None,
+        "share_within_cost": 0.8,
         "confidence": 0.95,
     }
 

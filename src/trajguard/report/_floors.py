@@ -21,7 +21,7 @@ FLOOR_MARK = {
 _BAR_LABEL = {
     "min_pass_rate": "pass rate ≥",
     "max_crash_rate": "crash rate ≤",
-    "max_mean_cost_usd": "mean cost per run ≤",
+    "max_cost_usd_per_run": "cost per run ≤",
 }
 
 
@@ -35,53 +35,70 @@ def _usd(value: float) -> str:
 
 def bar_label(check: FloorCheck) -> str:
     """The bar as a reader states it: "pass rate ≥ 80%"."""
-    shown = _usd(check.limit) if check.bar == "max_mean_cost_usd" else _pct(check.limit)
-    return f"{_BAR_LABEL[check.bar]} {shown}"
+    if check.bar == "max_cost_usd_per_run":
+        return f"cost per run ≤ {_usd(check.limit)} in ≥ {_pct(check.share or 0.0)} of runs"
+    return f"{_BAR_LABEL[check.bar]} {_pct(check.limit)}"
 
 
-def _to_show(check: FloorCheck, ceiling: bool) -> str:
+def _to_show(check: FloorCheck, *, ceiling: bool, floor: float) -> str:
     if check.runs_needed is not None:
         return (
-            f"; at this {'mean' if check.bar == 'max_mean_cost_usd' else 'rate'} about "
+            f"; at this {'share' if check.bar == 'max_cost_usd_per_run' else 'rate'} about "
             f"{counted(check.runs_needed, 'run')} would show it on 8 nights in 10"
         )
-    side = "below the ceiling" if ceiling else "above the floor"
+    side = f"below the ceiling {_pct(floor)}" if ceiling else f"above {_pct(floor)}"
     estimate = check.estimate if check.estimate is not None else 0.0
-    if (ceiling and estimate >= check.limit) or (not ceiling and estimate <= check.limit):
+    if (ceiling and estimate >= floor) or (not ceiling and estimate <= floor):
         return f"; at this rate no number of runs would show it (the estimate is not {side})"
     return f"; at this rate more than {MAX_RUNS_TO_SHOW:,} runs would be needed"
+
+
+def _cost_words(check: FloorCheck, conf: str) -> str:
+    share = _pct(check.share or 0.0)
+    seen = (
+        f"{check.count}/{check.runs} runs cost at most {_usd(check.limit)} "
+        f"({_pct(check.estimate or 0.0)})"
+    )
+    if check.state is FloorState.MET:
+        low = _pct(check.bound or 0.0)
+        return f"{seen}: the {conf} lower bound of that share {low} reaches {share}"
+    if check.state is FloorState.BREACHED:
+        upper = _pct(check.other_bound or 0.0)
+        return f"{seen}: even the {conf} upper bound of that share {upper} is below {share}"
+    return (
+        f"{seen}: the {conf} lower bound of that share {_pct(check.bound or 0.0)} is below "
+        f"{share}, so the ceiling is not shown"
+        + _to_show(check, ceiling=False, floor=check.share or 0.0)
+    )
 
 
 def floor_words(check: FloorCheck) -> str:
     """What the runs show of one bar, in one sentence."""
     conf = f"{100 * check.confidence:.3g}%"
-    cost = check.bar == "max_mean_cost_usd"
     ceiling = check.bar != "min_pass_rate"
     if check.state is FloorState.UNKNOWN:
-        if cost and check.missing:
+        if check.bar == "max_cost_usd_per_run" and check.missing:
             return (
                 f"cost unknown: {check.missing} of {counted(check.runs, 'run')} recorded no cost, "
                 "so the ceiling cannot be shown"
             )
         return f"unknown: {counted(check.runs, 'run')} to judge it on, so it cannot be shown"
+    if check.bar == "max_cost_usd_per_run":
+        return _cost_words(check, conf)
     estimate, bound, other = check.estimate or 0.0, check.bound or 0.0, check.other_bound or 0.0
-    show = _usd if cost else _pct
-    if cost:
-        seen = f"mean cost {_usd(estimate)} per run over {counted(check.runs, 'run')}"
-    else:
-        did = "passed" if check.bar == "min_pass_rate" else "crashed"
-        seen = f"{check.count}/{check.runs} {did} ({_pct(estimate)})"
-    kind, limit = ("ceiling", show(check.limit)) if ceiling else ("floor", show(check.limit))
+    did = "passed" if check.bar == "min_pass_rate" else "crashed"
+    seen = f"{check.count}/{check.runs} {did} ({_pct(estimate)})"
+    kind, limit = ("ceiling" if ceiling else "floor"), _pct(check.limit)
     near, far = ("upper", "lower") if ceiling else ("lower", "upper")
     if check.state is FloorState.MET:
         verb = "is within" if ceiling else "reaches"
-        return f"{seen}: the {conf} {near} bound {show(bound)} {verb} the {kind} {limit}"
+        return f"{seen}: the {conf} {near} bound {_pct(bound)} {verb} the {kind} {limit}"
     wrong = "above" if ceiling else "below"
     if check.state is FloorState.BREACHED:
-        return f"{seen}: even the {conf} {far} bound {show(other)} is {wrong} the {kind} {limit}"
+        return f"{seen}: even the {conf} {far} bound {_pct(other)} is {wrong} the {kind} {limit}"
     return (
-        f"{seen}: the {conf} {near} bound {show(bound)} is {wrong} the {kind} {limit}, so the "
-        f"{kind} is not shown" + _to_show(check, ceiling)
+        f"{seen}: the {conf} {near} bound {_pct(bound)} is {wrong} the {kind} {limit}, so the "
+        f"{kind} is not shown" + _to_show(check, ceiling=ceiling, floor=check.limit)
     )
 
 
@@ -114,10 +131,10 @@ def floors_section(result: FloorResult | None, *, ab: bool = False) -> list[str]
         "## Floors",
         "",
         f"**Floors: {met}**{consequence}. A bar is met only when its one-sided bound clears it "
-        "(exact Clopper-Pearson bounds for rates, Student t for the mean cost), so a bar the "
-        'true value only reaches is met on at most 1 − confidence of nights; "not shown" '
-        'says the runs are too few or too close to tell, "breached" that the value is worse '
-        "than the bar with confidence.",
+        "(exact Clopper-Pearson bounds of each rate, and of the share of runs within a cost "
+        "ceiling), so a bar the true value only reaches is met on at most 1 − confidence of "
+        'nights; "not shown" says the runs are too few or too close to tell, "breached" that '
+        "the value is worse than the bar with confidence.",
         "",
     ]
     if ab:

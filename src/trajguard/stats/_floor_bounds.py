@@ -1,5 +1,5 @@
-"""One-sided bounds behind floors and ceilings: exact (Clopper-Pearson) bounds of a rate, the
-Student t upper bound of a mean, and the runs that would show a bar at an observed rate.
+"""One-sided bounds behind floors and ceilings: exact (Clopper-Pearson) bounds of a rate, and
+the runs that would show a bar at an observed rate.
 
 A floor is met when the one-sided lower bound of the rate clears it, so the chance of meeting a
 floor the true rate only reaches (or misses) is at most ``1 - confidence`` for every N and every
@@ -9,20 +9,15 @@ dips below nominal at some N; docs/explanation/statistics.md, "Floors").
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import numpy as np
 from scipy import special, stats
 
-from trajguard.stats._distributions import norm_ppf, t_ppf
-
 __all__ = [
     "MAX_RUNS_TO_SHOW",
     "POWER_TO_SHOW",
     "lower_rate_bound",
-    "mean_upper_bound",
-    "runs_to_show_mean_at_most",
     "runs_to_show_rate_at_least",
     "upper_rate_bound",
 ]
@@ -65,24 +60,3 @@ def runs_to_show_rate_at_least(rate: float, floor: float, confidence: float) -> 
     shown &= needed <= n
     hits = np.flatnonzero(shown)
     return int(n[hits[0]]) if hits.size else None
-
-
-def mean_upper_bound(values: np.ndarray, confidence: float) -> float:
-    """The one-sided Student t upper bound of the mean (``inf`` with fewer than two values)."""
-    if values.size < 2:
-        return math.inf
-    sd = float(np.std(values, ddof=1))
-    return float(np.mean(values)) + t_ppf(confidence, values.size - 1) * sd / math.sqrt(values.size)
-
-
-def runs_to_show_mean_at_most(
-    mean: float, sd: float, ceiling: float, confidence: float
-) -> int | None:
-    """About the runs whose upper bound of the mean falls within ``ceiling`` with chance
-    :data:`POWER_TO_SHOW` when the mean and spread are the observed ones (the normal
-    approximation); ``None`` when the mean is not below the ceiling or too many are needed."""
-    if mean >= ceiling:
-        return None
-    z = norm_ppf(confidence) + norm_ppf(POWER_TO_SHOW)
-    runs = max(2, math.ceil((z * sd / (ceiling - mean)) ** 2))
-    return runs if runs <= MAX_RUNS_TO_SHOW else None

@@ -1,0 +1,255 @@
+"""Calibration of floors (issue 39, item 2): how often a floor is met when the true rate sits
+exactly at it (target: at most alpha = 5 %, i.e. the floor fails on >= 95 % of nights), and
+how often it is met above it (power), at N = 10, 20, 40 runs a night.
+
+    python benchmarks/bench_floors.py --nights 4000
+
+Prints:
+1. At the floor, simulated: the share of nights a pass-rate floor is met when the true rate
+   equals it, through trajguard.compare.check_floors (every night one arm), beside the exact
+   binomial figure; and the same for Wilson's one-sided bound (the bound not chosen).
+2. Power: the exact chance of meeting a floor of 0.8 (and 0.5) at true rates above it, with a
+   simulated check of one point per N.
+3. Crash ceilings: met at the ceiling (5 %), and at a crash rate of 0.
+4. Real runs, resampled (benchmarks/data/real-nights-2026-12-01, the baseline and the five
+   unedited nights pooled per scenario: 120 runs each): each scenario's floor set to its pooled
+   pass rate (the resampling distribution's true rate), N runs drawn with replacement per
+   night: the share of nights met, per scenario and for the suite (every scenario must meet
+   its floor: the intersection-union gate); and the power with the floor 10 and 20 points
+   below the pooled rate. The crash ceiling likewise at each scenario's pooled crash rate.
+5. Mean cost ceilings (no real costs exist: the embedded model is free): simulated costs with
+   the mean exactly at the ceiling (lognormal of several spreads, and a two-point mix of cheap
+   runs and expensive ones), the share of nights the Student t bound meets the ceiling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from trajguard.compare import FloorBars, FloorState, check_floors
+from trajguard.stats import lower_rate_bound, wilson_interval
+
+REAL = Path(__file__).parent / "data" / "real-nights-2026-12-01"
+CALM = ("baseline", *(f"unedited-seed{i}" for i in range(1, 6)))
+SIZES = (10, 20, 40)
+CONF = 0.95
+
+
+def _table(passed: np.ndarray, crashed: np.ndarray | None = None, cost=None) -> pd.DataFrame:
+    """``passed`` is nights x N; every night becomes one scenario of one table."""
+    nights, n = passed.shape
+    crashed = np.zeros_like(passed) if crashed is None else crashed
+    frame = pd.DataFrame(
+        {
+            "scenario": np.repeat([f"night{i}" for i in range(nights)], n),
+            "status": np.where(crashed.ravel(), "crash", "ok"),
+            "passed": passed.ravel() & ~crashed.ravel(),
+            "crashed": crashed.ravel(),
+        }
+    )
+    if cost is not None:
+        frame["cost_usd"] = cost.ravel()
+    return frame
+
+
+def _met_share(table: pd.DataFrame, bars: FloorBars, nights: int) -> float:
+    result = check_floors(table, {f"night{i}": bars for i in range(nights)})
+    return float(np.mean([c.state is FloorState.MET for c in result.checks]))
+
+
+def _exact_met(n: int, rate: float, floor: float, bound=lower_rate_bound) -> float:
+    """The exact chance that the bound of k of n reaches the floor when the rate is ``rate``."""
+    ks = [k for k in range(n + 1) if bound(k, n) >= floor]
+    return float(stats.binom.sf(ks[0] - 1, n, rate)) if ks else 0.0
+
+
+def _wilson_low(k: int, n: int) -> float:
+    return wilson_interval(k, n, 1 - 2 * (1 - CONF))[0]  # one-sided 95 %: two-sided 90 %
+
+
+def at_the_floor(nights: int, rng: np.random.Generator) -> list[str]:
+    out = [
+        "| floor | N | met, simulated (check_floors) | met, exact | Wilson's bound, exact |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    worst = 0.0
+    for floor in (0.5, 0.7, 0.8, 0.9):
+        for n in (*SIZES, 100):
+            passed = rng.random((nights, n)) < floor
+            simulated = _met_share(_table(passed), FloorBars(min_pass_rate=floor), nights)
+            exact = _exact_met(n, floor, floor, lambda k, m: lower_rate_bound(k, m, CONF))
+            wilson = _exact_met(n, floor, floor, _wilson_low)
+            worst = max(worst, exact)
+            out.append(
+                f"| {floor} | {n} | {100 * simulated:.2f}% | {100 * exact:.2f}% | "
+                f"{100 * wilson:.2f}% |"
+            )
+    scan = max(
+        _exact_met(n, f, f, lambda k, m: lower_rate_bound(k, m, CONF))
+        for f in np.arange(0.05, 0.96, 0.05)
+        for n in range(1, 201)
+    )
+    wilson_scan = max(
+        _exact_met(n, f, f, _wilson_low) for f in np.arange(0.05, 0.96, 0.05) for n in range(1, 201)
+    )
+    out.append("")
+    out.append(
+        f"Largest exact chance of meeting a floor the true rate only reaches, over floors "
+        f"0.05..0.95 (step 0.05) and N = 1..200: Clopper-Pearson {100 * scan:.2f}% (target "
+        f"<= 5%), Wilson {100 * wilson_scan:.2f}%."
+    )
+    return out
+
+
+def power(nights: int, rng: np.random.Generator) -> list[str]:
+    out = []
+    for floor, rates in ((0.8, (0.8, 0.85, 0.9, 0.95, 1.0)), (0.5, (0.5, 0.6, 0.7, 0.8, 0.9))):
+        out += [
+            "",
+            f"Floor {floor}: chance a night meets it (exact; N runs at the true rate)",
+            "",
+            "| true rate | " + " | ".join(f"N = {n}" for n in SIZES) + " |",
+            "|---:|" + "---:|" * len(SIZES),
+        ]
+        for rate in rates:
+            cells = [
+                f"{100 * _exact_met(n, rate, floor, lambda k, m: lower_rate_bound(k, m, CONF)):.1f}%"
+                for n in SIZES
+            ]
+            out.append(f"| {rate} | " + " | ".join(cells) + " |")
+    checks = []
+    for n in SIZES:
+        passed = rng.random((nights, n)) < 0.95
+        checks.append(
+            f"N = {n}: {100 * _met_share(_table(passed), FloorBars(min_pass_rate=0.8), nights):.1f}%"
+        )
+    out += ["", "Simulated through check_floors at a true rate of 0.95, floor 0.8: " + "; ".join(checks)]
+    return out
+
+
+def crash_ceiling(nights: int, rng: np.random.Generator) -> list[str]:
+    out = [
+        "| N | met at a true crash rate of 5% (ceiling 5%), simulated | exact | met at 0 crashes |",
+        "|---:|---:|---:|---:|",
+    ]
+    for n in (*SIZES, 59, 100):
+        crashed = rng.random((nights, n)) < 0.05
+        table = _table(np.ones((nights, n), dtype=bool), crashed)
+        simulated = _met_share(table, FloorBars(max_crash_rate=0.05), nights)
+        exact = _exact_met(n, 0.95, 0.95, lambda k, m: lower_rate_bound(k, m, CONF))
+        clean = _exact_met(n, 1.0, 0.95, lambda k, m: lower_rate_bound(k, m, CONF))
+        out.append(f"| {n} | {100 * simulated:.2f}% | {100 * exact:.2f}% | {100 * clean:.0f}% |")
+    return out
+
+
+def _real_pool() -> pd.DataFrame:
+    runs = pd.concat([pd.read_parquet(REAL / name / "runs.parquet") for name in CALM])
+    return runs[["scenario", "status", "passed", "crashed"]].reset_index(drop=True)
+
+
+def _resampled(pool: pd.DataFrame, n: int, nights: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Per scenario and night, n rows drawn with replacement; the scenario named
+    ``<scenario>@<night>``."""
+    parts = []
+    for scenario, rows in pool.groupby("scenario"):
+        picks = rows.iloc[rng.integers(0, len(rows), size=nights * n)].copy()
+        picks["scenario"] = [f"{scenario}@{i}" for i in np.repeat(np.arange(nights), n)]
+        parts.append(picks)
+    return pd.concat(parts, ignore_index=True)
+
+
+def real(nights: int, rng: np.random.Generator) -> list[str]:
+    pool = _real_pool()
+    rates = pool.groupby("scenario")["passed"].mean().astype(float)
+    crashes = pool.groupby("scenario")["crashed"].mean().astype(float)
+    out = [
+        "Pooled rates (120 runs each): "
+        + ", ".join(
+            f"{s} passes {100 * r:.1f}%, crashes {100 * crashes[s]:.1f}%" for s, r in rates.items()
+        ),
+        "",
+        "| N | scenario | met at its floor (= pooled rate) | met, floor 10 pts below | met, "
+        "floor 20 pts below | crash ceiling at the pooled crash rate: met |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for n in SIZES:
+        table = _resampled(pool, n, nights, rng)
+        suite_met = np.ones(nights, dtype=bool)
+        for scenario, rate in rates.items():
+            names = [f"{scenario}@{i}" for i in range(nights)]
+            cells = []
+            for below in (0.0, 0.1, 0.2):
+                floor = rate - below
+                if floor <= 0:
+                    cells.append("—")
+                    continue
+                bars = FloorBars(min_pass_rate=floor)
+                result = check_floors(table, dict.fromkeys(names, bars))
+                met = np.array([c.state is FloorState.MET for c in result.checks])
+                if below == 0.0:
+                    suite_met &= met
+                cells.append(f"{100 * met.mean():.2f}%")
+            ceiling = float(crashes[scenario])
+            if ceiling > 0:
+                result = check_floors(table, dict.fromkeys(names, FloorBars(max_crash_rate=ceiling)))
+                met = np.mean([c.state is FloorState.MET for c in result.checks])
+                cells.append(f"{100 * met:.2f}%")
+            else:
+                cells.append("— (no crash in the pool)")
+            out.append(f"| {n} | {scenario} | " + " | ".join(cells) + " |")
+        out.append(
+            f"| {n} | **suite** (all 4 at their floors) | {100 * suite_met.mean():.2f}% | | | |"
+        )
+    return out
+
+
+def cost(nights: int, rng: np.random.Generator) -> list[str]:
+    ceiling = 0.02
+    out = [
+        "| costs (mean = ceiling $0.02) | " + " | ".join(f"N = {n}" for n in SIZES) + " |",
+        "|---|" + "---:|" * len(SIZES),
+    ]
+    shapes = {
+        "lognormal, sigma 0.25": lambda size: rng.lognormal(-0.25**2 / 2, 0.25, size),
+        "lognormal, sigma 0.5": lambda size: rng.lognormal(-0.5**2 / 2, 0.5, size),
+        "lognormal, sigma 1.0": lambda size: rng.lognormal(-1.0 / 2, 1.0, size),
+        "90% at 0.5x, 10% at 5.5x": lambda size: np.where(rng.random(size) < 0.9, 0.5, 5.5),
+    }
+    for label, draw in shapes.items():
+        cells = []
+        for n in SIZES:
+            costs = ceiling * draw((nights, n))
+            table = _table(np.ones((nights, n), dtype=bool), cost=costs)
+            met = _met_share(table, FloorBars(max_mean_cost_usd=ceiling), nights)
+            cells.append(f"{100 * met:.2f}%")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nights", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=39)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    started = time.perf_counter()
+    for title, part in (
+        ("1. A pass-rate floor when the true rate sits exactly at it", at_the_floor),
+        ("2. Power above the floor", power),
+        ("3. Crash ceilings", crash_ceiling),
+        ("4. Real runs, resampled", real),
+        ("5. Mean cost ceilings (simulated costs)", cost),
+    ):
+        print(f"\n### {title} ({args.nights} nights a cell)\n")
+        print("\n".join(part(args.nights, rng)))
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

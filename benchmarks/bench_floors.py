@@ -17,9 +17,11 @@ Prints:
    night: the share of nights met, per scenario and for the suite (every scenario must meet
    its floor: the intersection-union gate); and the power with the floor 10 and 20 points
    below the pooled rate. The crash ceiling likewise at each scenario's pooled crash rate.
-5. Mean cost ceilings (no real costs exist: the embedded model is free): simulated costs with
-   the mean exactly at the ceiling (lognormal of several spreads, and a two-point mix of cheap
-   runs and expensive ones), the share of nights the Student t bound meets the ceiling.
+5. Cost ceilings (no real costs exist: the embedded model is free): simulated costs (lognormal
+   of several spreads, and a two-point mix of cheap runs and expensive ones): the share of
+   nights the Student t bound of the mean meets a ceiling the true mean sits at (the bound not
+   chosen), and the share the bar kept meets its ceiling when the true 80th percentile sits at
+   it (share_within_cost 0.8).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from trajguard.compare import FloorBars, FloorState, check_floors
+from trajguard.outcome import classify
 from trajguard.stats import lower_rate_bound, wilson_interval
 
 REAL = Path(__file__).parent / "data" / "real-nights-2026-12-01"
@@ -69,6 +72,13 @@ def _exact_met(n: int, rate: float, floor: float, bound=lower_rate_bound) -> flo
     return float(stats.binom.sf(ks[0] - 1, n, rate)) if ks else 0.0
 
 
+def _cp_low(k: int, n: int) -> float:
+    return lower_rate_bound(k, n, CONF)
+
+
+EIGHTY = FloorBars(min_pass_rate=0.8)
+
+
 def _wilson_low(k: int, n: int) -> float:
     return wilson_interval(k, n, 1 - 2 * (1 - CONF))[0]  # one-sided 95 %: two-sided 90 %
 
@@ -83,7 +93,7 @@ def at_the_floor(nights: int, rng: np.random.Generator) -> list[str]:
         for n in (*SIZES, 100):
             passed = rng.random((nights, n)) < floor
             simulated = _met_share(_table(passed), FloorBars(min_pass_rate=floor), nights)
-            exact = _exact_met(n, floor, floor, lambda k, m: lower_rate_bound(k, m, CONF))
+            exact = _exact_met(n, floor, floor, _cp_low)
             wilson = _exact_met(n, floor, floor, _wilson_low)
             worst = max(worst, exact)
             out.append(
@@ -91,9 +101,7 @@ def at_the_floor(nights: int, rng: np.random.Generator) -> list[str]:
                 f"{100 * wilson:.2f}% |"
             )
     scan = max(
-        _exact_met(n, f, f, lambda k, m: lower_rate_bound(k, m, CONF))
-        for f in np.arange(0.05, 0.96, 0.05)
-        for n in range(1, 201)
+        _exact_met(n, f, f, _cp_low) for f in np.arange(0.05, 0.96, 0.05) for n in range(1, 201)
     )
     wilson_scan = max(
         _exact_met(n, f, f, _wilson_low) for f in np.arange(0.05, 0.96, 0.05) for n in range(1, 201)
@@ -118,18 +126,16 @@ def power(nights: int, rng: np.random.Generator) -> list[str]:
             "|---:|" + "---:|" * len(SIZES),
         ]
         for rate in rates:
-            cells = [
-                f"{100 * _exact_met(n, rate, floor, lambda k, m: lower_rate_bound(k, m, CONF)):.1f}%"
-                for n in SIZES
-            ]
+            cells = [f"{100 * _exact_met(n, rate, floor, _cp_low):.1f}%" for n in SIZES]
             out.append(f"| {rate} | " + " | ".join(cells) + " |")
     checks = []
     for n in SIZES:
         passed = rng.random((nights, n)) < 0.95
-        checks.append(
-            f"N = {n}: {100 * _met_share(_table(passed), FloorBars(min_pass_rate=0.8), nights):.1f}%"
-        )
-    out += ["", "Simulated through check_floors at a true rate of 0.95, floor 0.8: " + "; ".join(checks)]
+        checks.append(f"N = {n}: {100 * _met_share(_table(passed), EIGHTY, nights):.1f}%")
+    out += [
+        "",
+        "Simulated through check_floors at a true rate of 0.95, floor 0.8: " + "; ".join(checks),
+    ]
     return out
 
 
@@ -142,8 +148,8 @@ def crash_ceiling(nights: int, rng: np.random.Generator) -> list[str]:
         crashed = rng.random((nights, n)) < 0.05
         table = _table(np.ones((nights, n), dtype=bool), crashed)
         simulated = _met_share(table, FloorBars(max_crash_rate=0.05), nights)
-        exact = _exact_met(n, 0.95, 0.95, lambda k, m: lower_rate_bound(k, m, CONF))
-        clean = _exact_met(n, 1.0, 0.95, lambda k, m: lower_rate_bound(k, m, CONF))
+        exact = _exact_met(n, 0.95, 0.95, _cp_low)
+        clean = _exact_met(n, 1.0, 0.95, _cp_low)
         out.append(f"| {n} | {100 * simulated:.2f}% | {100 * exact:.2f}% | {100 * clean:.0f}% |")
     return out
 
@@ -166,8 +172,10 @@ def _resampled(pool: pd.DataFrame, n: int, nights: int, rng: np.random.Generator
 
 def real(nights: int, rng: np.random.Generator) -> list[str]:
     pool = _real_pool()
-    rates = pool.groupby("scenario")["passed"].mean().astype(float)
-    crashes = pool.groupby("scenario")["crashed"].mean().astype(float)
+    outcomes = classify(pool)  # agent_error is a crash (its `crashed` column is false here)
+    judged = pd.Series(outcomes.passed[outcomes.judged], index=pool["scenario"][outcomes.judged])
+    rates = judged.groupby(level=0).mean().astype(float)
+    crashes = pd.Series(outcomes.crashed, index=pool["scenario"]).groupby(level=0).mean()
     out = [
         "Pooled rates (120 runs each): "
         + ", ".join(
@@ -197,7 +205,9 @@ def real(nights: int, rng: np.random.Generator) -> list[str]:
                 cells.append(f"{100 * met.mean():.2f}%")
             ceiling = float(crashes[scenario])
             if ceiling > 0:
-                result = check_floors(table, dict.fromkeys(names, FloorBars(max_crash_rate=ceiling)))
+                result = check_floors(
+                    table, dict.fromkeys(names, FloorBars(max_crash_rate=ceiling))
+                )
                 met = np.mean([c.state is FloorState.MET for c in result.checks])
                 cells.append(f"{100 * met:.2f}%")
             else:
@@ -209,26 +219,50 @@ def real(nights: int, rng: np.random.Generator) -> list[str]:
     return out
 
 
+def _t_met(costs: np.ndarray, ceiling: float) -> float:
+    """The share of nights (rows) whose Student t upper bound of the mean is within the ceiling
+    (the bound not chosen)."""
+    n = costs.shape[1]
+    upper = costs.mean(axis=1) + stats.t.ppf(CONF, n - 1) * costs.std(axis=1, ddof=1) / np.sqrt(n)
+    return float(np.mean(upper <= ceiling))
+
+
 def cost(nights: int, rng: np.random.Generator) -> list[str]:
-    ceiling = 0.02
-    out = [
-        "| costs (mean = ceiling $0.02) | " + " | ".join(f"N = {n}" for n in SIZES) + " |",
-        "|---|" + "---:|" * len(SIZES),
-    ]
+    """Lognormal costs of several spreads and a two-point mix: the t bound of the mean with the
+    true mean at the ceiling, and the bar kept (the share of runs within the ceiling) with the
+    true 80th percentile at the ceiling."""
     shapes = {
-        "lognormal, sigma 0.25": lambda size: rng.lognormal(-0.25**2 / 2, 0.25, size),
-        "lognormal, sigma 0.5": lambda size: rng.lognormal(-0.5**2 / 2, 0.5, size),
-        "lognormal, sigma 1.0": lambda size: rng.lognormal(-1.0 / 2, 1.0, size),
-        "90% at 0.5x, 10% at 5.5x": lambda size: np.where(rng.random(size) < 0.9, 0.5, 5.5),
+        "lognormal, sigma 0.25": (lambda size: rng.lognormal(0.0, 0.25, size), "lognorm", 0.25),
+        "lognormal, sigma 0.5": (lambda size: rng.lognormal(0.0, 0.5, size), "lognorm", 0.5),
+        "lognormal, sigma 1.0": (lambda size: rng.lognormal(0.0, 1.0, size), "lognorm", 1.0),
+        "80% at 1, 20% at 6": (
+            lambda size: np.where(rng.random(size) < 0.8, 1.0, 6.0),
+            "mix",
+            0.0,
+        ),
     }
-    for label, draw in shapes.items():
-        cells = []
+    out = [
+        "| costs | bar | " + " | ".join(f"N = {n}" for n in SIZES) + " |",
+        "|---|---|" + "---:|" * len(SIZES),
+    ]
+    for label, (draw, family, sigma) in shapes.items():
+        mean = np.exp(sigma**2 / 2) if family == "lognorm" else 2.0
+        p80 = np.exp(sigma * stats.norm.ppf(0.8)) if family == "lognorm" else 1.0
+        t_cells, share_cells = [], []
         for n in SIZES:
-            costs = ceiling * draw((nights, n))
+            costs = draw((nights, n))
+            t_cells.append(f"{100 * _t_met(costs, mean):.2f}%")
             table = _table(np.ones((nights, n), dtype=bool), cost=costs)
-            met = _met_share(table, FloorBars(max_mean_cost_usd=ceiling), nights)
-            cells.append(f"{100 * met:.2f}%")
-        out.append(f"| {label} | " + " | ".join(cells) + " |")
+            bars = FloorBars(max_cost_usd_per_run=float(p80))
+            share_cells.append(f"{100 * _met_share(table, bars, nights):.2f}%")
+        out.append(
+            f"| {label} | t bound of the mean, mean = ceiling | " + " | ".join(t_cells) + " |"
+        )
+        out.append(
+            f"| {label} | share within the ceiling ≥ 80%, 80th percentile = ceiling (kept) | "
+            + " | ".join(share_cells)
+            + " |"
+        )
     return out
 
 
@@ -244,7 +278,7 @@ def main() -> None:
         ("2. Power above the floor", power),
         ("3. Crash ceilings", crash_ceiling),
         ("4. Real runs, resampled", real),
-        ("5. Mean cost ceilings (simulated costs)", cost),
+        ("5. Cost ceilings (simulated costs)", cost),
     ):
         print(f"\n### {title} ({args.nights} nights a cell)\n")
         print("\n".join(part(args.nights, rng)))

@@ -12,7 +12,7 @@ intersection-union test: a suite with any arm at or beyond a bar passes with cha
 
 Cost is a quantile, not a mean: no bound of a mean holds for every distribution of costs
 (Bahadur and Savage, 1956), and the Student t bound met a ceiling the true mean only reached on
-up to a third of nights with skewed costs (benchmarks/RESULTS.md, "Floors"). The share of runs
+up to 21 % of nights with skewed costs (benchmarks/RESULTS.md, "Floors"). The share of runs
 within a cost ceiling is a rate, with the same exact bound as the pass rate.
 """
 

@@ -21,7 +21,6 @@ FLOOR_MARK = {
 _BAR_LABEL = {
     "min_pass_rate": "pass rate ≥",
     "max_crash_rate": "crash rate ≤",
-    "max_cost_usd_per_run": "cost per run ≤",
 }
 
 

@@ -342,6 +342,7 @@ def suite_fields() -> str:
         ("variant", suite.Variant, "one entry of `variants:` (suite-level or a scenario's)"),
         ("fault", FaultSpec, "one entry of `faults:` ([chaos](../how-to/chaos.md))"),
         ("pairwise", suite.PairwiseJudge, "`pairwise:`: the A/B's pairwise judge"),
+        ("floor", suite.Floor, "`floor:` in `defaults` or a scenario ([floors](#floors))"),
     ]
     lines: list[str] = []
     for title, model, where in models:

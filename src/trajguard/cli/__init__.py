@@ -1,8 +1,8 @@
 """The ``trajguard`` command line: one module per command, each parsing its options, calling one
 function of :mod:`trajguard.pipeline` (or the library) and printing what it returns.
 
-Exit codes: 0 ok (no regression), 1 regression, 2 usage or input error, 3 infrastructure
-failure, 4 a blind night with ``--require-power``.
+Exit codes: 0 ok (no regression), 1 regression or a floor not met, 2 usage or input error,
+3 infrastructure failure, 4 a blind night with ``--require-power``.
 User errors are printed without a traceback.
 
 Each command module imports what its command needs when it runs, not when its options are

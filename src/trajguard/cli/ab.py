@@ -90,4 +90,4 @@ def main(args: argparse.Namespace) -> int:
             resume=args.resume,
         )
     print(printable(outcome.headline, keep="\n"))  # the answer, then what the runs could see
-    return 0
+    return outcome.exit_code

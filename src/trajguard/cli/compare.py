@@ -27,7 +27,8 @@ def register(commands: Any) -> None:
         NAME,
         help=HELP,
         description="Compare two run sets as distributions, scenario by scenario; write the "
-        "report and comparison.json beside it. Exit codes: 0 no regression, 1 regression, 2 "
+        "report and comparison.json beside it. Exit codes: 0 no regression, 1 regression (or a "
+        "scenario's floor not met), 2 "
         "input error, 3 infrastructure failure, 4 blind (with --require-power).",
     )
     parser.add_argument("baseline", type=Path, metavar="BASELINE", help="baseline run set")
@@ -72,5 +73,5 @@ def main(args: argparse.Namespace) -> int:
         store=store,
     )
     print_warnings(outcome.warnings)
-    print(printable(outcome.headline))
+    print(printable(outcome.headline, keep="\n"))
     return outcome.exit_code

@@ -109,5 +109,5 @@ def main(args: argparse.Namespace) -> int:
             resume=args.resume,
         )
     print_warnings(outcome.warnings)
-    print(printable(outcome.headline))
+    print(printable(outcome.headline, keep="\n"))
     return outcome.exit_code

@@ -29,7 +29,9 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         NAME,
         help=HELP,
-        description="Run a suite: scenarios x N runs, one Parquet row per run.",
+        description="Run a suite: scenarios x N runs, one Parquet row per run. When a scenario "
+        "has a floor (floor: {min_pass_rate: ...}), the runs are checked against it: exit 1 when "
+        "a bar is not shown, 0 otherwise.",
     )
     add_batch_arguments(parser)
     parser.add_argument(
@@ -109,4 +111,8 @@ def main(args: argparse.Namespace) -> int:
             observe=observer_factory(args, startup),
         )
     print(summary(result, startup))
-    return 0
+    floors = pipeline.check_runset_floors(result.runset)
+    if floors is None:
+        return 0
+    print(printable(floors.words, keep="\n"))
+    return floors.exit_code

@@ -16,6 +16,14 @@ from trajguard.compare._designs import Design, FixedDesign, Look, Sides, drive
 from trajguard.compare._escalation import EscalationLook, EscalationPlan, EscalationStop
 from trajguard.compare._escalation_design import EscalationDesign
 from trajguard.compare._evaluation import Evaluation, Resampling, Summary
+from trajguard.compare._floors import (
+    BAR_NAMES,
+    FloorBars,
+    FloorCheck,
+    FloorResult,
+    FloorState,
+    check_floors,
+)
 from trajguard.compare._history import Drift, PooledBaseline, pool_history
 from trajguard.compare._judge_probes import judge_probes
 from trajguard.compare._judge_results import (
@@ -72,6 +80,7 @@ from trajguard.compare._verdicts import (
 )
 
 __all__ = [
+    "BAR_NAMES",
     "DEFAULT_GATING",
     "EXIT_BLIND",
     "EXIT_OK",
@@ -98,6 +107,10 @@ __all__ = [
     "Evidence",
     "Family",
     "FixedDesign",
+    "FloorBars",
+    "FloorCheck",
+    "FloorResult",
+    "FloorState",
     "JudgeConsistency",
     "JudgeOnce",
     "JudgeProbe",
@@ -127,6 +140,7 @@ __all__ = [
     "Tolerance",
     "UniformJudge",
     "Verdict",
+    "check_floors",
     "combine_verdicts",
     "compare_ab",
     "compare_runsets",

@@ -8,6 +8,7 @@ from pathlib import Path
 from trajguard.compare import ABResult, CompareConfig, EscalationDesign, compare_ab
 from trajguard.errors import UsageError
 from trajguard.pipeline._compare import with_suite_tolerances
+from trajguard.pipeline._floors import floors_of
 from trajguard.pipeline._looks import (
     Job,
     choose_design,
@@ -25,7 +26,7 @@ from trajguard.pipeline._outputs import (
     run_payload,
     write_outputs,
 )
-from trajguard.report import build_ab_document
+from trajguard.report import build_ab_document, floors_summary
 from trajguard.results import ReportDocument
 from trajguard.run import BatchOptions, ObserverFactory, ask_pairs
 from trajguard.store import load_runset
@@ -49,9 +50,16 @@ class ABOutcome:
     def headline(self) -> str:
         """Two lines: the answer with the report's path, then the summary in words."""
         r = self.result
-        return f"{r.variant_b} {r.answer.value} compared with {r.variant_a} → {self.report}\n" + (
+        line = f"{r.variant_b} {r.answer.value} compared with {r.variant_a} → {self.report}\n" + (
             r.summary
         )
+        floors = self.document.floors
+        return line if floors is None else f"{line}\n{floors_summary(floors)}"
+
+    @property
+    def exit_code(self) -> int:
+        """0, or 1 when a floor of either variant is not met (an A/B answer never fails)."""
+        return self.document.exit_code
 
 
 def ab(
@@ -163,6 +171,7 @@ def ab(
         design=design_record(design, unit="runs per variant"),
         explain=report.explain,
     )
+    document = replace(document, floors=floors_of(side))
     runs = None
     if report.html:
         frame = side.runs

@@ -16,6 +16,7 @@ from trajguard.compare import (
     pool_history,
 )
 from trajguard.errors import StoreError
+from trajguard.pipeline._floors import floors_of
 from trajguard.pipeline._imported import resolve_sides
 from trajguard.pipeline._nights import StoreRequest, keep_night, night_of, with_trend
 from trajguard.pipeline._outputs import (
@@ -25,7 +26,7 @@ from trajguard.pipeline._outputs import (
     run_payload,
     write_outputs,
 )
-from trajguard.report import build_document
+from trajguard.report import build_document, floors_summary
 from trajguard.results import DesignRecord, ReportDocument, ReportKind
 from trajguard.store import (
     RunSet,
@@ -80,7 +81,9 @@ class CompareOutcome:
         parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
         blind = len(self.comparison.blind)
         seen = f"; blind in {blind} of {len(self.comparison.scenarios)}" if blind else ""
-        return f"verdict: {self.comparison.verdict.value} ({parts}{seen}) → {self.report}"
+        line = f"verdict: {self.comparison.verdict.value} ({parts}{seen}) → {self.report}"
+        floors = self.document.floors
+        return line if floors is None else f"{line}\n{floors_summary(floors)}"
 
 
 def with_suite_tolerances(
@@ -201,6 +204,7 @@ def compare_loaded(
         history=history,
         explain=options.explain,
     )
+    document = replace(document, floors=floors_of(candidate))
     night = None
     warnings: tuple[str, ...] = ()
     if store is not None:

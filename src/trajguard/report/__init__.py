@@ -12,6 +12,7 @@ before it enters a table.
 from trajguard.report._ab import render_ab_report
 from trajguard.report._escalation import escalation_section
 from trajguard.report._facts import Explain, build_ab_document, build_document
+from trajguard.report._floors import floor_words, floors_section, floors_summary
 from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
@@ -30,6 +31,9 @@ __all__ = [
     "build_document",
     "draw_figures",
     "escalation_section",
+    "floor_words",
+    "floors_section",
+    "floors_summary",
     "interval_label",
     "junit_xml",
     "md",

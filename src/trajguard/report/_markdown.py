@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from trajguard._text import counted
 from trajguard.compare import BlindSpot, Comparison, ScenarioResult
 from trajguard.report._design import design_section
+from trajguard.report._floors import floors_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
 from trajguard.report._gating import failures, gating_section, machines_note
 from trajguard.report._history import history_section
@@ -303,6 +304,7 @@ def render_report(document: ReportDocument) -> str:
         ab=document.kind is ReportKind.AB,
         scenarios=document.scenarios,
     )
+    lines += floors_section(document.floors, ab=document.kind is ReportKind.AB)
     lines += _unfinished(document.baseline, document.candidate)
     lines += _imported(document.baseline, document.candidate)
     lines += _summary_table(comparison)

@@ -17,10 +17,12 @@ from typing import Literal
 
 from trajguard.compare import (
     EXIT_OK,
+    EXIT_REGRESSED,
     Answer,
     Comparison,
     EscalationPlan,
     EscalationStop,
+    FloorResult,
     Overall,
     PairwiseResult,
     SequentialOutcome,
@@ -291,6 +293,8 @@ class ReportDocument:
         require_power: a blind night (``comparison.blind``) exits 4 (``--require-power``).
         trend: the suite's nights from the store of nights, this one the newest (``None``:
             no ``--store``).
+        floors: the scenarios' floors and ceilings checked on the candidate's runs (both
+            variants' in an A/B; ``None``: no scenario has a ``floor``).
     """
 
     kind: ReportKind
@@ -306,6 +310,7 @@ class ReportDocument:
     design: DesignRecord = field(default_factory=DesignRecord)
     require_power: bool = False
     trend: TrendFacts | None = None
+    floors: FloorResult | None = None
 
     def __post_init__(self) -> None:
         compared = {s.scenario for s in self.comparison.scenarios}
@@ -323,13 +328,14 @@ class ReportDocument:
 
     @property
     def exit_code(self) -> int:
-        """The command's exit code: 1 when the night failed (an A/B never fails), 4 when it was
-        blind and power was required, 5 when the trend was asked to gate (``--fail-on-change``)
-        and raised a harmful alarm on this night, else 0."""
+        """The command's exit code: 1 when the night failed or a floor was not met (an A/B
+        fails only on a floor), 4 when it was blind and power was required, 5 when the trend was
+        asked to gate (``--fail-on-change``) and raised a harmful alarm on this night, else 0."""
+        below = self.floors is not None and not self.floors.met
         if self.kind is ReportKind.AB:
-            return EXIT_OK
+            return EXIT_REGRESSED if below else EXIT_OK
         code = exit_code(
-            failed=self.comparison.regressed,
+            failed=self.comparison.regressed or below,
             blind=bool(self.comparison.blind),
             require_power=self.require_power,
         )

@@ -24,6 +24,7 @@ from trajguard.suite import (
     JudgeCriterion,
     ResolvedScenario,
     Suite,
+    scenario_floors,
 )
 
 __all__ = ["check_resumable", "new_manifest", "record_executor", "resumable_manifest"]
@@ -113,12 +114,21 @@ def new_manifest(
         **_tags(plan),
         # scenarios' descriptions, shown in the reports (only when some scenario has one)
         **_descriptions(suite, plan),
+        # each scenario's floor (issue 39), only when some scenario has one
+        **_floors(suite, plan),
     }
 
 
 def _tags(plan: Plan) -> dict[str, Any]:
     tags = {arm.scenario: list(arm.tags) for _, arm in plan if arm.tags}
     return {"tags": dict(sorted(tags.items()))} if tags else {}
+
+
+def _floors(suite: Suite, plan: Plan) -> dict[str, Any]:
+    named = {spec.scenario for spec, _ in plan}
+    own = {s.id: s.floor for s in suite.scenarios if s.id in named}
+    found = scenario_floors(suite.defaults.floor, own)
+    return {"floors": found} if found else {}
 
 
 def _descriptions(suite: Suite, plan: Plan) -> dict[str, Any]:

@@ -28,6 +28,13 @@ from trajguard.stats._family import (
     two_sided_rank_pvalues,
     westfall_young,
 )
+from trajguard.stats._floor_bounds import (
+    MAX_RUNS_TO_SHOW,
+    POWER_TO_SHOW,
+    lower_rate_bound,
+    runs_to_show_rate_at_least,
+    upper_rate_bound,
+)
 from trajguard.stats._intervals import (
     jeffreys_interval,
     newcombe_interval,
@@ -97,7 +104,9 @@ from trajguard.stats._stratified import (
 __all__ = [
     "EXACT_MAX_N",
     "MAX_EXACT_TABLES",
+    "MAX_RUNS_TO_SHOW",
     "PLAUSIBLE",
+    "POWER_TO_SHOW",
     "Action",
     "Alternative",
     "Arrangements",
@@ -135,6 +144,7 @@ __all__ = [
     "jeffreys_interval",
     "largest_rise",
     "least_power_pass_rate",
+    "lower_rate_bound",
     "mde_crash_rate",
     "mde_pass_rate",
     "mde_ratio",
@@ -158,6 +168,7 @@ __all__ = [
     "rate_stopping",
     "rate_thresholds",
     "rise_statistic",
+    "runs_to_show_rate_at_least",
     "sequential_decision",
     "stepdown_independent",
     "t_cdf",
@@ -166,6 +177,7 @@ __all__ = [
     "tost_rates",
     "tvd_statistic",
     "two_sided_rank_pvalues",
+    "upper_rate_bound",
     "welch",
     "welch_statistic",
     "westfall_young",

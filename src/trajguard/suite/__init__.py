@@ -14,6 +14,7 @@ from trajguard.suite._criteria import (
     parse_criterion,
 )
 from trajguard.suite._criteria import evaluate as evaluate_criteria
+from trajguard.suite._floors import Floor, scenario_floors
 from trajguard.suite._judge import (
     DEFAULT_SAMPLES,
     EARLIER_DEFAULT_SAMPLES,
@@ -58,6 +59,7 @@ __all__ = [
     "CriterionResult",
     "Defaults",
     "ExecutorSettings",
+    "Floor",
     "JudgeCriterion",
     "JudgeFunction",
     "LocalExecutorSettings",
@@ -75,4 +77,5 @@ __all__ = [
     "judge_advice",
     "load_suite",
     "parse_criterion",
+    "scenario_floors",
 ]

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from trajguard.errors import SuiteError
 from trajguard.suite._criteria import CRITERION_TYPES, parse_criterion
+from trajguard.suite._floors import Floor
 from trajguard.suite._models import (
     IMPORT_PATH,
     BuiltinAgent,
@@ -101,6 +102,8 @@ def _known_keys(parent: tuple[int | str, ...], data: Any) -> list[str]:
         len(parent) == 2 and parent[0] == "variants"
     ):
         known = _ALLOWED["variant"]
+    elif parent[-1:] == ("floor",):
+        known = list(Floor.model_fields)
     elif len(parent) == 5 and parent[2] == "pass":
         known = _criterion_fields(data, parent)
     elif len(parent) == 3 and parent[0] == "scenarios" and parent[2] == "agent":

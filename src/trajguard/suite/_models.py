@@ -27,6 +27,7 @@ from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
 from trajguard.suite._criteria import Criterion, parse_criterion
 from trajguard.suite._files import read_prompt_text
+from trajguard.suite._floors import Floor
 from trajguard.suite._pairwise import PairwiseJudge
 from trajguard.suite._settings import (
     MAX_TIMEOUT_S,
@@ -81,6 +82,8 @@ class Defaults(_Strict):
     """The suite's store of nights (a directory, relative to the suite file, or a URL such as
     ``s3://bucket/prefix``): ``nightly`` keeps each night there unless ``--store`` or
     ``$TRAJGUARD_STORE`` names another."""
+    floor: Floor | None = None
+    """Bars every scenario's runs must show, unless it sets its own ``floor`` (:mod:`._floors`)."""
 
     @field_validator("executor", mode="before")
     @classmethod
@@ -190,6 +193,8 @@ class Scenario(_Strict):
     input: str
     pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
     tolerances: dict[str, float] = Field(default_factory=dict)
+    floor: Floor | None = None
+    """Bars its runs must show, with or without a baseline (replaces the default floor)."""
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
     runs: int | None = Field(default=None, ge=1)
     max_steps: int | None = Field(default=None, ge=1)

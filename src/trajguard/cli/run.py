@@ -80,6 +80,10 @@ def summary(result: BatchResult, startup: StartupLog) -> str:
         lines.append(f"warning: {warning}")
     if result.server_log is not None:
         lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
+    if result.budget is not None:
+        not_run = ", ".join(f"{s} {n}" for s, n in sorted(result.budget.not_run.items()))
+        lines.append(f"the budget ended the batch: {result.budget.why}")
+        lines.append(f"not run (runs per scenario): {not_run}")
     return printable("\n".join(lines), keep="\n")  # error messages come from models and tools
 
 
@@ -109,4 +113,9 @@ def main(args: argparse.Namespace) -> int:
             observe=observer_factory(args, startup),
         )
     print(summary(result, startup))
+    if result.budget is not None:
+        from trajguard.compare import EXIT_BUDGET
+
+        print(printable(f"finish it with: trajguard run {args.suite} --resume {result.runset}"))
+        return EXIT_BUDGET
     return 0

@@ -62,6 +62,7 @@ from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcom
 from trajguard.compare._sequential_design import SequentialDesign
 from trajguard.compare._verdicts import (
     EXIT_BLIND,
+    EXIT_BUDGET,
     EXIT_OK,
     EXIT_REGRESSED,
     Evidence,
@@ -74,6 +75,7 @@ from trajguard.compare._verdicts import (
 __all__ = [
     "DEFAULT_GATING",
     "EXIT_BLIND",
+    "EXIT_BUDGET",
     "EXIT_OK",
     "EXIT_REGRESSED",
     "METRICS",

@@ -7,6 +7,7 @@ candidate (``nightly``), or variant A against variant B of one batch (``ab``).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from trajguard.compare import (
     drive,
 )
 from trajguard.errors import UsageError
+from trajguard.pipeline._budget import BudgetEnded, spent_after
 from trajguard.results import DesignRecord
 from trajguard.run import BatchOptions, ObserverFactory, execute
 from trajguard.store import read_runs
@@ -108,16 +110,20 @@ def variant_sides(runset: Path, variants: tuple[str, str]) -> Sides:
 
 
 def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
-    """Run every look of the job's design into its run set."""
+    """Run every look of the job's design into its run set; a budget (the options') spans
+    every look, and a look it ends is the last."""
+
+    budgeted = job.options
 
     def run_look(look: Look) -> None:
-        options = job.options
+        nonlocal budgeted
+        options = budgeted
         if look.runs is not None:
             options = replace(options, runs=look.runs)
         if look.scenarios is not None:
             options = replace(options, scenarios=look.scenarios)
         name = job.label or job.suite.name
-        execute(
+        result = execute(
             job.suite,
             job.runset,
             options,
@@ -126,8 +132,10 @@ def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
             label=f"{name} {look.label}" if look.label else job.label,
             resume_command=job.resume_command,
         )
+        budgeted = spent_after(budgeted, result)  # a budget spans every look
 
-    drive(job.design, run_look=run_look, sides=job.sides)
+    with contextlib.suppress(BudgetEnded):  # the report says the budget ended the batch
+        drive(job.design, run_look=run_look, sides=job.sides)
 
 
 def design_record(design: Design, *, unit: str = "runs") -> DesignRecord:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from trajguard.compare import CompareConfig, PooledBaseline
 from trajguard.errors import StoreError
+from trajguard.pipeline._budget import with_baseline_estimate
 from trajguard.pipeline._compare import (
     CompareOutcome,
     compare_loaded,
@@ -95,6 +96,7 @@ def nightly(
         )
     read_manifest(base)
     report = report or ReportOptions()
+    options = with_baseline_estimate(options or BatchOptions(), base)
     config = with_suite_tolerances(
         config or CompareConfig(), {s.id: s.tolerances for s in suite.scenarios}
     )

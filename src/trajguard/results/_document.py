@@ -16,7 +16,9 @@ from enum import StrEnum
 from typing import Literal
 
 from trajguard.compare import (
+    EXIT_BUDGET,
     EXIT_OK,
+    EXIT_REGRESSED,
     Answer,
     Comparison,
     EscalationPlan,
@@ -95,6 +97,10 @@ class Side:
         source_files: the logs it was imported from, as given to ``trajguard import``.
         source_figures: the tool's own headline figure beside trajguard's pass rate, and why
             they differ, as the import summary printed them.
+        stopped: why the batch stopped before its plan, as its manifest says (``None``: it
+            did not stop early, or does not say).
+        budget_not_run: scenario → the planned runs a budget (``--max-cost``,
+            ``--max-minutes``) left unmade (empty: no budget ended the batch).
     """
 
     label: str
@@ -116,6 +122,8 @@ class Side:
     pass_rule: str | None = None
     source_files: tuple[str, ...] = ()
     source_figures: tuple[str, ...] = ()
+    stopped: str | None = None
+    budget_not_run: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -323,16 +331,20 @@ class ReportDocument:
 
     @property
     def exit_code(self) -> int:
-        """The command's exit code: 1 when the night failed (an A/B never fails), 4 when it was
+        """The command's exit code: 1 when the night failed (an A/B never fails), 6 when a budget
+        ended the candidate's batch before its plan (and it did not fail), 4 when it was
         blind and power was required, 5 when the trend was asked to gate (``--fail-on-change``)
         and raised a harmful alarm on this night, else 0."""
+        cut = bool(self.candidate.budget_not_run)
         if self.kind is ReportKind.AB:
-            return EXIT_OK
+            return EXIT_BUDGET if cut else EXIT_OK
         code = exit_code(
             failed=self.comparison.regressed,
             blind=bool(self.comparison.blind),
             require_power=self.require_power,
         )
+        if cut and code != EXIT_REGRESSED:
+            return EXIT_BUDGET
         trend = self.trend
         if code == EXIT_OK and trend is not None and trend.fail_on_change:
             return EXIT_ALARM if trend.alarmed_tonight else EXIT_OK

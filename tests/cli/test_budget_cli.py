@@ -1,0 +1,121 @@
+"""``--max-cost`` and ``--max-minutes`` on ``run`` and ``nightly``: a batch cut by each, its
+summary or report (what the budget did not run), exit 6, and ``--resume`` finishing it; a budget
+smaller than one run by the baseline's estimate is refused before anything is written. Command
+agents record each run's cost (ATIF ``final_metrics.total_cost_usd``) and use no model; the
+wall clock of ``--max-minutes`` is the budget module's ``clock``, replaced here (no test depends
+on real time)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from trajguard import store
+from trajguard.run import _budget
+
+AGENT = """import json, sys
+json.dump({"schema_version": "ATIF-v1.7", "session_id": "s",
+           "agent": {"name": "paid", "version": "1"},
+           "steps": [{"step_id": 1, "source": "user", "message": "hi"},
+                     {"step_id": 2, "source": "agent", "message": "answer"}],
+           "final_metrics": {"total_cost_usd": 0.10}}, open(sys.argv[1], "w"))
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, cli: Any) -> Path:
+    (tmp_path / "agent.py").write_text(AGENT)
+    argv = json.dumps([sys.executable, "agent.py", "{output}"])
+    (tmp_path / "suite.yaml").write_text(
+        "name: paid\ndefaults: {runs: 4, concurrency: 1}\nscenarios:\n"
+        f"  - id: s\n    input: hi\n    agent: {{kind: command, argv: {argv}, uses_model: false}}\n"
+        "    pass:\n      - final_output_contains: answer\n"
+    )
+    made = cli("run", "suite.yaml", "--out", "first", "--no-progress", "--seed", "1", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    promoted = cli("baseline", "promote", "first", cwd=tmp_path)
+    assert promoted.returncode == 0, promoted.stderr
+    return tmp_path
+
+
+def test_run_cut_by_max_cost_exits_6_and_resume_finishes(project: Path, cli: Any) -> None:
+    cut = cli(
+        "run", "suite.yaml", "--out", "rs", "--no-progress", "--max-cost", "0.25", cwd=project
+    )
+    assert cut.returncode == 6, cut.stderr
+    assert "the budget ended the batch: --max-cost $0.25" in cut.stdout
+    assert "not run (runs per scenario): s 2" in cut.stdout
+    assert "trajguard run suite.yaml --resume rs" in cut.stdout
+    assert len(store.read_runs(project / "rs")) == 2
+    resumed = cli("run", "suite.yaml", "--resume", "rs", "--no-progress", cwd=project)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(store.read_runs(project / "rs")) == 4
+    assert store.read_manifest(project / "rs")["status"] == "finished"
+
+
+def _night(project: Path) -> Path:
+    (night,) = (project / "reports").iterdir()
+    return night
+
+
+def test_nightly_cut_by_max_cost_reports_what_was_not_run_then_resumes(
+    project: Path, cli: Any
+) -> None:
+    cut = cli("nightly", "suite.yaml", "--no-progress", "--max-cost", "0.25", cwd=project)
+    # the baseline's runs cost 0.10 each: a third run would bring the night to 0.30
+    assert cut.returncode == 6, cut.stderr
+    night = _night(project)
+    assert len(store.read_runs(night / "runs")) == 2
+    report = (night / "report.md").read_text()
+    assert "**The budget ended it** (--max-cost $0.25" in report
+    assert "Not run (runs per scenario): s 2" in report
+    document = json.loads((night / "comparison.json").read_text())
+    assert document["candidate"]["budget_not_run"] == {"s": 2}
+
+    resumed = cli(
+        "nightly", "suite.yaml", "--resume", str(night / "runs"), "--no-progress", cwd=project
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(store.read_runs(night / "runs")) == 4
+    assert "The budget ended it" not in (night / "report.md").read_text()
+
+
+def test_nightly_cut_by_max_minutes_then_resumes(
+    project: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def clock() -> float:  # 100 s per run on disk
+        return 100.0 * sum(len(store.completed_run_ids(r)) for r in project.glob("reports/*/runs"))
+
+    monkeypatch.setattr(_budget, "clock", clock)
+    cut = cli("nightly", "suite.yaml", "--no-progress", "--max-minutes", "2.5", cwd=project)
+    assert cut.returncode == 6, cut.stderr
+    night = _night(project)
+    # before the third run the clock reads 200 s: past 2.5 minutes
+    assert len(store.read_runs(night / "runs")) == 2
+    assert "--max-minutes 2.5: the next run" in (night / "report.md").read_text()
+    resumed = cli(
+        "nightly", "suite.yaml", "--resume", str(night / "runs"), "--no-progress", cwd=project
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(store.read_runs(night / "runs")) == 4
+
+
+def test_a_budget_smaller_than_one_baseline_run_is_refused(project: Path, cli: Any) -> None:
+    baseline = project / "baselines" / "paid" / "runs.parquet"
+    table = store.read_table(baseline.parent)
+    slow = table.set_column(
+        table.schema.get_field_index("duration_s"),
+        "duration_s",
+        pa.array([120.0] * table.num_rows, pa.float64()),
+    )
+    store.write_runs_table(baseline, slow)
+    refused = cli("nightly", "suite.yaml", "--no-progress", "--max-minutes", "1", cwd=project)
+    assert refused.returncode == 2
+    assert "the budget is smaller than one run: --max-minutes 1" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (project / "reports").exists(), "nothing was written"

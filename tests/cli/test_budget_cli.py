@@ -119,3 +119,37 @@ def test_a_budget_smaller_than_one_baseline_run_is_refused(project: Path, cli: A
     assert "the budget is smaller than one run: --max-minutes 1" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert not (project / "reports").exists(), "nothing was written"
+
+
+def test_plan_estimates_a_nights_minutes_and_cost_from_the_baseline(
+    project: Path, cli: Any
+) -> None:
+    baseline = project / "baselines" / "paid"
+    table = store.read_table(baseline)
+    timed = table.set_column(
+        table.schema.get_field_index("duration_s"),
+        "duration_s",
+        pa.array([30.0] * table.num_rows, pa.float64()),
+    )
+    store.write_runs_table(baseline / "runs.parquet", timed)
+    planned = cli("plan", str(baseline), "--runs", "20", cwd=project)
+    assert planned.returncode == 0, planned.stderr
+    # 20 runs of 30 s: 10 minutes; 20 runs at $0.10: $2.00
+    assert "a night of 20 runs x 1 scenarios (20 runs): 10.0 min of runs one at a time" in (
+        planned.stdout
+    )
+    assert "its cost: about $2.00" in planned.stdout
+
+
+def test_plan_says_when_the_baselines_cost_is_unknown(project: Path, cli: Any) -> None:
+    baseline = project / "baselines" / "paid"
+    table = store.read_table(baseline)
+    unpriced = table.set_column(
+        table.schema.get_field_index("cost_usd"),
+        "cost_usd",
+        pa.array([None] * table.num_rows, pa.float64()),
+    )
+    store.write_runs_table(baseline / "runs.parquet", unpriced)
+    planned = cli("plan", str(baseline), "--runs", "20", cwd=project)
+    assert planned.returncode == 0, planned.stderr
+    assert "its cost: unknown (4 baseline runs record no cost" in planned.stdout

@@ -1,14 +1,24 @@
-"""A command's budget across its looks, and the baseline's runs as a run's first estimate."""
+"""A command's budget across its looks, the baseline's runs as a run's first estimate, and
+``trajguard plan``'s estimate of a night's minutes and cost."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from trajguard.run import BatchOptions, BatchResult, estimates_from_rows
+from trajguard.run import BatchOptions, BatchResult, RunEstimate, estimates_from_rows
 from trajguard.store import load_history
 
-__all__ = ["BudgetEnded", "spent_after", "with_baseline_estimate"]
+__all__ = [
+    "BudgetEnded",
+    "NightEstimate",
+    "estimate_night",
+    "spent_after",
+    "with_baseline_estimate",
+]
 
 
 class BudgetEnded(Exception):
@@ -46,3 +56,87 @@ def spent_after(options: BatchOptions, result: BatchResult) -> BatchOptions:
             spent_s=budget.spent_s + result.elapsed_s,
         ),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class NightEstimate:
+    """What a night of ``runs`` runs per scenario will cost, from a baseline's newest batch.
+
+    Attributes:
+        runs: runs per scenario planned.
+        scenarios: scenario → its baseline runs' mean (seconds, dollars or ``None``).
+        run_minutes: the runs' summed duration in minutes (one run in flight at a time).
+        paced_minutes: the night at the baseline batch's own pace (its wall time per run, at
+            the concurrency it ran with, start-up included); ``None`` when its manifest does
+            not say when it started and finished.
+        cost_usd: the night's cost; ``None`` when some baseline run records none.
+        unknown_cost: baseline runs that record no cost.
+    """
+
+    runs: int
+    scenarios: Mapping[str, RunEstimate]
+    run_minutes: float
+    paced_minutes: float | None
+    cost_usd: float | None
+    unknown_cost: int
+
+    def lines(self) -> list[str]:
+        """The estimate in words, one line each."""
+        total = self.runs * len(self.scenarios)
+        paced = (
+            ""
+            if self.paced_minutes is None
+            else f"; at the baseline batch's pace, about {self.paced_minutes:.1f} min"
+        )
+        cost = (
+            f"about ${self.cost_usd:.2f}"
+            if self.cost_usd is not None
+            else f"unknown ({self.unknown_cost} baseline runs record no cost: --max-cost "
+            "cannot be kept on runs like these)"
+        )
+        return [
+            f"a night of {self.runs} runs x {len(self.scenarios)} scenarios ({total} runs): "
+            f"{self.run_minutes:.1f} min of runs one at a time{paced}",
+            f"its cost: {cost}",
+        ]
+
+
+def estimate_night(baseline: Path, runs: int) -> NightEstimate:
+    """A night of ``runs`` runs per scenario, estimated from ``baseline``'s newest batch."""
+    newest = load_history(baseline)[0]
+    frame = newest.runs
+    rows = [
+        {str(k): v for k, v in row.items()}
+        for row in frame[[c for c in _COLUMNS if c in frame.columns]].to_dict("records")
+    ]
+    per = {k: v for k, v in estimates_from_rows(rows).items() if k != "*"}
+    seconds = sum(runs * (e.seconds or 0.0) for e in per.values())
+    costs = [e.cost_usd for e in per.values()]
+    unknown = sum(1 for r in rows if not _known(r.get("cost_usd")))
+    return NightEstimate(
+        runs=runs,
+        scenarios=per,
+        run_minutes=seconds / 60,
+        paced_minutes=_pace(newest.manifest, len(rows), runs * len(per)),
+        cost_usd=None if unknown else sum(runs * (c or 0.0) for c in costs),
+        unknown_cost=unknown,
+    )
+
+
+_COLUMNS = ("scenario", "duration_s", "cost_usd")
+
+
+def _known(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def _pace(manifest: Mapping[str, Any], made: int, planned: int) -> float | None:
+    try:
+        start = datetime.fromisoformat(str(manifest["started_at"]))
+        end = datetime.fromisoformat(str(manifest["finished_at"]))
+    except (KeyError, ValueError):
+        return None
+    wall = (end - start).total_seconds()
+    if made == 0 or wall <= 0:
+        return None
+    return wall / made * planned / 60

@@ -153,3 +153,29 @@ def test_plan_says_when_the_baselines_cost_is_unknown(project: Path, cli: Any) -
     planned = cli("plan", str(baseline), "--runs", "20", cwd=project)
     assert planned.returncode == 0, planned.stderr
     assert "its cost: unknown (4 baseline runs record no cost" in planned.stdout
+
+
+def test_nightly_budgeted_design_spends_the_budget_in_looks(project: Path, cli: Any) -> None:
+    night = cli(
+        "nightly", "suite.yaml", "--no-progress", "--budgeted", "--max-cost", "1.2", cwd=project
+    )  # fmt: skip
+    assert night.returncode == 0, night.stderr
+    folder = _night(project)
+    runs = store.read_runs(folder / "runs")
+    # the baseline's runs cost $0.10: the design plans at most 12 runs, and the A/A night
+    # (same agent) stops as soon as the candidate is no worse
+    assert 2 <= len(runs) <= 12
+    assert runs["cost_usd"].sum() <= 1.2 + 1e-9
+    document = json.loads((folder / "comparison.json").read_text())
+    assert document["design"]["name"] == "budget"
+    assert document["design"]["budget"]["budget"] == 1.2
+    assert "## Budgeted design" in (folder / "report.md").read_text()
+
+
+def test_budgeted_needs_a_budget_and_no_other_design(project: Path, cli: Any) -> None:
+    none = cli("nightly", "suite.yaml", "--no-progress", "--budgeted", cwd=project)
+    assert none.returncode == 2 and "--budgeted spends a budget" in none.stderr
+    both = cli(
+        "nightly", "suite.yaml", "--budgeted", "--sequential", "--max-cost", "1", cwd=project
+    )  # fmt: skip
+    assert both.returncode == 2 and "design of its own" in both.stderr

@@ -9,12 +9,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from trajguard.compare import BudgetedDesign, CompareConfig
+from trajguard.errors import UsageError
 from trajguard.run import BatchOptions, BatchResult, RunEstimate, estimates_from_rows
 from trajguard.store import load_history
+from trajguard.suite import Suite
 
 __all__ = [
     "BudgetEnded",
     "NightEstimate",
+    "budgeted_design",
     "estimate_night",
     "spent_after",
     "with_baseline_estimate",
@@ -140,3 +144,41 @@ def _pace(manifest: Mapping[str, Any], made: int, planned: int) -> float | None:
     if made == 0 or wall <= 0:
         return None
     return wall / made * planned / 60
+
+
+def budgeted_design(suite: Suite, options: BatchOptions, config: CompareConfig) -> BudgetedDesign:
+    """The budgeted design of a night: ``--max-cost`` (else ``--max-minutes``) as its budget,
+    a run's cost (or its wall seconds over the concurrency) from the baseline's runs.
+
+    Raises:
+        UsageError: no budget, or the baseline's runs do not say what a run costs.
+    """
+    budget = options.budget
+    if not budget.limited:
+        raise UsageError(
+            "--budgeted spends a budget, and none was given",
+            hint="add --max-minutes M or --max-cost USD",
+        )
+    chosen = list(options.scenarios) or [s.id for s in suite.scenarios]
+    concurrency = options.concurrency or suite.defaults.concurrency
+    cost: dict[str, float] = {}
+    for scenario in chosen:
+        estimate = budget.prior.get(scenario) or budget.prior.get("*") or RunEstimate()
+        value = (
+            estimate.cost_usd
+            if budget.max_cost_usd is not None
+            else (None if estimate.seconds is None else estimate.seconds / concurrency)
+        )
+        if value is None or value <= 0:
+            what = "cost" if budget.max_cost_usd is not None else "duration"
+            raise UsageError(
+                f"scenario {scenario}: the baseline's runs record no {what}, so the budgeted "
+                "design cannot tell how many runs the budget buys",
+                hint="use --max-minutes (every run records its duration), or the fixed design",
+            )
+        cost[scenario] = value
+    total = (
+        budget.max_cost_usd if budget.max_cost_usd is not None else 60 * (budget.max_minutes or 0)
+    )
+    own = {s.id: s.runs for s in suite.scenarios if s.id in chosen}
+    return BudgetedDesign(budget=total, cost=cost, own_runs=own, config=config)

@@ -20,6 +20,7 @@ from trajguard.compare import (
     EXIT_OK,
     EXIT_REGRESSED,
     Answer,
+    BudgetOutcome,
     Comparison,
     EscalationPlan,
     EscalationStop,
@@ -263,19 +264,21 @@ class DesignRecord:
     """How many runs the comparison made, look by look, and who decided significance.
 
     Attributes:
-        name: ``fixed`` (one look; the comparison decides), ``sequential`` or ``escalation``
-            (the design decides its gating verdicts; docs/explanation/statistics.md §4).
+        name: ``fixed`` (one look; the comparison decides), ``sequential``, ``escalation`` or
+            ``budget`` (the design decides its gating verdicts; docs/explanation/statistics.md §4).
         sequential: the sequential design's plan, looks and stops.
         escalation: the escalation plan (its looks, levels and lean rule).
         stops: where each scenario of an escalated run stopped, and why (in the order decided).
         unit: what a run count counts (``runs``, or ``runs per variant`` in an A/B).
+        budget: the budgeted design's budget, runs per scenario and stops.
     """
 
-    name: Literal["fixed", "sequential", "escalation"] = "fixed"
+    name: Literal["fixed", "sequential", "escalation", "budget"] = "fixed"
     sequential: SequentialOutcome | None = None
     escalation: EscalationPlan | None = None
     stops: tuple[EscalationStop, ...] = ()
     unit: str = "runs"
+    budget: BudgetOutcome | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

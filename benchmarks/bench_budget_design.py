@@ -25,7 +25,10 @@ A scenario is **blind** when the runs it ended with give less than 80 % power ag
 its band at its true baseline rate, at the level its final test used (exact, Boschloo);
 decided or not, that is what the night could have seen.
 
-    python benchmarks/bench_budget_design.py --nights 200 --seed 1
+    python benchmarks/bench_budget_design.py --nights 100 --seed 1
+
+(In the simulated world each night gives the four real durations to its scenarios in a random
+order, so whether a broken scenario is a cheap one is left to chance.)
 """
 
 from __future__ import annotations
@@ -155,7 +158,10 @@ def measure(world: World, broken: bool, nights: int, seed: int, n: int, unit: st
     for _ in range(nights):
         base, pool, truth = world(rng, broken)
         names = sorted(truth)
-        per = dict(zip(names, seconds.values(), strict=True))  # scenario order
+        if world is simulated:  # which simulated scenario (and break) is slow is left to chance
+            per = dict(zip(names, rng.permutation(list(seconds.values())), strict=True))
+        else:
+            per = dict(zip(names, seconds.values(), strict=True))  # the real scenarios
         cost = per if unit == "time" else dict.fromkeys(names, 1.0)
         budget = sum(n * cost[s] for s in names)
         for name, result in (
@@ -177,11 +183,15 @@ def main() -> None:
     parser.add_argument("--nights", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, nargs="+", default=[20, 60])
+    parser.add_argument("--units", nargs="+", default=["runs", "time"], choices=["runs", "time"])
+    parser.add_argument("--worlds", nargs="+", default=["simulated", "resampled"])
     args = parser.parse_args()
     started = time.perf_counter()
-    for world_name, world in (("simulated", simulated), ("resampled", resampled)):
+    worlds = {"simulated": simulated, "resampled": resampled}
+    for world_name in args.worlds:
+        world = worlds[world_name]
         for n in args.runs:
-            for unit in ("runs", "time"):
+            for unit in args.units:
                 for broken in (False, True):
                     kind = "break" if broken else "A/A"
                     figures = measure(world, broken, args.nights, args.seed, n, unit)

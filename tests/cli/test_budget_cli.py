@@ -179,3 +179,24 @@ def test_budgeted_needs_a_budget_and_no_other_design(project: Path, cli: Any) ->
         "nightly", "suite.yaml", "--budgeted", "--sequential", "--max-cost", "1", cwd=project
     )  # fmt: skip
     assert both.returncode == 2 and "design of its own" in both.stderr
+
+
+def test_ab_cut_by_max_cost_exits_6_and_resume_finishes(project: Path, cli: Any) -> None:
+    suite = (project / "suite.yaml").read_text()
+    (project / "suite.yaml").write_text(
+        suite.replace("scenarios:", "variants: {terse: {params: {style: terse}}}\nscenarios:")
+    )
+    cut = cli(
+        "ab", "suite.yaml", "--variant", "base", "--variant", "terse", "--max-cost", "0.55",
+        "--no-progress", cwd=project,
+    )  # fmt: skip
+    assert cut.returncode == 6, cut.stderr
+    (folder,) = (project / "reports").iterdir()
+    assert len(store.read_runs(folder / "runs")) == 5, "a sixth run would bring it to $0.60"
+    assert "**The budget ended it**" in (folder / "ab.md").read_text()
+    resumed = cli(
+        "ab", "suite.yaml", "--variant", "base", "--variant", "terse", "--resume",
+        str(folder / "runs"), "--no-progress", cwd=project,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(store.read_runs(folder / "runs")) == 8

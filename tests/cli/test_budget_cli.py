@@ -76,6 +76,8 @@ def test_nightly_cut_by_max_cost_reports_what_was_not_run_then_resumes(
     assert "Not run (runs per scenario): s 2" in report
     document = json.loads((night / "comparison.json").read_text())
     assert document["candidate"]["budget_not_run"] == {"s": 2}
+    page = (night / "report.html").read_text()
+    assert "The budget ended it" in page and "Not run (runs per scenario): s 2" in page
 
     resumed = cli(
         "nightly", "suite.yaml", "--resume", str(night / "runs"), "--no-progress", cwd=project

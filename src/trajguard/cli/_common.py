@@ -74,8 +74,8 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-minutes",
         type=float,
         metavar="M",
-        help="stop before a run that would end more than M minutes after the first began "
-        "(runs in flight finish); exit 6, --resume finishes it",
+        help="stop before a run that would end more than M minutes after the batch began "
+        "(its start-up included; runs in flight finish); exit 6, --resume finishes it",
     )
     _add_executor_arguments(parser)
 

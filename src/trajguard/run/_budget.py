@@ -87,7 +87,8 @@ class Budget:
 
     Attributes:
         max_cost_usd: dollars this command may spend on runs (summed ``cost_usd``).
-        max_minutes: wall minutes from the batch's first run.
+        max_minutes: wall minutes from the batch's start (its start-up included; a command's
+            later looks count from its first look's start).
         prior: scenario (``"*"``: any) → a run's estimate before this batch finished one
             (the baseline's runs).
         spent_usd: already spent by this command's earlier looks.

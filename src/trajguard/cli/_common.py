@@ -62,6 +62,21 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, metavar="K", help="runs in flight at once")
     parser.add_argument("--timeout", type=float, metavar="S", help="per-run timeout in seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop before a run that would bring the runs' cost past USD (a run's cost estimated "
+        "from the batch's finished runs, else the baseline's); a run whose cost is unknown stops "
+        "the batch; exit 6, --resume finishes it",
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        metavar="M",
+        help="stop before a run that would end more than M minutes after the batch began "
+        "(its start-up included; runs in flight finish); exit 6, --resume finishes it",
+    )
     _add_executor_arguments(parser)
 
 
@@ -266,7 +281,7 @@ def startup_log(args: argparse.Namespace) -> StartupLog:
 
 def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:
     """The batch options of run, nightly and ab (checked by :class:`BatchOptions`)."""
-    from trajguard.run import BatchOptions
+    from trajguard.run import BatchOptions, Budget
 
     return BatchOptions(
         runs=args.runs,
@@ -278,6 +293,7 @@ def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions
         concurrency=args.concurrency,
         timeout_s=args.timeout,
         executor=executor_choice(args),
+        budget=Budget(max_cost_usd=args.max_cost, max_minutes=args.max_minutes),
     )
 
 

@@ -32,7 +32,8 @@ def register(commands: Any) -> None:
         "session, and compare them per scenario and overall (stratified by scenario), two-sided. "
         "With a `pairwise:` judge in the suite, also ask it which variant's answer to each "
         "input is better (docs: ab). Use `base` for a scenario without overrides. The "
-        "suite's tolerance bands apply. Exit code 0 whatever the answer.",
+        "suite's tolerance bands apply. Exit code 0 whatever the answer (6 when --max-cost "
+        "or --max-minutes ended the batch).",
     )
     add_batch_arguments(parser)
     parser.add_argument(
@@ -90,4 +91,4 @@ def main(args: argparse.Namespace) -> int:
             resume=args.resume,
         )
     print(printable(outcome.headline, keep="\n"))  # the answer, then what the runs could see
-    return outcome.exit_code
+    return outcome.exit_code  # 1 only for a floor; 6 when a budget ended the batch

@@ -48,6 +48,13 @@ def register(commands: Any) -> None:
         "(docs/explanation/statistics.md, sequential mode)",
     )
     add_max_runs_argument(parser)
+    parser.add_argument(
+        "--budgeted",
+        action="store_true",
+        help="spend --max-cost (else --max-minutes) in three looks where the verdict is still "
+        "open: more runs for undecided scenarios, none for decided or hopelessly blind ones "
+        "(docs/explanation/statistics.md, budgeted design)",
+    )
     add_history_argument(parser)
     add_store_argument(parser)
     parser.add_argument(
@@ -107,6 +114,7 @@ def main(args: argparse.Namespace) -> int:
             require_power=args.require_power,
             store=store,
             resume=args.resume,
+            budgeted=args.budgeted,
         )
     print_warnings(outcome.warnings)
     print(printable(outcome.headline, keep="\n"))

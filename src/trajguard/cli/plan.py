@@ -20,7 +20,8 @@ def register(commands: Any) -> None:
         description="From a baseline run set (observed rates and spreads) or assumed values, "
         "print per metric the smallest effect N runs per side detects with 80%% power at the "
         "level a lone effect must clear in a full report (the first step of the gating family), "
-        "and the N needed for each tolerance edge.",
+        "and the N needed for each tolerance edge. With a baseline, also the night's minutes and "
+        "cost at N runs per scenario, from the baseline's runs (for --max-minutes, --max-cost).",
     )
     parser.add_argument("baseline", type=Path, nargs="?", metavar="BASELINE", help="run set")
     parser.add_argument("--runs", type=int, default=20, metavar="N", help="runs per side")
@@ -86,6 +87,9 @@ def main(args: argparse.Namespace) -> int:
                 "—" if row.n_needed is None else str(row.n_needed),
             )
     Console(width=120).print(table)
+    if args.baseline is not None:
+        for line in pipeline.estimate_night(args.baseline, args.runs).lines():
+            print(printable(line))
     for note in _judge_notes(args.baseline):
         print(printable(f"note: {note}"))
     return 0

@@ -82,6 +82,10 @@ def summary(result: BatchResult, startup: StartupLog) -> str:
         lines.append(f"warning: {warning}")
     if result.server_log is not None:
         lines.append(f"the embedded model server's log (a call failed): {result.server_log}")
+    if result.budget is not None:
+        not_run = ", ".join(f"{s} {n}" for s, n in sorted(result.budget.not_run.items()))
+        lines.append(f"the budget ended the batch: {result.budget.why}")
+        lines.append(f"not run (runs per scenario): {not_run}")
     return printable("\n".join(lines), keep="\n")  # error messages come from models and tools
 
 
@@ -112,7 +116,12 @@ def main(args: argparse.Namespace) -> int:
         )
     print(summary(result, startup))
     floors = pipeline.check_runset_floors(result.runset)
-    if floors is None:
-        return 0
-    print(printable(floors.words, keep="\n"))
-    return floors.exit_code
+    if floors is not None:
+        print(printable(floors.words, keep="\n"))
+    if result.budget is not None:
+        from trajguard.compare import EXIT_BUDGET
+
+        print(printable(f"finish it with: trajguard run {args.suite} --resume {result.runset}"))
+        if floors is None or floors.exit_code == 0:
+            return EXIT_BUDGET
+    return 0 if floors is None else floors.exit_code

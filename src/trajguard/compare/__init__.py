@@ -3,13 +3,15 @@
 Run tables in (pandas, one row per run), results out: :func:`compare_runsets` for a nightly or a
 ``compare``, :func:`compare_ab` for two variants, :func:`plan_runset` / :func:`plan_assumed` for
 what N can detect. How many runs are made, look by look, is a design (:class:`FixedDesign`,
-:class:`SequentialDesign`, :class:`EscalationDesign`, run by :func:`drive`); every verdict comes
-from one ladder (:func:`verdict_of`). Every metric is described once, in :data:`METRICS` (with
-:data:`TOLERANCES`); the method is in ``docs/explanation/statistics.md``.
+:class:`SequentialDesign`, :class:`EscalationDesign`, :class:`BudgetedDesign`, run by
+:func:`drive`); every verdict comes from one ladder (:func:`verdict_of`). Every metric is
+described once, in :data:`METRICS` (with :data:`TOLERANCES`); the method is in
+``docs/explanation/statistics.md``.
 """
 
 from trajguard.compare._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.compare._arms import split_runs
+from trajguard.compare._budget_design import BudgetedDesign, BudgetOutcome
 from trajguard.compare._compare import compare_runsets
 from trajguard.compare._config import CompareConfig, tolerance_problems
 from trajguard.compare._designs import Design, FixedDesign, Look, Sides, drive
@@ -70,6 +72,7 @@ from trajguard.compare._sequential import Decision, LookRecord, SequentialOutcom
 from trajguard.compare._sequential_design import SequentialDesign
 from trajguard.compare._verdicts import (
     EXIT_BLIND,
+    EXIT_BUDGET,
     EXIT_OK,
     EXIT_REGRESSED,
     Evidence,
@@ -83,6 +86,7 @@ __all__ = [
     "BAR_NAMES",
     "DEFAULT_GATING",
     "EXIT_BLIND",
+    "EXIT_BUDGET",
     "EXIT_OK",
     "EXIT_REGRESSED",
     "METRICS",
@@ -94,6 +98,8 @@ __all__ = [
     "Answer",
     "AskedOrder",
     "BlindSpot",
+    "BudgetOutcome",
+    "BudgetedDesign",
     "CompareConfig",
     "Comparison",
     "Decision",

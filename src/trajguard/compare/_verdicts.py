@@ -58,6 +58,9 @@ EXIT_REGRESSED = 1
 EXIT_BLIND = 4
 """No regression found, but ``--require-power`` was asked and some scenario's gating tests could
 not detect a drop of its pass-rate band (a blind night, distinct from a regression)."""
+EXIT_BUDGET = 6
+"""A budget (``--max-cost``, ``--max-minutes``) ended the batch before its plan and no regression
+was found in the runs it made: the finished runs are kept, ``--resume`` finishes the batch."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,15 +2,16 @@
 
 :func:`run` (a batch), :func:`compare` (two run sets → report, exit flag), :func:`nightly`
 (run + compare with the baseline + report), :func:`ab` (two variants → did B help?),
-:func:`show` and :func:`plan` (read-only), :func:`promote` (a run set becomes the baseline),
-:func:`promote_from_store` (a night of the store of nights becomes it);
+:func:`show`, :func:`plan` and :func:`estimate_night` (read-only), :func:`promote` (a run set
+becomes the baseline), :func:`promote_from_store` (a night of the store of nights becomes it);
 :func:`check_runset_floors` (a run set against its scenarios' floors, no baseline); a
-:class:`StoreRequest` keeps a comparison's night in the store of nights;
-:func:`write_trend_page` writes the page of its series.
+:class:`StoreRequest` keeps a comparison's night in the store of nights; :func:`write_trend_page`
+writes the page of its series.
 The command line only maps options to these and prints what they return.
 """
 
 from trajguard.pipeline._ab import ABOutcome, ab
+from trajguard.pipeline._budget import NightEstimate, estimate_night
 from trajguard.pipeline._compare import CompareOutcome, compare, with_suite_tolerances
 from trajguard.pipeline._floors import FloorOutcome, check_runset_floors
 from trajguard.pipeline._inspect import RunSetView, plan, show
@@ -27,6 +28,7 @@ __all__ = [
     "ABOutcome",
     "CompareOutcome",
     "FloorOutcome",
+    "NightEstimate",
     "ReportOptions",
     "Rerendered",
     "RunSetView",
@@ -35,6 +37,7 @@ __all__ = [
     "check_runset_floors",
     "compare",
     "dry_run",
+    "estimate_night",
     "nightly",
     "plan",
     "plotted_scenarios",

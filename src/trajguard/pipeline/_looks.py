@@ -7,12 +7,14 @@ candidate (``nightly``), or variant A against variant B of one batch (``ab``).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from trajguard.compare import (
+    BudgetedDesign,
     CompareConfig,
     Design,
     EscalationDesign,
@@ -23,6 +25,7 @@ from trajguard.compare import (
     drive,
 )
 from trajguard.errors import UsageError
+from trajguard.pipeline._budget import BudgetEnded, spent_after
 from trajguard.results import DesignRecord
 from trajguard.run import BatchOptions, ObserverFactory, execute
 from trajguard.store import read_runs
@@ -56,12 +59,16 @@ class Job:
     resume_command: str | None = None
 
 
-def one_design(*, sequential: bool, max_runs: int | None) -> None:
+def one_design(*, sequential: bool, max_runs: int | None, budgeted: bool = False) -> None:
     """Refuse two designs at once (checked before anything is loaded).
 
     Raises:
-        UsageError: both ``sequential`` and ``max_runs``.
+        UsageError: two of ``sequential``, ``max_runs`` and ``budgeted``.
     """
+    if budgeted and (sequential or max_runs is not None):
+        raise UsageError(
+            "--budgeted is a design of its own; give it without --sequential and --max-runs",
+        )
     if sequential and max_runs is not None:
         raise UsageError(
             "--sequential and --max-runs are two designs; give one of them",
@@ -108,26 +115,43 @@ def variant_sides(runset: Path, variants: tuple[str, str]) -> Sides:
 
 
 def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
-    """Run every look of the job's design into its run set."""
+    """Run every look of the job's design into its run set; a budget (the options') spans
+    every look, and a look it ends is the last."""
+
+    budgeted = job.options
 
     def run_look(look: Look) -> None:
-        options = job.options
+        nonlocal budgeted
+        options = budgeted
         if look.runs is not None:
             options = replace(options, runs=look.runs)
         if look.scenarios is not None:
             options = replace(options, scenarios=look.scenarios)
         name = job.label or job.suite.name
-        execute(
-            job.suite,
-            job.runset,
-            options,
-            resume=job.resume or look.index > 0,
-            observe=observe,
-            label=f"{name} {look.label}" if look.label else job.label,
-            resume_command=job.resume_command,
-        )
+        for part, group in enumerate(_groups(job.design, look, options)):
+            result = execute(
+                job.suite,
+                job.runset,
+                replace(group, budget=budgeted.budget),
+                resume=job.resume or look.index > 0 or part > 0,
+                observe=observe,
+                label=f"{name} {look.label}" if look.label else job.label,
+                resume_command=job.resume_command,
+            )
+            budgeted = spent_after(budgeted, result)  # a budget spans every look
 
-    drive(job.design, run_look=run_look, sides=job.sides)
+    with contextlib.suppress(BudgetEnded):  # the report says the budget ended the batch
+        drive(job.design, run_look=run_look, sides=job.sides)
+
+
+def _groups(design: Design, look: Look, options: BatchOptions) -> list[BatchOptions]:
+    """The batches of one look: one, or (a design with runs per scenario) one per run count."""
+    if not isinstance(design, BudgetedDesign):
+        return [options]
+    by_runs: dict[int, list[str]] = {}
+    for scenario, runs in design.runs_of(look).items():
+        by_runs.setdefault(runs, []).append(scenario)
+    return [replace(options, runs=n, scenarios=tuple(s)) for n, s in sorted(by_runs.items())]
 
 
 def design_record(design: Design, *, unit: str = "runs") -> DesignRecord:
@@ -138,4 +162,6 @@ def design_record(design: Design, *, unit: str = "runs") -> DesignRecord:
         return DesignRecord(
             name="escalation", escalation=design.plan, stops=tuple(design.stops.values()), unit=unit
         )
+    if isinstance(design, BudgetedDesign):
+        return DesignRecord(name="budget", budget=design.outcome, unit=unit)
     return DesignRecord(unit=unit)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from trajguard.compare import CompareConfig, PooledBaseline
 from trajguard.errors import StoreError
+from trajguard.pipeline._budget import budgeted_design, with_baseline_estimate
 from trajguard.pipeline._compare import (
     CompareOutcome,
     compare_loaded,
@@ -47,6 +48,7 @@ def nightly(
     require_power: bool | None = None,
     store: StoreRequest | None = None,
     resume: Path | None = None,
+    budgeted: bool = False,
 ) -> CompareOutcome:
     """Run the suite's base variant, compare it with the baseline and write the report.
 
@@ -72,6 +74,8 @@ def nightly(
         require_power: a blind night exits 4 (``None``: the suite's ``defaults.require_power``).
         store: append the night to this store of nights, show the trend in the report and (with
             ``promote_to``) promote a clean night the boiling-frog guard lets through.
+        budgeted: spend the budget (``options.budget``) in looks where the verdict is open
+            (:class:`trajguard.compare.BudgetedDesign`).
         resume: the run set of an interrupted night (``reports/<date>/runs``): its batch is
             finished, then compared, reported beside it and appended to the store, as the night
             would have been.
@@ -81,7 +85,7 @@ def nightly(
         ModelUnavailable: the model cannot be reached (nothing is written).
         UsageError: both ``sequential`` and ``max_runs``.
     """
-    one_design(sequential=sequential, max_runs=max_runs)
+    one_design(sequential=sequential, max_runs=max_runs, budgeted=budgeted)
     suite = load_suite(suite_path)
     suite_dir = suite.path.parent if suite.path else Path.cwd()
     store = store_for_suite(store, named=suite.defaults.store, suite_dir=suite_dir)
@@ -95,12 +99,17 @@ def nightly(
         )
     read_manifest(base)
     report = report or ReportOptions()
+    options = with_baseline_estimate(options or BatchOptions(), base)
     config = with_suite_tolerances(
         config or CompareConfig(), {s.id: s.tolerances for s in suite.scenarios}
     )
     options = replace(options or BatchOptions(), variants=(BASE_VARIANT,))
-    design = choose_design(
-        sequential=sequential, max_runs=max_runs, suite=suite, options=options, config=config
+    design = (
+        budgeted_design(suite, options, config)
+        if budgeted
+        else choose_design(
+            sequential=sequential, max_runs=max_runs, suite=suite, options=options, config=config
+        )
     )
     folder = resumable_folder(resume) if resume is not None else report_dir(reports)
     runset = resume if resume is not None else folder / "runs"

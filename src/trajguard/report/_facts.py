@@ -105,7 +105,24 @@ def side_facts(role: str, runset: RunSet) -> Side:
         status=_text(manifest.get("status")),
         batch_id=_text(manifest.get("batch_id")),
         **_imported(manifest),
+        **_stopped(manifest),
     )
+
+
+def _stopped(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """Why the batch stopped before its plan, and what a budget left unrun."""
+    stopped = manifest.get("stopped")
+    if not isinstance(stopped, Mapping) or manifest.get("status") == "finished":
+        return {}
+    not_run = stopped.get("not_run") if stopped.get("by") == "budget" else None
+    return {
+        "stopped": _text(stopped.get("why")),
+        "budget_not_run": {
+            str(k): int(v)
+            for k, v in (not_run.items() if isinstance(not_run, Mapping) else ())
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0
+        },
+    }
 
 
 def _imported(manifest: Mapping[str, Any]) -> dict[str, Any]:

@@ -231,13 +231,28 @@ def _method(comparison: Comparison) -> list[str]:
 
 
 def _unfinished(baseline: Side, candidate: Side) -> list[str]:
-    """A warning for each side whose batch had not finished (``compare --allow-unfinished``)."""
+    """A warning for each side whose batch had not finished (``compare --allow-unfinished``, or
+    a budget that ended it), with what a budget did not run."""
     return [
         f"\n> **Warning: the {role} run set is not a finished batch** (its manifest says "
         f"status `{md(side.status, limit=40)}`): this report compares the runs it held."
+        + _budget_cut(side)
         for role, side in (("candidate", candidate), ("baseline", baseline))
         if side.status not in (None, "finished")
     ]
+
+
+def _budget_cut(side: Side) -> str:
+    if not side.budget_not_run:
+        return f" It stopped: {md(side.stopped, limit=300)}." if side.stopped else ""
+    missing = ", ".join(
+        f"{md(scenario, limit=80)} {n}" for scenario, n in sorted(side.budget_not_run.items())
+    )
+    return (
+        f" **The budget ended it** ({md(side.stopped or 'budget', limit=300)}). Not run "
+        f"(runs per scenario): {missing}; those scenarios were compared on fewer runs. "
+        "`--resume` with the run set finishes the batch."
+    )
 
 
 def _imported(baseline: Side, candidate: Side) -> list[str]:

@@ -16,9 +16,11 @@ from enum import StrEnum
 from typing import Literal
 
 from trajguard.compare import (
+    EXIT_BUDGET,
     EXIT_OK,
     EXIT_REGRESSED,
     Answer,
+    BudgetOutcome,
     Comparison,
     EscalationPlan,
     EscalationStop,
@@ -97,6 +99,10 @@ class Side:
         source_files: the logs it was imported from, as given to ``trajguard import``.
         source_figures: the tool's own headline figure beside trajguard's pass rate, and why
             they differ, as the import summary printed them.
+        stopped: why the batch stopped before its plan, as its manifest says (``None``: it
+            did not stop early, or does not say).
+        budget_not_run: scenario → the planned runs a budget (``--max-cost``,
+            ``--max-minutes``) left unmade (empty: no budget ended the batch).
     """
 
     label: str
@@ -118,6 +124,8 @@ class Side:
     pass_rule: str | None = None
     source_files: tuple[str, ...] = ()
     source_figures: tuple[str, ...] = ()
+    stopped: str | None = None
+    budget_not_run: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -257,19 +265,21 @@ class DesignRecord:
     """How many runs the comparison made, look by look, and who decided significance.
 
     Attributes:
-        name: ``fixed`` (one look; the comparison decides), ``sequential`` or ``escalation``
-            (the design decides its gating verdicts; docs/explanation/statistics.md §4).
+        name: ``fixed`` (one look; the comparison decides), ``sequential``, ``escalation`` or
+            ``budget`` (the design decides its gating verdicts; docs/explanation/statistics.md §4).
         sequential: the sequential design's plan, looks and stops.
         escalation: the escalation plan (its looks, levels and lean rule).
         stops: where each scenario of an escalated run stopped, and why (in the order decided).
         unit: what a run count counts (``runs``, or ``runs per variant`` in an A/B).
+        budget: the budgeted design's budget, runs per scenario and stops.
     """
 
-    name: Literal["fixed", "sequential", "escalation"] = "fixed"
+    name: Literal["fixed", "sequential", "escalation", "budget"] = "fixed"
     sequential: SequentialOutcome | None = None
     escalation: EscalationPlan | None = None
     stops: tuple[EscalationStop, ...] = ()
     unit: str = "runs"
+    budget: BudgetOutcome | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -329,16 +339,22 @@ class ReportDocument:
     @property
     def exit_code(self) -> int:
         """The command's exit code: 1 when the night failed or a floor was not met (an A/B
-        fails only on a floor), 4 when it was blind and power was required, 5 when the trend was
-        asked to gate (``--fail-on-change``) and raised a harmful alarm on this night, else 0."""
+        fails only on a floor), 6 when a budget ended the candidate's batch before its plan (and
+        it did not fail), 4 when it was blind and power was required, 5 when the trend was asked
+        to gate (``--fail-on-change``) and raised a harmful alarm on this night, else 0."""
         below = self.floors is not None and not self.floors.met
+        cut = bool(self.candidate.budget_not_run)
         if self.kind is ReportKind.AB:
-            return EXIT_REGRESSED if below else EXIT_OK
+            if below:
+                return EXIT_REGRESSED
+            return EXIT_BUDGET if cut else EXIT_OK
         code = exit_code(
             failed=self.comparison.regressed or below,
             blind=bool(self.comparison.blind),
             require_power=self.require_power,
         )
+        if cut and code != EXIT_REGRESSED:
+            return EXIT_BUDGET
         trend = self.trend
         if code == EXIT_OK and trend is not None and trend.fail_on_change:
             return EXIT_ALARM if trend.alarmed_tonight else EXIT_OK

@@ -2,16 +2,19 @@
 
 :func:`execute` (or the async :func:`run_batch`) runs a batch into a run set; :func:`plan_batch`
 says which runs, in what order, with which seeds; :func:`describe_batch` prints a plan without
-running it. Agents of every kind (builtin, callable, command) are run by :func:`run_agent`; a
-callable agent receives a :class:`RunContext`. Callable and command agents reach their model
-through the batch's wire endpoint (:mod:`trajguard.capture.wire`), which records their calls.
-A run with ``faults:`` meets the plan :func:`run_faults` derives for it (README, "Chaos");
-:func:`fault_columns` are its row's fault columns. An observer that is a
-:class:`StartupObserver` is told the batch's start-up steps (imports, servers, first calls).
+running it; a :class:`Budget` (``--max-cost``, ``--max-minutes``) stops a batch cleanly before
+a run that would pass it (:class:`BudgetStop` says what was not run). Agents of every kind
+(builtin, callable, command) are run by :func:`run_agent`; a callable agent receives a
+:class:`RunContext`. Callable and command agents reach their model through the batch's wire
+endpoint (:mod:`trajguard.capture.wire`), which records their calls. A run with ``faults:``
+meets the plan :func:`run_faults` derives for it (README, "Chaos"); :func:`fault_columns` are
+its row's fault columns. An observer that is a :class:`StartupObserver` is told the batch's
+start-up steps (imports, servers, first calls).
 """
 
 from trajguard.run._agents import run_agent, trajectory_of
 from trajguard.run._batch import BatchObserver, BatchResult, ObserverFactory, execute, run_batch
+from trajguard.run._budget import Budget, BudgetStop, RunEstimate, estimates_from_rows
 from trajguard.run._context import WIRE_API_KEY, RunContext
 from trajguard.run._describe import describe_batch
 from trajguard.run._faults import FAULT_COLUMNS, annotate_tool_faults, fault_columns, run_faults
@@ -30,10 +33,13 @@ __all__ = [
     "BatchObserver",
     "BatchOptions",
     "BatchResult",
+    "Budget",
+    "BudgetStop",
     "ExecutorChoice",
     "ObserverFactory",
     "Plan",
     "RunContext",
+    "RunEstimate",
     "RunSpec",
     "StartupObserver",
     "annotate_tool_faults",
@@ -41,6 +47,7 @@ __all__ = [
     "build_row",
     "derive_seed",
     "describe_batch",
+    "estimates_from_rows",
     "execute",
     "fault_columns",
     "final_output",

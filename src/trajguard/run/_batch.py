@@ -28,6 +28,14 @@ from trajguard._tools_seen import TOOL_CRITERIA, unseen_tool_warnings
 from trajguard.capture.types import ChatModel
 from trajguard.errors import BatchInterrupted, EmbeddedModelCrashed
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
+from trajguard.run._budget import (
+    WAIT,
+    BudgetGuard,
+    BudgetStop,
+    budget_ended,
+    budget_guard,
+    spent_usd,
+)
 from trajguard.run._executors import RunExecutor, choose_executor, lost_run_ids, open_executor
 from trajguard.run._judge_probe import probe_judges, probe_warnings
 from trajguard.run._judging import Judges, uses_judge
@@ -86,6 +94,10 @@ class BatchResult:
     warnings: tuple[str, ...] = ()
     """Criteria of callable and command agents naming a tool no run of the batch called; judges
     that passed the empty or off-topic answer they were asked about before the batch."""
+    spent_usd: float | None = None
+    """What this invocation's runs cost (``None``: some run's cost is unknown)."""
+    budget: BudgetStop | None = None
+    """The budget ended the batch before its plan (``--resume`` finishes it)."""
 
 
 async def run_batch(
@@ -122,6 +134,7 @@ async def run_batch(
             manifest = new_manifest(suite, options, plan, batch_seed)
         done = store.completed_run_ids(runset) - lost_run_ids(runset)  # lost with a worker: redo
         todo = [(spec, arm) for spec, arm in plan if spec.run_id not in done]
+        guard = budget_guard(options, runset, resume, todo)
         interrupted = sorted(set(store.read_journal(runset)) - done)
         if interrupted:
             manifest.setdefault("interrupted_runs", [])
@@ -152,17 +165,29 @@ async def run_batch(
                 _watch_judging(executor, observer)
             concurrency = options.concurrency or executor.slots or suite.defaults.concurrency
             try:
-                rows = await _run_all(todo, executor, runset, observer, concurrency)
+                rows = await _run_all(todo, executor, runset, observer, concurrency, guard)
             except BaseException as exc:  # Ctrl-C, or a failure of trajguard's: resumable
                 _stopped(runset, manifest, exc)
                 raise
             server_log = executor.keep_server_log(runset, todo, rows)
         store.compact(runset)
-        manifest.update(
-            finished_at=datetime.now(UTC).isoformat(),
-            status="finished",
-            completed_runs=len(store.completed_run_ids(runset)),
-        )
+        ended = budget_ended(guard, todo, rows)
+        if ended is not None:  # status stays "running": --resume finishes the batch
+            manifest.update(
+                stopped={
+                    "at": datetime.now(UTC).isoformat(),
+                    "why": ended.why,
+                    "by": "budget",
+                    "not_run": dict(ended.not_run),
+                },
+                completed_runs=len(store.completed_run_ids(runset)),
+            )
+        else:
+            manifest.update(
+                finished_at=datetime.now(UTC).isoformat(),
+                status="finished",
+                completed_runs=len(store.completed_run_ids(runset)),
+            )
         store.write_manifest(runset, manifest)
     return BatchResult(
         runset=runset,
@@ -176,6 +201,8 @@ async def run_batch(
         errors=errors_by_arm(rows),
         server_log=server_log,
         warnings=_unseen_tools(plan, runset) + probe_warnings(manifest.get("judge_probes") or []),
+        spent_usd=spent_usd(rows),
+        budget=ended,
     )
 
 
@@ -213,21 +240,40 @@ async def _run_all(
     runset: Path,
     observer: BatchObserver | None,
     concurrency: int,
+    guard: BudgetGuard | None = None,
 ) -> list[Mapping[str, Any]]:
     """Every run of ``todo``, ``concurrency`` at a time, each journalled as it starts and
-    written to the run set the moment its row arrives."""
+    written to the run set the moment its row arrives; with a ``guard``, no run starts that
+    would pass the budget (the runs in flight finish)."""
     queue: asyncio.Queue[tuple[RunSpec, ResolvedScenario]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)
     rows: list[Mapping[str, Any]] = []
+    one_finished = asyncio.Condition()
+
+    async def within_budget(spec: RunSpec) -> bool:
+        if guard is None:
+            return True
+        async with one_finished:
+            while (answer := guard.check(spec.scenario)) == WAIT:
+                await one_finished.wait()
+        if answer is None:
+            guard.started_run(spec.run_id, spec.scenario)
+        return answer is None
 
     async def worker() -> None:
         while not queue.empty():
             spec, arm = queue.get_nowait()
+            if not await within_budget(spec):
+                return
             store.journal_start(runset, spec.run_id, datetime.now(UTC).isoformat())
             row = await executor.run(spec, arm)
             store.write_run(runset, row)
             rows.append(row)
+            if guard is not None:
+                guard.finished(spec.run_id, row)
+                async with one_finished:
+                    one_finished.notify_all()
             if observer is not None:
                 observer.update(row)
 

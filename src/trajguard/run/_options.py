@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from trajguard.errors import SuiteError, UsageError
 from trajguard.redaction import REDACTED, scrub
+from trajguard.run._budget import Budget
 from trajguard.suite import (
     BASE_VARIANT,
     MAX_TIMEOUT_S,
@@ -88,8 +89,10 @@ class BatchOptions:
     """What to run: every option overrides the suite's defaults when set.
 
     The fields are the options of ``trajguard run`` (``--runs``, ``--model``, ``--api-base``,
-    ``--scenario``, ``--variant``, ``--seed``, ``--concurrency``, ``--timeout``, ``--executor``
-    and the ``--ray-…`` options), and are checked as the command line checks them.
+    ``--scenario``, ``--variant``, ``--seed``, ``--concurrency``, ``--timeout``, ``--executor``,
+    the ``--ray-…`` options, ``--max-cost`` and ``--max-minutes``), and are checked as the
+    command line checks them. The budget is this command's: a resumed batch keeps the budget
+    given to the command that resumes it (none: it runs to its end).
 
     Raises:
         UsageError: a value out of range, ``api_base`` without ``model``, or a model string
@@ -105,6 +108,7 @@ class BatchOptions:
     concurrency: int | None = None
     timeout_s: float | None = None
     executor: ExecutorChoice = field(default_factory=ExecutorChoice)
+    budget: Budget = field(default_factory=Budget)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scenarios", tuple(dict.fromkeys(self.scenarios)))
@@ -181,4 +185,5 @@ def options_from_manifest(manifest: dict[str, Any], options: BatchOptions) -> Ba
         concurrency=options.concurrency or manifest.get("concurrency_override"),
         timeout_s=options.timeout_s or manifest.get("timeout_override"),
         executor=options.executor,
+        budget=options.budget,
     )

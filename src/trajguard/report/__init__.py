@@ -15,6 +15,7 @@ from trajguard.report._facts import Explain, build_ab_document, build_document
 from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
+from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
 from trajguard.report._pr_comment import (
     COMMENT_LIMIT,
     comment_marker,
@@ -22,7 +23,6 @@ from trajguard.report._pr_comment import (
     render_not_compared,
     render_pr_comment,
 )
-from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
 from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
 from trajguard.report._summary import ArmSummary, summarize

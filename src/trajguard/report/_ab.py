@@ -14,7 +14,9 @@ __all__ = ["detectable_sentence", "render_ab_report"]
 def detectable_sentence(result: ABOverall) -> str:
     """What difference the A/B's runs could have detected, in one sentence."""
     if result.detectable_difference is None:
-        return "No scenario has judged runs of both variants, so no detectable difference is stated."
+        return (
+            "No scenario has judged runs of both variants, so no detectable difference is stated."
+        )
     return (
         f"These runs could detect an average pass-rate difference of "
         f"{100 * result.detectable_difference:.0f} points (80% power, two-sided, Holm-adjusted)."

@@ -55,7 +55,7 @@ def comment_marker(key: str = DEFAULT_KEY) -> str:
     """The hidden first line by which the comment of ``key`` is found again.
 
     Raises:
-        UsageError: ``key`` is not 1–64 letters, digits, ``_``, ``.`` or ``-``.
+        UsageError: ``key`` is not 1 to 64 letters, digits, ``_``, ``.`` or ``-``.
     """
     if not _KEY.fullmatch(key):
         raise UsageError(
@@ -137,7 +137,9 @@ def _overall_cost(document: ReportDocument) -> list[str]:
             shown = f"{m.label}: {m.format_difference(o.estimate)} {m.format_interval(o.ci)}"
         except KeyError:
             shown = f"{md(o.metric)}: {o.estimate}"
-        lines.append(f"- Cost over all scenarios, B against A — {shown}, adj. p {o.p_adjusted:.3f}.")
+        lines.append(
+            f"- Cost over all scenarios, B against A — {shown}, adj. p {o.p_adjusted:.3f}."
+        )
     return lines
 
 

@@ -107,7 +107,9 @@ def cost_cell(result: MetricResult) -> str:
         effect = "—" if result.estimate is None else f"{result.estimate:.3g}"
         return f"{effect} {md(result.metric)}"
     effect, ci = shown.format_effect(result.estimate, result.ci)
-    sides = f"{shown.format_value(result.baseline.mean)} → {shown.format_value(result.candidate.mean)}"
+    sides = (
+        f"{shown.format_value(result.baseline.mean)} → {shown.format_value(result.candidate.mean)}"
+    )
     return f"{sides} ({effect}, {ci})" if ci != "—" else f"{sides} ({effect})"
 
 

@@ -99,13 +99,18 @@ def cost_metrics(document: ReportDocument) -> list[str]:
     return sorted(n for n in names if "cost" in n)
 
 
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
 def cost_cell(result: MetricResult) -> str:
     """A cost metric's two sides and effect with its interval."""
     try:
         shown = metric(result.metric)
-    except KeyError:  # a metric this trajguard does not know: its numbers, unformatted
-        effect = "—" if result.estimate is None else f"{result.estimate:.3g}"
-        return f"{effect} {md(result.metric)}"
+    except KeyError:  # a metric this trajguard does not know: its numbers, plainly
+        sides = f"{_number(result.baseline.mean)} → {_number(result.candidate.mean)}"
+        ci = "" if result.ci is None else f" [{_number(result.ci[0])}, {_number(result.ci[1])}]"
+        return f"{sides} (effect {_number(result.estimate)}{ci})"
     effect, ci = shown.format_effect(result.estimate, result.ci)
     sides = (
         f"{shown.format_value(result.baseline.mean)} → {shown.format_value(result.candidate.mean)}"

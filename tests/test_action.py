@@ -212,8 +212,11 @@ class ActionRun:
 
 def _evaluate(text: str, context: dict[str, Any]) -> str:
     def lookup(match: re.Match[str]) -> str:
+        parts = match.group(1).split(".")
+        if parts[0] == "steps" and len(parts) == 4:  # an output never set reads as ''
+            return str(context["steps"].get(parts[1], {}).get("outputs", {}).get(parts[3], ""))
         value: Any = context
-        for part in match.group(1).split("."):
+        for part in parts:
             value = value[part]  # a KeyError: an expression this runner does not support
         return "" if value is None else str(value)
 
@@ -300,8 +303,9 @@ def _env(project: Path, summary: Path) -> dict[str, str]:
     return {
         "PATH": f"{venv}{os.pathsep}{os.environ['PATH']}",
         "HOME": os.environ.get("HOME", str(project)),
-        # this checkout's trajguard first (the venv's console script imports it), then the agent
-        "PYTHONPATH": os.pathsep.join((str(Path(trajguard.__file__).parents[1]), str(project))),
+        # this checkout's trajguard (the venv's console script imports it); the agent's module
+        # is found beside the suite, as trajguard finds it for any user
+        "PYTHONPATH": str(Path(trajguard.__file__).parents[1]),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "GITHUB_STEP_SUMMARY": str(summary),
     }
@@ -384,3 +388,45 @@ def test_without_a_token_the_comment_goes_to_the_job_summary_and_no_api_is_calle
     text = summary.read_text()
     assert comment_marker() + "\n### trajguard A/B · tiny" in text
     assert "**Answer: broken hurt**" in text
+
+
+BROKEN_AGENT = AGENT.replace('good = ctx.variant != "broken" and', "good = False and")
+
+
+def _git(project: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.live
+def test_compare_runs_the_baseline_at_the_base_commit_and_fails_on_the_regression(
+    project: Path,
+) -> None:
+    """The pull request breaks the agent: the baseline is run at the base commit (a worktree),
+    the head compared with it, the comment says regressed and the action exits 1."""
+    _git(project, "init", "-q")
+    _git(project, "add", "suite.yaml", "tiny_agent.py")
+    _git(project, "commit", "-qm", "base")
+    base = _git(project, "rev-parse", "HEAD")
+    (project / "tiny_agent.py").write_text(BROKEN_AGENT)
+    _git(project, "commit", "-qam", "the pull request's change")
+    summary = project / "summary.md"
+    given = {"command": "compare", "variants": "", "runs": "10", "baseline-ref": base}
+    with fake_github() as github:
+        done = run_action(project, _inputs(github, **given), _env(project, summary))
+        assert done.exit_code == 1, done.log
+        assert done.outputs["run"]["exit-code"] == "1"
+        baseline = Path(done.outputs["baseline"]["path"])
+        assert (baseline / "manifest.json").is_file(), "the baseline run set, ready to cache"
+        (comment,) = github.on("octo/agent", 5)
+    body = comment["body"]
+    assert body.startswith(comment_marker() + "\n### trajguard nightly · tiny")
+    assert "**Verdict: 🔴 regressed** — a gating regression failed the night (exit code 1)." in body
+    assert "| one | 🔴 regressed | 80% → 0%" in body or "| two | 🔴 regressed |" in body
+    assert _git(project, "worktree", "list").count("\n") == 0, "the base worktree is removed"

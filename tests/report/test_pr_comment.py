@@ -53,6 +53,16 @@ def test_the_committed_comment_is_what_the_cli_prints(sample: str, cli: Any) -> 
     assert result.stdout == (SAMPLES / sample / "pr-comment.md").read_text()
 
 
+def test_the_comment_format_refuses_the_report_files_options(cli: Any, tmp_path: Path) -> None:
+    source = SAMPLES / "sample-ab" / "comparison.json"
+    result = cli("report", str(source), "--format", "pr-comment", "--html", cwd=tmp_path)
+    assert result.returncode == 2 and "not the comment" in result.stderr
+    written = cli("report", str(source), "--format", "pr-comment", "--out", "c.md", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "c.md").read_text().startswith(comment_marker())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.md"], "nothing else written"
+
+
 def test_the_comment_answers_first_and_lists_what_failed() -> None:
     ab = render_pr_comment(_sample("sample-ab"), page_url="https://ci.example/r/report.html")
     lines = ab.splitlines()

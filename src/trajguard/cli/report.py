@@ -60,6 +60,13 @@ def main(args: argparse.Namespace) -> int:
     from trajguard import pipeline
 
     if args.format == "pr-comment":
+        if args.junit or args.html or args.no_plots:
+            from trajguard.errors import UsageError
+
+            raise UsageError(
+                "--junit, --html and --no-plots render the report files, not the comment",
+                hint="run `trajguard report` once per format",
+            )
         text = pipeline.pr_comment_text(args.source, page_url=args.page_url, key=args.key)
         if args.out is None:
             print(text, end="")

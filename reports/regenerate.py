@@ -10,7 +10,9 @@ the repository's root). It writes:
   against ``weather_edit`` (the edited night of seed 1), whose runs it first writes to
   ``reports/sample-ab/runs/`` as one run set of two variants.
 
-Each folder holds the markdown report, ``report.html``, ``comparison.json`` and the plots. Every
+Each folder holds the markdown report, ``report.html``, ``comparison.json``, the plots and
+``pr-comment.md``, the pull-request comment rendered from ``comparison.json`` (its links point
+into the ``report.html`` beside it). Every
 path in them is relative to the repository's root, so the committed files say nothing of the
 machine that wrote them; tests/report/test_samples.py fails when they differ from what the code
 renders now.
@@ -39,8 +41,8 @@ from trajguard.compare import CompareConfig, compare_ab
 from trajguard.pipeline import ReportOptions, with_suite_tolerances
 from trajguard.pipeline._compare import compare_loaded
 from trajguard.pipeline._outputs import run_payload, write_outputs
-from trajguard.report import build_ab_document
-from trajguard.results import ReportKind
+from trajguard.report import build_ab_document, render_pr_comment
+from trajguard.results import COMPARISON_FILE, ReportKind, read_document
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pages
@@ -116,9 +118,25 @@ def ab_sample(out: Path) -> Path:
     return report
 
 
+PR_COMMENT = "pr-comment.md"
+
+
+def pr_comment_sample(report: Path) -> Path:
+    """The pull-request comment of the comparison beside ``report``, as ``trajguard report
+    comparison.json --format pr-comment --page-url report.html`` prints it."""
+    source = report.with_name(COMPARISON_FILE)
+    document = read_document(source.read_bytes(), file=source)
+    target = report.with_name(PR_COMMENT)
+    target.write_text(render_pr_comment(document, page_url="report.html"), encoding="utf-8")
+    return target
+
+
 def regenerate(out: Path = Path("reports")) -> list[Path]:
     """Both samples under ``out`` (relative to the working directory, the repository's root)."""
-    return [nightly_sample(out), ab_sample(out)]
+    reports = [nightly_sample(out), ab_sample(out)]
+    for report in reports:
+        pr_comment_sample(report)
+    return reports
 
 
 def screenshots(page: Path, target: Path, chromium: str = "/usr/bin/chromium") -> None:

@@ -58,7 +58,7 @@ SHIPPED: dict[str, tuple[str, ...]] = {
     "command-agents": ("how-to/command-agents.md",),
     "ray": ("how-to/ray.md",),
     "chaos": ("how-to/chaos.md",),
-    "ci": ("how-to/ci.md",),
+    "ci": ("how-to/ci.md", "how-to/pull-request-comment.md"),
     "tutorial": ("tutorial.md",),
     "importing": (
         "how-to/importing.md",

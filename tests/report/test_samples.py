@@ -49,7 +49,11 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_committed_sample_is_what_the_code_renders_now(fresh: Path, sample: str) -> None:
     committed, now = REPO / "reports" / sample, fresh / sample
     hint = "the code renders it differently now: run python reports/regenerate.py, review, commit"
-    for name in ("comparison.json", "ab.md" if sample == "sample-ab" else "report.md"):
+    for name in (
+        "comparison.json",
+        "ab.md" if sample == "sample-ab" else "report.md",
+        "pr-comment.md",
+    ):
         assert_same_output(
             (committed / name).read_text(), (now / name).read_text(), what=name, hint=hint
         )

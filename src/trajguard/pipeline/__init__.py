@@ -18,6 +18,7 @@ from trajguard.pipeline._inspect import RunSetView, plan, show
 from trajguard.pipeline._nightly import nightly
 from trajguard.pipeline._nights import ROLLING, StoreRequest, promote_from_store
 from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
+from trajguard.pipeline._pr_comment import PostedComment, pr_comment_text, publish_pr_comment
 from trajguard.pipeline._rerender import Rerendered, rerender
 from trajguard.pipeline._run import dry_run, run
 from trajguard.pipeline._trend_page import write_trend_page
@@ -29,6 +30,7 @@ __all__ = [
     "CompareOutcome",
     "FloorOutcome",
     "NightEstimate",
+    "PostedComment",
     "ReportOptions",
     "Rerendered",
     "RunSetView",
@@ -41,8 +43,10 @@ __all__ = [
     "nightly",
     "plan",
     "plotted_scenarios",
+    "pr_comment_text",
     "promote",
     "promote_from_store",
+    "publish_pr_comment",
     "rerender",
     "run",
     "show",

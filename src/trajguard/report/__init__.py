@@ -17,18 +17,28 @@ from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
 from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
+from trajguard.report._pr_comment import (
+    COMMENT_LIMIT,
+    comment_marker,
+    comment_size,
+    render_not_compared,
+    render_pr_comment,
+)
 from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
 from trajguard.report._summary import ArmSummary, summarize
 from trajguard.report._trend import render_trend
 
 __all__ = [
+    "COMMENT_LIMIT",
     "MARK",
     "SIDE_COLOURS",
     "ArmSummary",
     "Explain",
     "build_ab_document",
     "build_document",
+    "comment_marker",
+    "comment_size",
     "draw_figures",
     "escalation_section",
     "floor_words",
@@ -40,6 +50,8 @@ __all__ = [
     "plot_path",
     "render_ab_report",
     "render_markdown",
+    "render_not_compared",
+    "render_pr_comment",
     "render_report",
     "render_trend",
     "sequential_section",

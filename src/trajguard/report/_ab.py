@@ -6,9 +6,21 @@ from trajguard.compare import metric
 from trajguard.report._format import interval_label, md
 from trajguard.report._markdown import render_report
 from trajguard.report._pairwise import pairwise_section
-from trajguard.results import ReportDocument
+from trajguard.results import ABOverall, ReportDocument
 
-__all__ = ["render_ab_report"]
+__all__ = ["detectable_sentence", "render_ab_report"]
+
+
+def detectable_sentence(result: ABOverall) -> str:
+    """What difference the A/B's runs could have detected, in one sentence."""
+    if result.detectable_difference is None:
+        return (
+            "No scenario has judged runs of both variants, so no detectable difference is stated."
+        )
+    return (
+        f"These runs could detect an average pass-rate difference of "
+        f"{100 * result.detectable_difference:.0f} points (80% power, two-sided, Holm-adjusted)."
+    )
 
 
 def render_ab_report(document: ReportDocument) -> str:
@@ -21,12 +33,7 @@ def render_ab_report(document: ReportDocument) -> str:
     if result is None:
         raise ValueError(f"a {document.kind} report document has no A/B answer to render")
     a, b = result.variant_a, result.variant_b
-    detectable = (
-        "No scenario has judged runs of both variants, so no detectable difference is stated."
-        if result.detectable_difference is None
-        else f"These runs could detect an average pass-rate difference of "
-        f"{100 * result.detectable_difference:.0f} points (80% power, two-sided, Holm-adjusted)."
-    )
+    detectable = detectable_sentence(result)
     lines = [
         f"# trajguard A/B: {md(b)} against {md(a)}",
         "",

@@ -16,8 +16,11 @@ class Opened:
     requests: list[str] = field(default_factory=list)
 
 
-def open_report(browser: Any, page_file: Path, *, width: int = 1280, script: bool = True) -> Opened:
-    """Open ``page_file`` from disk; every request but the page itself is refused and kept."""
+def open_report(
+    browser: Any, page_file: Path, *, width: int = 1280, script: bool = True, fragment: str = ""
+) -> Opened:
+    """Open ``page_file`` from disk (at ``fragment``, a ``#…`` link into it); every request but
+    the page itself is refused and kept."""
     context = browser.new_context(
         viewport={"width": width, "height": 900}, java_script_enabled=script
     )
@@ -36,7 +39,7 @@ def open_report(browser: Any, page_file: Path, *, width: int = 1280, script: boo
 
     page.route("**/*", route)
     page.on("request", lambda r: None if r.url == url else opened.requests.append(r.url))
-    page.goto(url)
+    page.goto(url + fragment)
     if script:
         page.wait_for_selector("body[data-ready='1']", timeout=20_000)
     return opened

@@ -11,6 +11,7 @@ the page load nothing and run no script but its own. docs/reference/report-html.
 
 from collections.abc import Mapping
 
+from trajguard.report.html._anchors import failed_runs_fragment, run_fragment
 from trajguard.report.html._page import render_page
 from trajguard.report.html._payload import ROW_FIELDS, RunPayload, RunSource, collect_runs
 from trajguard.report.html._trend_page import render_trend_page
@@ -22,8 +23,10 @@ __all__ = [
     "RunPayload",
     "RunSource",
     "collect_runs",
+    "failed_runs_fragment",
     "render_html",
     "render_trend_page",
+    "run_fragment",
 ]
 
 HTML_FILE = "report.html"

@@ -182,6 +182,30 @@
       view.scrollIntoView({ block: "start" });
     });
   }
+  // A link into the page (report/html/_anchors.py): #run=ID&batch=B&side=S opens that run;
+  // #explore=SCENARIO&passed=false&side=S shows a scenario's runs, filtered.
+  function follow() {
+    var want = new URLSearchParams(location.hash.slice(1));
+    var side = ["baseline", "candidate"].indexOf(want.get("side"));
+    if (want.has("run")) {
+      var found = state.runs.filter(function (r) {
+        return r.id === want.get("run") && (!want.has("batch") || r.batch === want.get("batch")) &&
+          (side < 0 || r.side === side);
+      })[0];
+      if (!found) return;
+      ui.scenario.value = found.scenario;
+      refreshChoices();
+      apply();
+      show(found);
+    } else if (want.has("explore")) {
+      ui.scenario.value = want.get("explore");
+      refreshChoices();
+      ui.passed.value = want.get("passed") || "";
+      ui.side.value = side < 0 ? "" : String(side);
+      apply();
+      document.getElementById("explorer").scrollIntoView({ block: "start" });
+    }
+  }
   function start() {
     var root = document.getElementById("explorer-ui");
     if (!root || !document.getElementById("run-rows")) { document.body.dataset.ready = "1"; return; }
@@ -220,6 +244,8 @@
       });
       root.hidden = false;
       apply();
+      follow();
+      window.addEventListener("hashchange", follow);
       document.body.dataset.ready = "1";
     }).catch(function (e) {
       root.hidden = false;

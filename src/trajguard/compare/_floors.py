@@ -29,7 +29,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from trajguard.outcome import Outcomes, classify
-from trajguard.stats._floor_bounds import (
+from trajguard.stats import (
     lower_rate_bound,
     runs_to_show_rate_at_least,
     upper_rate_bound,

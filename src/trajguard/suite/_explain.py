@@ -23,6 +23,7 @@ from trajguard.suite._models import (
     Suite,
     Variant,
 )
+from trajguard.suite._path_criteria import CallSpec
 from trajguard.suite._yaml_lines import LineMap, dotted, undotted
 
 __all__ = [
@@ -103,6 +104,8 @@ def _known_keys(parent: tuple[int | str, ...], data: Any) -> list[str]:
         known = _ALLOWED["variant"]
     elif len(parent) == 5 and parent[2] == "pass":
         known = _criterion_fields(data, parent)
+    elif len(parent) == 7 and parent[2] == "pass" and parent[5] == "calls":
+        known = list(CallSpec.model_fields)  # a tool_sequence's expected call
     elif len(parent) == 3 and parent[0] == "scenarios" and parent[2] == "agent":
         known = _agent_fields(data, parent)
     else:

@@ -1,0 +1,352 @@
+"""Criteria on the whole path of a run and on the world it left: ``tool_sequence``, ``turns``
+and ``final_state``.
+
+``tool_sequence`` compares the run's executed tool calls (in order, subagents' after the
+root's, as in the run's ``tool_sequence`` column) with a list of expected calls, in one of
+agentevals' match modes:
+
+* ``strict``: the same calls in the same order, nothing else;
+* ``unordered``: the same calls in any order, nothing else;
+* ``superset``: every expected call was made (each by a call of its own); others may be too;
+* ``subset``: every call made is one of the expected (each matching an entry of its own);
+  some expected ones may be missing.
+
+An expected call is a tool name (its arguments are not looked at) or ``{name, arguments}``
+where each named argument is matched by its value (:mod:`._matchers` lists the matchers:
+exact, ``contains``, ``regex``, ``ignore``); arguments not named are not looked at unless
+``strict_arguments: true``.
+
+``turns`` bounds the number of user turns (the root's steps whose source is ``user``).
+
+``final_state`` reads the state the run's tools left (``extra.final_state`` of the trajectory,
+recorded by the runner: docs/reference/suite.md#state) and compares it with ``expected``
+(``match: exact``, every key; or ``contains``, the keys given) or hands it to a user function
+``predicate: module:function(state) -> bool`` (run like a ``predicate`` criterion's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from trajguard._text import safe_str
+from trajguard.core import was_executed
+from trajguard.errors import TrajguardError
+from trajguard.suite._criterion_result import CriterionResult
+from trajguard.suite._matchers import argument_problem, check_matcher, state_differences
+
+__all__ = [
+    "CRITERIA",
+    "SCALAR_FIELD",
+    "STATE_KEY",
+    "CallSpec",
+    "FinalState",
+    "PathCriterion",
+    "ToolSequence",
+    "Turns",
+    "check",
+    "tool_names",
+]
+
+STATE_KEY = "final_state"
+"""The key of the trajectory's ``extra`` that holds the state a run's tools left."""
+_MAX_EXPECTED_CALLS = 500
+_IMPORT_PATH = r"^[\w.]+:[\w.]+$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CallSpec(_Strict):
+    """One expected tool call."""
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] | None = None
+    """Argument name → expected value or matcher; ``None``: the arguments are not looked at."""
+    strict_arguments: bool = False
+    """The call may have no argument besides those named in ``arguments``."""
+
+    @field_validator("arguments")
+    @classmethod
+    def _matchers_are_valid(cls, arguments: dict[str, Any] | None) -> dict[str, Any] | None:
+        for name, expected in (arguments or {}).items():
+            try:
+                check_matcher(expected)
+            except ValueError as exc:
+                raise ValueError(f"argument {name!r}: {exc}") from None
+        return arguments
+
+    @model_validator(mode="after")
+    def _strict_needs_arguments(self) -> CallSpec:
+        if self.strict_arguments and self.arguments is None:
+            raise ValueError("strict_arguments needs arguments: name every argument the call has")
+        return self
+
+    def shown(self) -> str:
+        return self.name if self.arguments is None else f"{self.name}({_short(self.arguments)})"
+
+
+class ToolSequence(_Strict):
+    """The run's tool calls against ``calls``, in a match ``mode``."""
+
+    kind: Literal["tool_sequence"] = "tool_sequence"
+    mode: Literal["strict", "unordered", "subset", "superset"] = "strict"
+    calls: list[CallSpec] = Field(max_length=_MAX_EXPECTED_CALLS)
+
+    @field_validator("calls", mode="before")
+    @classmethod
+    def _names_are_calls(cls, raw: Any) -> Any:
+        if not isinstance(raw, list):
+            return raw
+        return [{"name": item} if isinstance(item, str) else item for item in raw]
+
+    @property
+    def label(self) -> str:
+        listed = " → ".join(c.name for c in self.calls[:6]) or "no calls"
+        more = f" (+{len(self.calls) - 6})" if len(self.calls) > 6 else ""
+        return f"tool_sequence ({self.mode}): {listed}{more}"
+
+
+class Turns(_Strict):
+    """The run had between ``min`` and ``max`` user turns."""
+
+    kind: Literal["turns"] = "turns"
+    min: int = Field(default=0, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _exactly(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "exactly" in data:
+            rest = {k: v for k, v in data.items() if k != "exactly"}
+            return {**rest, "min": data["exactly"], "max": data["exactly"]}
+        return data
+
+    @model_validator(mode="after")
+    def _bounds_can_hold(self) -> Turns:
+        if self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        if self.min == 0 and self.max is None:
+            raise ValueError("give min, max or both (turns: 3 means exactly 3)")
+        return self
+
+    @property
+    def label(self) -> str:
+        if self.min == self.max:
+            return f"turns: {self.min}"
+        return f"turns: {self.min}..{'∞' if self.max is None else self.max}"
+
+
+class FinalState(_Strict):
+    """The state the run's tools left: equal to (or containing) ``expected``, or accepted by
+    ``predicate``."""
+
+    kind: Literal["final_state"] = "final_state"
+    expected: dict[str, Any] | None = None
+    match: Literal["exact", "contains"] = "exact"
+    predicate: str | None = Field(default=None, pattern=_IMPORT_PATH)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> FinalState:
+        if (self.expected is None) == (self.predicate is None):
+            raise ValueError(
+                "final_state takes either expected: {...} (the state to compare with) or "
+                "predicate: module:function, not both and not neither"
+            )
+        return self
+
+    @property
+    def label(self) -> str:
+        if self.predicate is not None:
+            return f"final_state: {self.predicate}"
+        return f"final_state ({self.match}): {_short(self.expected)}"
+
+
+PathCriterion = ToolSequence | Turns | FinalState
+CRITERIA = (ToolSequence, Turns, FinalState)
+SCALAR_FIELD = {"tool_sequence": "calls", "turns": "exactly", "final_state": "expected"}
+"""The field a criterion's scalar form fills (``turns: 3``, ``tool_sequence: [a, b]``)."""
+
+
+def tool_names(criterion: Any) -> list[str]:
+    """The tool names a criterion expects the agent to have (for the load-time check)."""
+    return [c.name for c in criterion.calls] if isinstance(criterion, ToolSequence) else []
+
+
+def check(
+    criterion: PathCriterion,
+    trajectory: Mapping[str, Any],
+    resolve: Callable[[str], Callable[[Any], object]],
+) -> CriterionResult:
+    """Judge one run (its normalised trajectory) by a path criterion."""
+    if isinstance(criterion, FinalState) and criterion.predicate is not None:
+        return _state_predicate(criterion, trajectory, resolve)
+    if isinstance(criterion, ToolSequence):
+        passed, reason = _sequence(criterion, _executed_calls(trajectory))
+    elif isinstance(criterion, Turns):
+        passed, reason = _turns(criterion, trajectory)
+    else:
+        passed, reason = _state_equal(criterion, trajectory)
+    return CriterionResult(
+        criterion=criterion.kind,
+        label=criterion.label,
+        passed=passed,
+        reason="" if passed else reason,
+    )
+
+
+def _executed_calls(trajectory: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    trees = [trajectory]
+    while trees:
+        tree = trees.pop(0)
+        for step in tree.get("steps") or ():
+            if step.get("is_copied_context") is True:
+                continue
+            for call in step.get("tool_calls") or ():
+                if was_executed(call):
+                    found.append((str(call.get("function_name", "")), call.get("arguments")))
+        trees += tree.get("subagent_trajectories") or []
+    return found
+
+
+def _matches(spec: CallSpec, call: tuple[str, Any]) -> bool:
+    return spec.name == call[0] and _argument_problem(spec, call[1]) is None
+
+
+def _argument_problem(spec: CallSpec, arguments: Any) -> str | None:
+    if spec.arguments is None:
+        return None
+    return argument_problem(spec.arguments, arguments, strict=spec.strict_arguments)
+
+
+def _sequence(criterion: ToolSequence, made: list[tuple[str, Any]]) -> tuple[bool, str]:
+    expected = criterion.calls
+    if criterion.mode == "strict":
+        return _strict(expected, made)
+    pairs = _matching(expected, made)
+    missing = [e for i, e in enumerate(expected) if i not in pairs]
+    matched = set(pairs.values())
+    extra = [c for j, c in enumerate(made) if j not in matched]
+    problems = []
+    if missing and criterion.mode in ("unordered", "superset"):
+        problems.append("no call matched " + "; ".join(e.shown() for e in missing[:3]))
+    if extra and criterion.mode in ("unordered", "subset"):
+        problems.append("calls not expected: " + "; ".join(_call_text(c) for c in extra[:3]))
+    return not problems, ", and ".join(problems) + _made_text(made)
+
+
+def _strict(expected: list[CallSpec], made: list[tuple[str, Any]]) -> tuple[bool, str]:
+    for index, (spec, call) in enumerate(zip(expected, made, strict=False), start=1):
+        if spec.name != call[0]:
+            return False, f"call {index} was {call[0]}, expected {spec.name}" + _made_text(made)
+        problem = _argument_problem(spec, call[1])
+        if problem is not None:
+            return False, f"call {index} ({call[0]}): {problem}" + _made_text(made)
+    if len(made) > len(expected):
+        extra = made[len(expected)]
+        return False, f"{len(made)} calls, expected {len(expected)}: call {len(expected) + 1} " + (
+            f"was {_call_text(extra)}" + _made_text(made)
+        )
+    if len(made) < len(expected):
+        return False, f"{len(made)} calls, expected {len(expected)}: no call matched " + (
+            expected[len(made)].shown() + _made_text(made)
+        )
+    return True, ""
+
+
+def _matching(expected: list[CallSpec], made: list[tuple[str, Any]]) -> dict[int, int]:
+    """A maximum matching of expected entries to calls (expected index → call index): each
+    call stands for one entry at most (Kuhn's augmenting paths)."""
+    fits = [[j for j, call in enumerate(made) if _matches(spec, call)] for spec in expected]
+    owner: dict[int, int] = {}  # call index → expected index
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in fits[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or augment(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(len(expected)):
+        augment(i, set())
+    return {i: j for j, i in owner.items()}
+
+
+def _turns(criterion: Turns, trajectory: Mapping[str, Any]) -> tuple[bool, str]:
+    count = sum(1 for s in trajectory.get("steps") or () if s.get("source") == "user")
+    high = criterion.max
+    ok = count >= criterion.min and (high is None or count <= high)
+    bounds = f"{criterion.min}..{'∞' if high is None else high}"
+    return ok, f"{count} user turn{'s' if count != 1 else ''}, expected {bounds}"
+
+
+_NO_STATE = (
+    "the run recorded no final state (extra.final_state): give the scenario a state: or use "
+    "tools that take it; a command agent writes it to {final_state}"
+)
+
+
+def _final_state(trajectory: Mapping[str, Any]) -> tuple[bool, Any]:
+    extra = trajectory.get("extra") or {}
+    return (STATE_KEY in extra), extra.get(STATE_KEY)
+
+
+def _state_equal(criterion: FinalState, trajectory: Mapping[str, Any]) -> tuple[bool, str]:
+    recorded, state = _final_state(trajectory)
+    if not recorded:
+        return False, _NO_STATE
+    differences = state_differences(
+        criterion.expected, state, partial=criterion.match == "contains"
+    )
+    if not differences:
+        return True, ""
+    more = f" and {len(differences) - 3} more" if len(differences) > 3 else ""
+    return False, "final state differs: " + "; ".join(differences[:3]) + more
+
+
+def _state_predicate(
+    criterion: FinalState,
+    trajectory: Mapping[str, Any],
+    resolve: Callable[[str], Callable[[Any], object]],
+) -> CriterionResult:
+    function = str(criterion.predicate)
+    recorded, state = _final_state(trajectory)
+    if not recorded:
+        return CriterionResult(
+            criterion=criterion.kind, label=criterion.label, passed=False, reason=_NO_STATE
+        )
+    error = False
+    try:
+        held = bool(resolve(function)(state))
+        reason = "" if held else f"{function} returned false for the final state {_short(state)}"
+    except TrajguardError as exc:  # did not import, did not return in time, SystemExit …
+        held, reason, error = False, exc.message, True
+    except Exception as exc:  # the user's check is broken: a failed criterion, not a crash
+        held, error = False, True
+        reason = f"{function} raised {type(exc).__name__}: {safe_str(exc)}"
+    return CriterionResult(
+        criterion=criterion.kind, label=criterion.label, passed=held, reason=reason, error=error
+    )
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _call_text(call: tuple[str, Any]) -> str:
+    return f"{call[0]}({_short(call[1])})"
+
+
+def _made_text(made: list[tuple[str, Any]]) -> str:
+    if not made:
+        return " (no tool was called)"
+    names = " → ".join(name for name, _ in made[:8])
+    return f" (the calls: {names}{' …' if len(made) > 8 else ''})"

@@ -40,6 +40,7 @@ from trajguard.suite._matchers import argument_problem, check_matcher, state_dif
 __all__ = [
     "CRITERIA",
     "SCALAR_FIELD",
+    "STATE_ERROR_KEY",
     "STATE_KEY",
     "CallSpec",
     "FinalState",
@@ -52,6 +53,8 @@ __all__ = [
 
 STATE_KEY = "final_state"
 """The key of the trajectory's ``extra`` that holds the state a run's tools left."""
+STATE_ERROR_KEY = "final_state_error"
+"""The key of the trajectory's ``extra`` that says why the final state could not be kept."""
 _MAX_EXPECTED_CALLS = 500
 _IMPORT_PATH = r"^[\w.]+:[\w.]+$"
 
@@ -293,15 +296,18 @@ _NO_STATE = (
 )
 
 
-def _final_state(trajectory: Mapping[str, Any]) -> tuple[bool, Any]:
+def _final_state(trajectory: Mapping[str, Any]) -> tuple[str | None, Any]:
+    """Why the run has no final state (``None`` when it has one), and the state."""
     extra = trajectory.get("extra") or {}
-    return (STATE_KEY in extra), extra.get(STATE_KEY)
+    if STATE_KEY in extra:
+        return None, extra[STATE_KEY]
+    return str(extra.get(STATE_ERROR_KEY) or _NO_STATE), None
 
 
 def _state_equal(criterion: FinalState, trajectory: Mapping[str, Any]) -> tuple[bool, str]:
-    recorded, state = _final_state(trajectory)
-    if not recorded:
-        return False, _NO_STATE
+    missing, state = _final_state(trajectory)
+    if missing is not None:
+        return False, missing
     differences = state_differences(
         criterion.expected, state, partial=criterion.match == "contains"
     )
@@ -317,10 +323,10 @@ def _state_predicate(
     resolve: Callable[[str], Callable[[Any], object]],
 ) -> CriterionResult:
     function = str(criterion.predicate)
-    recorded, state = _final_state(trajectory)
-    if not recorded:
+    missing, state = _final_state(trajectory)
+    if missing is not None:
         return CriterionResult(
-            criterion=criterion.kind, label=criterion.label, passed=False, reason=_NO_STATE
+            criterion=criterion.kind, label=criterion.label, passed=False, reason=missing
         )
     error = False
     try:

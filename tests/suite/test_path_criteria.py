@@ -212,13 +212,13 @@ def test_strict_arguments_refuse_an_argument_not_named() -> None:
     assert judge(
         {"tool_sequence": [{"name": "book", "arguments": every, "strict_arguments": True}]},
         run(BOOK),
-    ).passed  # noqa: E501
+    ).passed
 
 
 def test_arguments_that_are_not_an_object_do_not_match_named_arguments() -> None:
     made = ("book", "not json {")  # a model's unparsed arguments
     assert judge({"tool_sequence": ["book"]}, run(made)).passed  # type: ignore[arg-type]
-    failed = judge({"tool_sequence": [{"name": "book", "arguments": {"city": "Paris"}}]}, run(made))  # type: ignore[arg-type]  # noqa: E501
+    failed = judge({"tool_sequence": [{"name": "book", "arguments": {"city": "Paris"}}]}, run(made))  # type: ignore[arg-type]
     assert "its arguments are not an object" in failed.reason
 
 
@@ -278,7 +278,7 @@ def test_final_state_equal_holds_and_a_difference_names_the_key() -> None:
     assert (
         "state.open: 1, expected True"
         in judge({"final_state": {"expected": SEATED}}, run(state=flag)).reason
-    )  # noqa: E501
+    )
 
 
 def test_final_state_contains_looks_at_the_keys_given_only() -> None:
@@ -351,31 +351,31 @@ def test_a_final_state_predicate_by_import_path(tmp_path: Path, monkeypatch: Any
         (
             {"tool_sequence": [{"name": "x", "arguments": {"a": {"regex": "(a+)+$"}}}]},
             "exponential",
-        ),  # noqa: E501
+        ),
         (
             {"tool_sequence": [{"name": "x", "arguments": {"a": {"regex": "(a|ab)*c"}}}]},
             "exponential",
-        ),  # noqa: E501
+        ),
         (
             {"tool_sequence": [{"name": "x", "arguments": {"a": {"regex": "(unclosed"}}}]},
             "not a valid regular expression",
-        ),  # noqa: E501
+        ),
         (
             {"tool_sequence": [{"name": "x", "arguments": {"a": {"regex": 3}}}]},
             "regex takes a pattern",
-        ),  # noqa: E501
+        ),
         (
             {"tool_sequence": [{"name": "x", "arguments": {"a": {"regex": "a" * 1001}}}]},
             "longer than 1000",
-        ),  # noqa: E501
+        ),
         (
             {"tool_sequence": [{"name": "x", "arguments": {"a": {"ignore": False}}}]},
             "ignore takes true",
-        ),  # noqa: E501
+        ),
         (
             {"tool_sequence": [{"name": "x", "strict_arguments": True}]},
             "strict_arguments needs arguments",
-        ),  # noqa: E501
+        ),
         ({"tool_sequence": [{"name": ""}]}, "at least 1 character"),
         ({"turns": {"min": 3, "max": 1}}, "min \\(3\\) is greater than max \\(1\\)"),
         ({"turns": {}}, "give min, max or both"),
@@ -441,7 +441,7 @@ def test_a_suite_file_names_each_problem_with_its_line_and_field(tmp_path: Path)
     )
     assert (
         "exponential time" in found[(16, "scenarios[0].pass[2].tool_sequence.calls[0].arguments")]
-    )  # noqa: E501
+    )
     assert "min (3) is greater than max (1)" in found[(18, "scenarios[0].pass[4].turns")]
     assert (
         "unknown field 'bookings' (allowed: expected, match, predicate)"

@@ -193,8 +193,8 @@ async def test_a_command_gets_the_seed_and_writes_its_final_state_back(
     (root / "agent.py").write_text(COMMAND)
     argv = [sys.executable, "agent.py", "cmd", "write" if writes else "keep", "{final_state}"]
     scenarios = (
-        f"  - id: count\n    agent: {{kind: command, uses_model: false, argv: {json.dumps(argv)}}}\n"
-        f"    input: count\n    state: {SEED}\n"
+        "  - id: count\n    agent: {kind: command, uses_model: false, "
+        f"argv: {json.dumps(argv)}}}\n    input: count\n    state: {SEED}\n"
         "    pass:\n      - final_state: {expected: {counter: 1}, match: contains}\n"
     )
     rows = await batch(suite(root, scenarios, concurrency=2), root, Scripted(lambda *_: "x"))
@@ -212,7 +212,8 @@ async def test_a_command_that_writes_no_object_crashes_saying_so(
     (root / "bad.py").write_text("import sys\nopen(sys.argv[1], 'w').write('[1, 2]')\n")
     argv = [sys.executable, "bad.py", "{final_state}"]
     scenarios = (
-        f"  - id: bad\n    agent: {{kind: command, uses_model: false, argv: {json.dumps(argv)}}}\n"
+        "  - id: bad\n    agent: {kind: command, uses_model: false, "
+        f"argv: {json.dumps(argv)}}}\n"
         "    input: x\n    runs: 1\n"
     )
     (row,) = await batch(suite(root, scenarios), root, Scripted(lambda *_: "x"))

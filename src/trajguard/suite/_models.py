@@ -201,7 +201,7 @@ class Scenario(_Strict):
     source_row: dict[str, Any] | None = None
     """The data row a ``scenarios_from`` scenario was made from (set by the loader)."""
     state: JsonObject | None = None
-    """The seed of the state its tools share in a run (:mod:`._state`); each run gets a copy."""
+    """The seed of the state its tools share in a run; each run gets a deep copy of its own."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

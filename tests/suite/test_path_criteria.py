@@ -125,6 +125,21 @@ def test_the_list_form_is_strict_and_the_label_names_mode_and_calls() -> None:
     assert judge({"tool_sequence": ["lookup", "book"]}, run(LOOKUP, BOOK)).passed
 
 
+def test_labels_tell_apart_criteria_that_differ_in_arguments_only() -> None:
+    paris = criterion({"tool_sequence": [{"name": "book", "arguments": {"city": "Paris"}}]})
+    rome = criterion({"tool_sequence": [{"name": "book", "arguments": {"city": "Rome"}}]})
+    assert paris.label == "tool_sequence (strict): book({'city': 'Paris'})"
+    assert paris.label != rome.label
+    many = [
+        {"name": "book", "arguments": {"city": c}}
+        for c in ("Paris", "Rome", "Oslo", "Lima", "Kyiv", "Bern")
+    ]
+    long_one = criterion({"tool_sequence": {"mode": "superset", "calls": many}})
+    other = criterion({"tool_sequence": {"mode": "superset", "calls": [*many[:5], many[0]]}})
+    assert len(long_one.label) < 160 and "… #" in long_one.label
+    assert long_one.label != other.label
+
+
 def test_the_matching_is_not_greedy() -> None:
     """The first expected entry fits both calls, the second only the first call: a greedy
     pairing would give the first call to the first entry and fail."""

@@ -26,13 +26,14 @@ recorded by the runner: docs/reference/suite.md#state) and compares it with ``ex
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from trajguard._text import safe_str
-from trajguard.core import was_executed
+from trajguard.core import canonical_json, was_executed
 from trajguard.errors import TrajguardError
 from trajguard.suite._criterion_result import CriterionResult
 from trajguard.suite._matchers import argument_problem, check_matcher, state_differences
@@ -56,6 +57,7 @@ STATE_KEY = "final_state"
 STATE_ERROR_KEY = "final_state_error"
 """The key of the trajectory's ``extra`` that says why the final state could not be kept."""
 _MAX_EXPECTED_CALLS = 500
+_LABEL_CHARS = 120
 _IMPORT_PATH = r"^[\w.]+:[\w.]+$"
 
 
@@ -108,9 +110,13 @@ class ToolSequence(_Strict):
 
     @property
     def label(self) -> str:
-        listed = " → ".join(c.name for c in self.calls[:6]) or "no calls"
-        more = f" (+{len(self.calls) - 6})" if len(self.calls) > 6 else ""
-        return f"tool_sequence ({self.mode}): {listed}{more}"
+        """The mode and the calls (cut at 120 characters, then told apart by a hash of them:
+        reports tell criteria apart by label)."""
+        listed = " → ".join(c.shown() for c in self.calls) or "no calls"
+        if len(listed) > _LABEL_CHARS:
+            digest = hashlib.sha256(canonical_json(self.model_dump()).encode()).hexdigest()
+            listed = f"{listed[: _LABEL_CHARS - 1]}… #{digest[:8]}"
+        return f"tool_sequence ({self.mode}): {listed}"
 
 
 class Turns(_Strict):

@@ -296,6 +296,15 @@ def test_final_state_equal_holds_and_a_difference_names_the_key() -> None:
     )
 
 
+def test_a_list_of_another_length_says_how_many_items_it_has() -> None:
+    twice = {**SEATED, "bookings": SEATED["bookings"] * 2}
+    failed = judge({"final_state": {"expected": SEATED}}, run(state=twice))
+    assert failed.reason == (
+        "final state differs: state.bookings has 2 items, expected 1 "
+        "([{'flight': 'AF12', 'seat': '12A'}])"
+    )
+
+
 def test_final_state_contains_looks_at_the_keys_given_only() -> None:
     raw = {"final_state": {"expected": {"balance": 80}, "match": "contains"}}
     assert judge(raw, run(state={**SEATED, "refund": 20})).passed

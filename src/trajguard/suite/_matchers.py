@@ -135,6 +135,8 @@ def state_differences(
         for index, (e, a) in enumerate(zip(expected, actual, strict=True)):
             found += state_differences(e, a, partial=partial, path=f"{path}[{index}]")
         return found
+    if isinstance(expected, list) and isinstance(actual, list):
+        return [f"{path} has {len(actual)} items, expected {len(expected)} ({expected!r:.60})"]
     if same(expected, actual):
         return []
     return [f"{path}: {actual!r:.60}, expected {expected!r:.60}"]

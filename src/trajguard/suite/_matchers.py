@@ -21,13 +21,19 @@ from typing import Any
 from trajguard.core import canonical_json
 from trajguard.suite._safe_regex import MAX_SUBJECT_CHARS, compile_bounded
 
-__all__ = ["MATCHERS", "argument_problem", "check_matcher", "state_differences"]
+__all__ = [
+    "MATCHERS",
+    "argument_problem",
+    "arguments_match",
+    "check_matcher",
+    "state_differences",
+]
 
 MATCHERS = ("exact", "contains", "regex", "ignore")
 
 
 def _matcher(expected: Any) -> tuple[str, Any]:
-    if isinstance(expected, Mapping) and len(expected) == 1:
+    if isinstance(expected, dict) and len(expected) == 1:
         ((key, value),) = expected.items()
         if key in MATCHERS:
             return str(key), value
@@ -69,6 +75,29 @@ def argument_problem(expected: Mapping[str, Any], actual: Any, *, strict: bool) 
     return None
 
 
+def arguments_match(expected: Mapping[str, Any], actual: Any, *, strict: bool) -> bool:
+    """Whether a call's ``actual`` arguments match ``expected`` (:func:`argument_problem`
+    without the words: the matching of many calls to many entries asks this most)."""
+    if not isinstance(actual, dict):
+        return False
+    for name, wanted in expected.items():
+        how, value = _matcher(wanted)
+        if how == "ignore":
+            continue
+        if name not in actual or not _holds(how, value, actual[name]):
+            return False
+    return not strict or all(k in expected for k in actual)
+
+
+def _holds(how: str, expected: Any, actual: Any) -> bool:
+    if how == "exact":
+        return same(expected, actual)
+    if how == "regex":
+        text = actual if isinstance(actual, str) else canonical_json(actual)
+        return len(text) <= MAX_SUBJECT_CHARS and re.search(str(expected), text) is not None
+    return _contains(expected, actual)
+
+
 def _value_problem(how: str, expected: Any, actual: Any) -> str | None:
     shown = f"{actual!r:.60}"
     if how == "exact":
@@ -88,16 +117,17 @@ def _contains(expected: Any, actual: Any) -> bool:
     if isinstance(actual, list):
         wanted = expected if isinstance(expected, list) else [expected]
         return all(any(same(w, a) for a in actual) for w in wanted)
-    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+    if isinstance(actual, dict) and isinstance(expected, dict):
         return not state_differences(expected, actual, partial=True)
     return False
 
 
 def same(expected: Any, actual: Any) -> bool:
-    """JSON equality: ``1 == 1.0``, but ``true`` is not ``1``."""
-    if isinstance(expected, bool) or isinstance(actual, bool):
+    """JSON equality: ``1 == 1.0``, but ``true`` is not ``1`` (on decoded JSON: plain dicts and
+    lists, which are checked as such because an ABC check is slow)."""
+    if type(expected) is bool or type(actual) is bool:
         return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+    if isinstance(expected, dict) and isinstance(actual, dict):
         return expected.keys() == actual.keys() and all(
             same(v, actual[k]) for k, v in expected.items()
         )
@@ -105,7 +135,7 @@ def same(expected: Any, actual: Any) -> bool:
         return len(expected) == len(actual) and all(
             same(e, a) for e, a in zip(expected, actual, strict=True)
         )
-    if isinstance(expected, Mapping | list) or isinstance(actual, Mapping | list):
+    if isinstance(expected, dict | list) or isinstance(actual, dict | list):
         return False
     return bool(expected == actual)
 

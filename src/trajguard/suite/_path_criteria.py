@@ -26,6 +26,7 @@ recorded by the runner: docs/reference/suite.md#state) and compares it with ``ex
 
 from __future__ import annotations
 
+import collections
 import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
@@ -36,7 +37,12 @@ from trajguard._text import safe_str
 from trajguard.core import canonical_json, was_executed
 from trajguard.errors import TrajguardError
 from trajguard.suite._criterion_result import CriterionResult
-from trajguard.suite._matchers import argument_problem, check_matcher, state_differences
+from trajguard.suite._matchers import (
+    argument_problem,
+    arguments_match,
+    check_matcher,
+    state_differences,
+)
 
 __all__ = [
     "CRITERIA",
@@ -222,8 +228,10 @@ def _executed_calls(trajectory: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return found
 
 
-def _matches(spec: CallSpec, call: tuple[str, Any]) -> bool:
-    return spec.name == call[0] and _argument_problem(spec, call[1]) is None
+def _fits(spec: CallSpec, arguments: Any) -> bool:
+    if spec.arguments is None:
+        return True
+    return arguments_match(spec.arguments, arguments, strict=spec.strict_arguments)
 
 
 def _argument_problem(spec: CallSpec, arguments: Any) -> str | None:
@@ -268,24 +276,59 @@ def _strict(expected: list[CallSpec], made: list[tuple[str, Any]]) -> tuple[bool
 
 
 def _matching(expected: list[CallSpec], made: list[tuple[str, Any]]) -> dict[int, int]:
-    """A maximum matching of expected entries to calls (expected index → call index): each
-    call stands for one entry at most (Kuhn's augmenting paths)."""
-    fits = [[j for j, call in enumerate(made) if _matches(spec, call)] for spec in expected]
-    owner: dict[int, int] = {}  # call index → expected index
+    """A maximum matching of expected entries to calls (expected index → call index), each
+    call standing for one entry at most: a greedy pass, then a shortest augmenting path
+    (Kuhn's algorithm, breadth first) for each entry left over. Whether an entry fits a call
+    is worked out only when asked, once."""
+    by_name: dict[str, list[int]] = {}
+    for j, (name, _) in enumerate(made):
+        by_name.setdefault(name, []).append(j)
+    known: dict[tuple[int, int], bool] = {}
 
-    def augment(i: int, seen: set[int]) -> bool:
-        for j in fits[i]:
-            if j in seen:
-                continue
-            seen.add(j)
-            if j not in owner or augment(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
+    def fits(i: int, j: int) -> bool:
+        if (i, j) not in known:
+            known[(i, j)] = _fits(expected[i], made[j][1])
+        return known[(i, j)]
 
+    owner: dict[int, int] = {}  # call → entry
+    held: dict[int, int] = {}  # entry → call
+    for i, spec in enumerate(expected):
+        free = next((j for j in by_name.get(spec.name, ()) if j not in owner and fits(i, j)), None)
+        if free is not None:
+            owner[free], held[i] = i, free
     for i in range(len(expected)):
-        augment(i, set())
-    return {i: j for j, i in owner.items()}
+        if i not in held:
+            _augment(i, lambda k: by_name.get(expected[k].name, []), fits, owner, held)
+    return held
+
+
+def _augment(
+    start: int,
+    candidates: Callable[[int], list[int]],
+    fits: Callable[[int, int], bool],
+    owner: dict[int, int],
+    held: dict[int, int],
+) -> None:
+    """Give entry ``start`` a call, moving other entries to other calls along a shortest
+    augmenting path (breadth first), if there is one."""
+    reached_by: dict[int, int] = {}  # call → the entry the search reached it from
+    queue = collections.deque([start])
+    while queue:
+        i = queue.popleft()
+        for j in candidates(i):
+            if j in reached_by or not fits(i, j):
+                continue
+            reached_by[j] = i
+            if j in owner:
+                queue.append(owner[j])
+                continue
+            while True:  # a free call: flip the path back to start
+                entry = reached_by[j]
+                before = held.get(entry)
+                owner[j], held[entry] = entry, j
+                if before is None:  # the start, which held no call
+                    return
+                j = before
 
 
 def _turns(criterion: Turns, trajectory: Mapping[str, Any]) -> tuple[bool, str]:

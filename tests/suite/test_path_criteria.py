@@ -5,6 +5,8 @@ configurations refused with the suite line."""
 
 from __future__ import annotations
 
+import itertools
+import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -492,3 +494,48 @@ def test_a_state_json_cannot_hold_is_refused(tmp_path: Path) -> None:
     (problem,) = problems(tmp_path, text)
     assert problem.line == 6
     assert "state.day is a date" in problem.message and "quote it" in problem.message
+
+
+def test_a_longer_augmenting_path_is_found() -> None:
+    """Greedily, entry 0 takes call 0 and entry 1 call 1; entry 2 fits call 0 only, so entry 0
+    must move to call 1 and entry 1 to call 2."""
+    calls = [
+        {"name": "lookup", "arguments": {"i": {"regex": "^[01]$"}}},
+        {"name": "lookup", "arguments": {"i": {"regex": "^[12]$"}}},
+        {"name": "lookup", "arguments": {"i": 0}},
+    ]
+    made = [("lookup", {"i": i}) for i in range(3)]
+    assert judge({"tool_sequence": {"mode": "unordered", "calls": calls}}, run(*made)).passed
+
+
+def test_the_matching_agrees_with_trying_every_assignment() -> None:
+    """Random small cases (a fixed seed): the modes hold exactly when some assignment of
+    entries to distinct calls (or calls to distinct entries) exists."""
+    rng = random.Random(37)
+    for _ in range(300):
+        made = [("t", {"v": rng.randrange(3)}) for _ in range(rng.randrange(5))]
+        entries = []
+        for _ in range(rng.randrange(4)):
+            allowed = sorted(rng.sample(range(3), rng.randrange(1, 4)))
+            pattern = "^[" + "".join(map(str, allowed)) + "]$"
+            entries.append({"name": "t", "arguments": {"v": {"regex": pattern}}})
+
+        def fits(entry: dict[str, Any], call: tuple[str, dict[str, Any]]) -> bool:
+            return str(call[1]["v"]) in entry["arguments"]["v"]["regex"]
+
+        def injective(left: list[Any], right: list[Any], ok: Any) -> bool:
+            return any(
+                all(ok(a, b) for a, b in zip(left, chosen, strict=True))
+                for chosen in itertools.permutations(right, len(left))
+            )
+
+        superset = injective(entries, made, fits)
+        subset = injective(made, entries, lambda c, e: fits(e, c))
+        unordered = len(entries) == len(made) and superset
+        for mode, expected in (
+            ("superset", superset),
+            ("subset", subset),
+            ("unordered", unordered),
+        ):
+            raw = {"tool_sequence": {"mode": mode, "calls": entries}}
+            assert judge(raw, run(*made)).passed is expected, (mode, entries, made)

@@ -19,6 +19,7 @@ from trajguard.core.shape import shape
 from trajguard.errors import SuiteError
 from trajguard.suite import Criterion, import_object, load_suite, parse_criterion
 from trajguard.suite import evaluate_criteria as evaluate
+from trajguard.suite._call_sequence import executed_calls
 
 ADAPTER: TypeAdapter[Any] = TypeAdapter(Criterion)
 
@@ -539,3 +540,18 @@ def test_the_matching_agrees_with_trying_every_assignment() -> None:
         ):
             raw = {"tool_sequence": {"mode": mode, "calls": entries}}
             assert judge(raw, run(*made)).passed is expected, (mode, entries, made)
+
+
+def test_the_calls_are_in_the_order_of_the_tool_sequence_column() -> None:
+    grandchild = run(("c", {}))
+    grandchild["trajectory_id"] = "grandchild"
+    child = run(("b", {}))
+    child.update(trajectory_id="child", subagent_trajectories=[grandchild])
+    sibling = run(("d", {}))
+    sibling["trajectory_id"] = "sibling"
+    root = run(("a", {}))
+    root["subagent_trajectories"] = [child, sibling]
+    normalized = normalize(root)
+    names = [name for name, _ in executed_calls(normalized)]
+    assert names == list(shape(normalized).tool_calls)
+    assert sorted(names) == ["a", "b", "c", "d"]

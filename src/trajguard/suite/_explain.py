@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from trajguard.errors import SuiteError
+from trajguard.suite._call_sequence import CallSpec
 from trajguard.suite._criteria import CRITERION_TYPES, parse_criterion
 from trajguard.suite._models import (
     IMPORT_PATH,
@@ -23,7 +24,6 @@ from trajguard.suite._models import (
     Suite,
     Variant,
 )
-from trajguard.suite._path_criteria import CallSpec
 from trajguard.suite._yaml_lines import LineMap, dotted, undotted
 
 __all__ = [

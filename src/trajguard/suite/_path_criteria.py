@@ -26,23 +26,24 @@ recorded by the runner: docs/reference/suite.md#state) and compares it with ``ex
 
 from __future__ import annotations
 
-import collections
 import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from trajguard._text import safe_str
-from trajguard.core import canonical_json, was_executed
+from trajguard.core import canonical_json
 from trajguard.errors import TrajguardError
-from trajguard.suite._criterion_result import CriterionResult
-from trajguard.suite._matchers import (
-    argument_problem,
-    arguments_match,
-    check_matcher,
-    state_differences,
+from trajguard.suite._call_sequence import (
+    CallSpec,
+    Strict,
+    executed_calls,
+    sequence_outcome,
+    short,
 )
+from trajguard.suite._criterion_result import CriterionResult
+from trajguard.suite._matchers import state_differences
 
 __all__ = [
     "CRITERIA",
@@ -67,40 +68,7 @@ _LABEL_CHARS = 120
 _IMPORT_PATH = r"^[\w.]+:[\w.]+$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class CallSpec(_Strict):
-    """One expected tool call."""
-
-    name: str = Field(min_length=1)
-    arguments: dict[str, Any] | None = None
-    """Argument name → expected value or matcher; ``None``: the arguments are not looked at."""
-    strict_arguments: bool = False
-    """The call may have no argument besides those named in ``arguments``."""
-
-    @field_validator("arguments")
-    @classmethod
-    def _matchers_are_valid(cls, arguments: dict[str, Any] | None) -> dict[str, Any] | None:
-        for name, expected in (arguments or {}).items():
-            try:
-                check_matcher(expected)
-            except ValueError as exc:
-                raise ValueError(f"argument {name!r}: {exc}") from None
-        return arguments
-
-    @model_validator(mode="after")
-    def _strict_needs_arguments(self) -> CallSpec:
-        if self.strict_arguments and self.arguments is None:
-            raise ValueError("strict_arguments needs arguments: name every argument the call has")
-        return self
-
-    def shown(self) -> str:
-        return self.name if self.arguments is None else f"{self.name}({_short(self.arguments)})"
-
-
-class ToolSequence(_Strict):
+class ToolSequence(Strict):
     """The run's tool calls against ``calls``, in a match ``mode``."""
 
     kind: Literal["tool_sequence"] = "tool_sequence"
@@ -125,7 +93,7 @@ class ToolSequence(_Strict):
         return f"tool_sequence ({self.mode}): {listed}"
 
 
-class Turns(_Strict):
+class Turns(Strict):
     """The run had between ``min`` and ``max`` user turns."""
 
     kind: Literal["turns"] = "turns"
@@ -155,7 +123,7 @@ class Turns(_Strict):
         return f"turns: {self.min}..{'∞' if self.max is None else self.max}"
 
 
-class FinalState(_Strict):
+class FinalState(Strict):
     """The state the run's tools left: equal to (or containing) ``expected``, or accepted by
     ``predicate``."""
 
@@ -177,7 +145,7 @@ class FinalState(_Strict):
     def label(self) -> str:
         if self.predicate is not None:
             return f"final_state: {self.predicate}"
-        return f"final_state ({self.match}): {_short(self.expected)}"
+        return f"final_state ({self.match}): {short(self.expected)}"
 
 
 PathCriterion = ToolSequence | Turns | FinalState
@@ -200,7 +168,9 @@ def check(
     if isinstance(criterion, FinalState) and criterion.predicate is not None:
         return _state_predicate(criterion, trajectory, resolve)
     if isinstance(criterion, ToolSequence):
-        passed, reason = _sequence(criterion, _executed_calls(trajectory))
+        passed, reason = sequence_outcome(
+            criterion.mode, criterion.calls, executed_calls(trajectory)
+        )
     elif isinstance(criterion, Turns):
         passed, reason = _turns(criterion, trajectory)
     else:
@@ -211,124 +181,6 @@ def check(
         passed=passed,
         reason="" if passed else reason,
     )
-
-
-def _executed_calls(trajectory: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    found: list[tuple[str, Any]] = []
-    trees = [trajectory]
-    while trees:
-        tree = trees.pop(0)
-        for step in tree.get("steps") or ():
-            if step.get("is_copied_context") is True:
-                continue
-            for call in step.get("tool_calls") or ():
-                if was_executed(call):
-                    found.append((str(call.get("function_name", "")), call.get("arguments")))
-        trees += tree.get("subagent_trajectories") or []
-    return found
-
-
-def _fits(spec: CallSpec, arguments: Any) -> bool:
-    if spec.arguments is None:
-        return True
-    return arguments_match(spec.arguments, arguments, strict=spec.strict_arguments)
-
-
-def _argument_problem(spec: CallSpec, arguments: Any) -> str | None:
-    if spec.arguments is None:
-        return None
-    return argument_problem(spec.arguments, arguments, strict=spec.strict_arguments)
-
-
-def _sequence(criterion: ToolSequence, made: list[tuple[str, Any]]) -> tuple[bool, str]:
-    expected = criterion.calls
-    if criterion.mode == "strict":
-        return _strict(expected, made)
-    pairs = _matching(expected, made)
-    missing = [e for i, e in enumerate(expected) if i not in pairs]
-    matched = set(pairs.values())
-    extra = [c for j, c in enumerate(made) if j not in matched]
-    problems = []
-    if missing and criterion.mode in ("unordered", "superset"):
-        problems.append("no call matched " + "; ".join(e.shown() for e in missing[:3]))
-    if extra and criterion.mode in ("unordered", "subset"):
-        problems.append("calls not expected: " + "; ".join(_call_text(c) for c in extra[:3]))
-    return not problems, ", and ".join(problems) + _made_text(made)
-
-
-def _strict(expected: list[CallSpec], made: list[tuple[str, Any]]) -> tuple[bool, str]:
-    for index, (spec, call) in enumerate(zip(expected, made, strict=False), start=1):
-        if spec.name != call[0]:
-            return False, f"call {index} was {call[0]}, expected {spec.name}" + _made_text(made)
-        problem = _argument_problem(spec, call[1])
-        if problem is not None:
-            return False, f"call {index} ({call[0]}): {problem}" + _made_text(made)
-    if len(made) > len(expected):
-        extra = made[len(expected)]
-        return False, f"{len(made)} calls, expected {len(expected)}: call {len(expected) + 1} " + (
-            f"was {_call_text(extra)}" + _made_text(made)
-        )
-    if len(made) < len(expected):
-        return False, f"{len(made)} calls, expected {len(expected)}: no call matched " + (
-            expected[len(made)].shown() + _made_text(made)
-        )
-    return True, ""
-
-
-def _matching(expected: list[CallSpec], made: list[tuple[str, Any]]) -> dict[int, int]:
-    """A maximum matching of expected entries to calls (expected index → call index), each
-    call standing for one entry at most: a greedy pass, then a shortest augmenting path
-    (Kuhn's algorithm, breadth first) for each entry left over. Whether an entry fits a call
-    is worked out only when asked, once."""
-    by_name: dict[str, list[int]] = {}
-    for j, (name, _) in enumerate(made):
-        by_name.setdefault(name, []).append(j)
-    known: dict[tuple[int, int], bool] = {}
-
-    def fits(i: int, j: int) -> bool:
-        if (i, j) not in known:
-            known[(i, j)] = _fits(expected[i], made[j][1])
-        return known[(i, j)]
-
-    owner: dict[int, int] = {}  # call → entry
-    held: dict[int, int] = {}  # entry → call
-    for i, spec in enumerate(expected):
-        free = next((j for j in by_name.get(spec.name, ()) if j not in owner and fits(i, j)), None)
-        if free is not None:
-            owner[free], held[i] = i, free
-    for i in range(len(expected)):
-        if i not in held:
-            _augment(i, lambda k: by_name.get(expected[k].name, []), fits, owner, held)
-    return held
-
-
-def _augment(
-    start: int,
-    candidates: Callable[[int], list[int]],
-    fits: Callable[[int, int], bool],
-    owner: dict[int, int],
-    held: dict[int, int],
-) -> None:
-    """Give entry ``start`` a call, moving other entries to other calls along a shortest
-    augmenting path (breadth first), if there is one."""
-    reached_by: dict[int, int] = {}  # call → the entry the search reached it from
-    queue = collections.deque([start])
-    while queue:
-        i = queue.popleft()
-        for j in candidates(i):
-            if j in reached_by or not fits(i, j):
-                continue
-            reached_by[j] = i
-            if j in owner:
-                queue.append(owner[j])
-                continue
-            while True:  # a free call: flip the path back to start
-                entry = reached_by[j]
-                before = held.get(entry)
-                owner[j], held[entry] = entry, j
-                if before is None:  # the start, which held no call
-                    return
-                j = before
 
 
 def _turns(criterion: Turns, trajectory: Mapping[str, Any]) -> tuple[bool, str]:
@@ -380,7 +232,7 @@ def _state_predicate(
     error = False
     try:
         held = bool(resolve(function)(state))
-        reason = "" if held else f"{function} returned false for the final state {_short(state)}"
+        reason = "" if held else f"{function} returned false for the final state {short(state)}"
     except TrajguardError as exc:  # did not import, did not return in time, SystemExit …
         held, reason, error = False, exc.message, True
     except Exception as exc:  # the user's check is broken: a failed criterion, not a crash
@@ -389,19 +241,3 @@ def _state_predicate(
     return CriterionResult(
         criterion=criterion.kind, label=criterion.label, passed=held, reason=reason, error=error
     )
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _call_text(call: tuple[str, Any]) -> str:
-    return f"{call[0]}({_short(call[1])})"
-
-
-def _made_text(made: list[tuple[str, Any]]) -> str:
-    if not made:
-        return " (no tool was called)"
-    names = " → ".join(name for name, _ in made[:8])
-    return f" (the calls: {names}{' …' if len(made) > 8 else ''})"

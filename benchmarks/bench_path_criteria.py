@@ -2,7 +2,7 @@
 match mode, ``final_state`` by equality, and the regex guard, on hand-built normalised runs.
 
 A ``tool_sequence`` pairs calls with entries by a maximum matching; its cost grows with
-entries × calls in the worst case. Measured: a typical criterion (``--entries`` entries against
+entries x calls in the worst case. Measured: a typical criterion (``--entries`` entries against
 twice as many calls, arguments matched by value and regex) and the bound a suite may reach (500
 entries, 1,000 calls), each in the three matching modes, plus a final state of ``--keys`` keys
 compared for equality. Each figure is the median of ``--repeats`` timings of one evaluation.
@@ -62,7 +62,9 @@ def _timed(raw: dict[str, Any], trajectory: dict[str, Any], repeats: int) -> tup
 def _entries(count: int) -> list[dict[str, Any]]:
     half = count // 2
     exact = [{"name": "lookup", "arguments": {"i": i}} for i in range(half)]
-    regex = [{"name": "lookup", "arguments": {"i": {"regex": f"^{i}$"}}} for i in range(half, count)]
+    regex = [
+        {"name": "lookup", "arguments": {"i": {"regex": f"^{i}$"}}} for i in range(half, count)
+    ]
     return exact[::-1] + regex
 
 

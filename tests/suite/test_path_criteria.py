@@ -555,3 +555,18 @@ def test_the_calls_are_in_the_order_of_the_tool_sequence_column() -> None:
     names = [name for name, _ in executed_calls(normalized)]
     assert names == list(shape(normalized).tool_calls)
     assert sorted(names) == ["a", "b", "c", "d"]
+
+
+def test_the_state_is_part_of_the_config_hash_and_an_absent_one_changes_no_hash(
+    tmp_path: Path,
+) -> None:
+    base = SUITE.split("    pass:")[0]
+    hashes = []
+    for seed in ("{bookings: []}", "{bookings: [AF12]}", "{}", None):
+        text = base if seed else base.replace("    state: {bookings: []}\n", "")
+        path = tmp_path / f"suite_{len(hashes)}.yaml"
+        path.write_text(text.replace("{bookings: []}", seed or ""))
+        hashes.append(load_suite(path).resolve("trip").config_hash())
+    assert hashes[0] != hashes[1], "the seed is part of the hash"
+    assert hashes[2] == hashes[3], "an empty state is no state: older suites keep their hash"
+    assert load_suite(path).resolve("trip").state is None

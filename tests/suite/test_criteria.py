@@ -519,6 +519,9 @@ scenarios:
       - recovered_or_escalated: {{phrases: [gave up]}}
       - no_fabricated_result: {{tool: calculator, values: ["391"]}}
       - judge: {{rubric: "says 391", samples: 3, on: trajectory}}
+      - tool_sequence: {{mode: superset, calls: [calculator]}}
+      - turns: {{max: 3}}
+      - final_state: {{expected: {{booked: true}}}}
 """
     )
     criteria = load_suite(suite_file).scenarios[0].pass_criteria
@@ -538,6 +541,9 @@ scenarios:
         "recovered_or_escalated",
         "no_fabricated_result",
         "judge",
+        "tool_sequence",
+        "turns",
+        "final_state",
     ]
     assert (criteria[14].samples, criteria[14].on) == (3, "trajectory")
     assert criteria[1].max == 2

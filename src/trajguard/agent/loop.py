@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -85,6 +85,9 @@ class AgentConfig:
     """Faults to inject into the tool calls of a run (:mod:`trajguard.faults`; by default the
     faults of an enclosing ``inject_faults`` block); they are recorded on the steps that meet
     them."""
+    state: MutableMapping[str, Any] | None = None
+    """The state shared by the tools that take ``state`` (a run of the batch runner passes its
+    own copy of the scenario's ``state:``); ``None``: a new empty dict for each run."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +216,10 @@ class ReferenceAgent:
         rec.user(user_input)
         messages.append({"role": "user", "content": user_input})
         faults = cfg.faults if cfg.faults is not None else active_faults()
-        turns = Turns(self.tools, rec, messages, tool_budget=cfg.tool_budget, faults=faults)
+        state = cfg.state if cfg.state is not None else {}
+        turns = Turns(
+            self.tools, rec, messages, tool_budget=cfg.tool_budget, faults=faults, state=state
+        )
         definitions = self.tool_definitions() or None
         for index in range(cfg.max_steps):
             final_call = turns.budget_spent

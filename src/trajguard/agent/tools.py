@@ -7,6 +7,10 @@ the docstring's first line is the description and its Google-style ``Args:`` ent
 parameters. A function whose only parameter is a pydantic model takes that model's fields as its
 arguments. Arguments from the model are validated and coerced (``"17"`` to ``17``, ``17`` to
 ``"17"``); what fails is reported as text the model can act on.
+
+A keyword-only parameter named ``state`` (``def book(flight: str, *, state: dict) -> str``) is
+not an argument the model sees: it receives the run's shared state (the scenario's ``state:``,
+a copy of its own for every run), which the tool may read and change.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trajguard._user_code import in_thread
 
-__all__ = ["Tool", "ToolArgumentError", "format_result", "tool"]
+__all__ = ["STATE_PARAMETER", "Tool", "ToolArgumentError", "format_result", "tool"]
+
+STATE_PARAMETER = "state"
+"""The keyword-only parameter through which a tool receives the run's shared state."""
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.+)$")
@@ -54,6 +61,8 @@ class Tool:
     function: Callable[..., Any] = field(repr=False)
     _model: type[BaseModel] = field(repr=False)
     _unpack: tuple[str, type[BaseModel]] | None = field(default=None, repr=False)
+    takes_state: bool = field(default=False, repr=False)
+    """The function declares the keyword-only ``state`` parameter."""
 
     def definition(self) -> dict[str, Any]:
         """The OpenAI-style tool definition (``{"type": "function", "function": {...}}``)."""
@@ -96,10 +105,11 @@ class Tool:
             return {param: model.model_construct(parsed.model_fields_set, **values)}
         return {name: getattr(parsed, name) for name in type(parsed).model_fields}
 
-    async def call(self, arguments: Mapping[str, Any]) -> Any:
+    async def call(self, arguments: Mapping[str, Any], *, state: Any = None) -> Any:
         """Validate the arguments and run the function (a sync function in a daemon thread of
         its own, :func:`trajguard._user_code.in_thread`: a tool that hangs holds neither the
-        other runs nor the process's exit).
+        other runs nor the process's exit). A tool that takes ``state`` is given ``state``
+        (a new empty dict when ``None``).
 
         Raises:
             ToolArgumentError: invalid arguments.
@@ -108,6 +118,8 @@ class Tool:
             Exception: whatever else the function raises.
         """
         kwargs = self.validate(arguments)
+        if self.takes_state:
+            kwargs[STATE_PARAMETER] = {} if state is None else state
         if inspect.iscoroutinefunction(self.function):
             return await self.function(**kwargs)
         call = functools.partial(self.function, **kwargs)
@@ -149,6 +161,7 @@ def tool(
         function=function,
         _model=model,
         _unpack=unpack,
+        takes_state=_takes_state(inspect.signature(function)),
     )
 
 
@@ -180,6 +193,8 @@ def _arguments_model(
     hints = get_type_hints(function, include_extras=True)
     fields: dict[str, Any] = {}
     for param in signature.parameters.values():
+        if _is_state(param):
+            continue
         if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
             raise TypeError(
                 f"tool {name}: parameter {param.name!r} must be a named parameter "
@@ -197,6 +212,14 @@ def _arguments_model(
             strict = type(f"{name}_arguments", (only,), {"model_config": config})
             return strict, (param_name, only)
     return create_model(f"{name}_arguments", __base__=_Arguments, **fields), None
+
+
+def _is_state(param: inspect.Parameter) -> bool:
+    return param.name == STATE_PARAMETER and param.kind == param.KEYWORD_ONLY
+
+
+def _takes_state(signature: inspect.Signature) -> bool:
+    return any(_is_state(param) for param in signature.parameters.values())
 
 
 def _arg_docs(doc: str) -> dict[str, str]:

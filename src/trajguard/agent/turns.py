@@ -47,6 +47,7 @@ class Turns:
         messages: the conversation, extended in place.
         tool_budget: tool calls allowed in the run (``None``: no limit).
         faults: the run's injected tool faults, if any (:mod:`trajguard.faults`).
+        state: the run's shared state, handed to tools that take ``state``.
     """
 
     def __init__(
@@ -57,8 +58,10 @@ class Turns:
         *,
         tool_budget: int | None = None,
         faults: ToolFaults | None = None,
+        state: Any = None,
     ) -> None:
         self.faults = faults
+        self.state = state
         self.tools = tools
         self.recorder = recorder
         self.messages = messages
@@ -160,10 +163,12 @@ class Turns:
         injected = len(self.faults.events) if self.faults is not None else 0
         try:
             if self.faults is None:
-                value = await found.call(arguments)
+                value = await found.call(arguments, state=self.state)
             else:
                 found.validate(arguments)  # a call the tool refuses is not a call it answers
-                value = await self.faults.apply(name, lambda: found.call(arguments))
+                value = await self.faults.apply(
+                    name, lambda: found.call(arguments, state=self.state)
+                )
         except ToolArgumentError as exc:
             return f"Error: {exc}", "invalid_arguments", None
         except UserCodeError:  # SystemExit and the like, from a sync tool: the run's failure

@@ -1,5 +1,6 @@
 """The frozen-mode core: pure functions over trajectories, no I/O and no globals."""
 
+from trajguard.core._calls import was_executed
 from trajguard.core.align import aligned_steps, explain_difference, step_line
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import (
@@ -28,4 +29,5 @@ __all__ = [
     "render_diff",
     "shape",
     "step_line",
+    "was_executed",
 ]

@@ -59,6 +59,7 @@ async def run_agent(
     api_base: str | None,
     capture: RunCapture | None = None,
     faults: ToolFaults | None = None,
+    state: dict[str, Any] | None = None,
 ) -> Trajectory:
     """Run the scenario once and return the trajectory.
 
@@ -68,6 +69,8 @@ async def run_agent(
         faults: the run's fault plan (a builtin agent's tools meet them; a callable agent gets
             them as ``ctx.faults``).
         api_base: the model's own endpoint, for a command agent run without a wire endpoint.
+        state: the run's shared state, changed in place by the agent's tools (a builtin
+            agent's tools that take ``state``, ``ctx.state``, a command's ``{final_state}``).
 
     Raises:
         AgentFailure: the agent raised or produced no usable trajectory.
@@ -75,14 +78,18 @@ async def run_agent(
     agent = resolved.agent
     if capture is None:
         capture = RunCapture(agent_name=agent_name(resolved), model_name=resolved.model)
+    state = {} if state is None else state
     if isinstance(agent, BuiltinAgent):
-        return await _run_builtin(resolved, agent, model=model, seed=seed, faults=faults)
+        return await _run_builtin(
+            resolved, agent, model=model, seed=seed, faults=faults, state=state
+        )
     if isinstance(agent, CallableAgent):
         return await _run_callable(
-            resolved, agent, model=model, seed=seed, capture=capture, faults=faults
+            resolved, agent, model=model, seed=seed, capture=capture, faults=faults, state=state
         )
+    base_url = capture.base_url or api_base
     return await run_command(
-        resolved, agent, seed=seed, api_base=capture.base_url or api_base, capture=capture
+        resolved, agent, seed=seed, api_base=base_url, capture=capture, state=state
     )
 
 
@@ -93,6 +100,7 @@ async def _run_builtin(
     model: ChatModel,
     seed: int,
     faults: ToolFaults | None,
+    state: dict[str, Any],
 ) -> Trajectory:
     from trajguard.agent import AgentConfig, ReferenceAgent
 
@@ -105,6 +113,7 @@ async def _run_builtin(
         temperature=resolved.temperature,
         max_tokens=resolved.max_tokens,
         faults=faults,
+        state=state,
     )
     result = await ReferenceAgent(config).run(model, resolved.input, seed=seed)
     return result.trajectory
@@ -117,9 +126,12 @@ def context_for(
     seed: int,
     capture: RunCapture,
     faults: ToolFaults | None = None,
+    state: dict[str, Any] | None = None,
 ) -> RunContext:
     """The :class:`RunContext` of one run of a callable agent."""
-    extra = {"faults": faults} if faults is not None else {}
+    extra: dict[str, Any] = {"faults": faults} if faults is not None else {}
+    if state is not None:
+        extra["state"] = state
     return RunContext(
         **extra,
         input=resolved.input,
@@ -149,11 +161,14 @@ async def _run_callable(
     seed: int,
     capture: RunCapture,
     faults: ToolFaults | None,
+    state: dict[str, Any],
 ) -> Trajectory:
     from trajguard.capture.zerocode import capture_litellm
 
     function = import_object(spec.function, allowed_modules=resolved.allow_modules)
-    context = context_for(resolved, model=model, seed=seed, capture=capture, faults=faults)
+    context = context_for(
+        resolved, model=model, seed=seed, capture=capture, faults=faults, state=state
+    )
     declared = {import_object(path): reason for path, reason in spec.agent_errors.items()}
 
     def site(error: BaseException) -> str | None:

@@ -3,7 +3,10 @@
 Placeholders in argv, and the same values in the environment as ``TRAJGUARD_<NAME>``:
 ``{output}`` (where it may write an ATIF file), ``{agent_error}`` (where it may write
 ``{"reason": "max_steps", "message": "…"}`` when it stopped without an answer: the run is then an
-``agent_error`` with that reason), ``{input}``, ``{seed}``, ``{scenario}``,
+``agent_error`` with that reason), ``{state}`` (a JSON file holding the run's shared state:
+the scenario's ``state:``, ``{}`` without one), ``{final_state}`` (where it may write the state
+as it left it, as JSON: the run's final state, which ``final_state`` criteria check; a command
+that writes none leaves the state as it was given), ``{input}``, ``{seed}``, ``{scenario}``,
 ``{variant}``, ``{temperature}``, ``{max_tokens}``, ``{max_steps}``, ``{system_prompt}``,
 ``{params.NAME}`` (all parameters as JSON in ``TRAJGUARD_PARAMS``), and, unless the agent brings
 its own model, ``{model}``, ``{litellm_model}``, ``{api_base}`` and ``{api_key}``. ``{api_base}``
@@ -58,6 +61,8 @@ def _values(
     values = {
         "output": str(output),
         "agent_error": str(output.with_name("agent_error.json")),
+        "state": str(output.with_name("state.json")),
+        "final_state": str(output.with_name("final_state.json")),
         "input": resolved.input,
         "seed": str(seed),
         "scenario": resolved.scenario,
@@ -84,8 +89,10 @@ async def run_command(
     seed: int,
     api_base: str | None,
     capture: RunCapture,
+    state: dict[str, Any] | None = None,
 ) -> Trajectory:
     """Run the command once: the ATIF file it wrote, else its calls seen at the wire.
+    ``state`` is written to ``{state}`` and replaced by what it wrote to ``{final_state}``.
 
     Raises:
         AgentFailure: it exited non-zero, wrote an invalid trajectory, or left nothing to read.
@@ -93,6 +100,8 @@ async def run_command(
     with tempfile.TemporaryDirectory(prefix="trajguard-run-") as workdir:
         output = Path(workdir) / "trajectory.json"
         values = _values(resolved, spec, seed=seed, output=output, api_base=api_base)
+        state = {} if state is None else state
+        Path(values["state"]).write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
         params = {f"params.{k}": _text(v) for k, v in resolved.params.items()}
         env = {
             **os.environ,
@@ -116,6 +125,7 @@ async def run_command(
             raise
         tail = stderr.decode(errors="replace")[-1000:].strip()
         _read_agent_error(Path(values["agent_error"]), capture)
+        _read_final_state(Path(values["final_state"]), state)
         written = _read_output(output) if os.path.lexists(output) else None
         if process.returncode != 0:
             failure = AgentFailure(f"command exited with status {process.returncode}: {tail}")
@@ -155,6 +165,22 @@ def _read_agent_error(path: Path, capture: RunCapture) -> None:
             f"{str(declared)[:200]}"
         )
     capture.agent_error(declared["reason"], str(declared.get("message", "")))
+
+
+def _read_final_state(path: Path, state: dict[str, Any]) -> None:
+    """The state the command left, if it wrote one, in place of the one it was given."""
+    if not os.path.lexists(path):
+        return
+    try:
+        written = read_json(path, max_bytes=MAX_DOCUMENT_BYTES, max_depth=64)
+    except (OSError, ValueError) as exc:  # a FIFO or a device, too large, not JSON
+        raise AgentFailure(f"command wrote an unreadable {{final_state}} file: {exc}") from None
+    if not isinstance(written, dict):
+        raise AgentFailure(
+            f"the {{final_state}} file must hold a JSON object, got {str(written)[:200]}"
+        )
+    state.clear()
+    state.update(written)
 
 
 def _read_output(path: Path) -> Trajectory | None:

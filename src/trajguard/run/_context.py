@@ -61,3 +61,7 @@ class RunContext:
     ``ctx.faults.wrap(function)`` (or ``wrap(function, name="search")``) before handing it to
     the framework, and its calls meet the run's faults; they are written onto the captured
     steps afterwards. Without ``faults:`` the wrapper changes nothing."""
+    state: dict[str, Any] = field(default_factory=dict)
+    """The run's shared state: a copy of the scenario's ``state:`` of its own (``{}`` without
+    one). The agent's tools read and change it in place; what it holds when the agent returns
+    is the run's final state (``extra.final_state``, read by ``final_state`` criteria)."""

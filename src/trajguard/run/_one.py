@@ -27,6 +27,7 @@ from trajguard.run._judging import Judges, uses_judge
 from trajguard.run._models import endpoint
 from trajguard.run._plan import RunSpec
 from trajguard.run._rows import build_row
+from trajguard.run._state import new_state, with_final_state
 from trajguard.run._wire import run_capture
 from trajguard.suite import ResolvedScenario, import_object
 
@@ -58,6 +59,7 @@ async def one_run(
         arm, batch_seed=int(manifest.get("batch_seed") or 0), run_index=spec.run_index
     )
     capture = run_capture(spec, arm, model, wire, faults=faults)
+    state = new_state(arm)
     try:
         trajectory = await within(
             run_agent(
@@ -67,6 +69,7 @@ async def one_run(
                 api_base=endpoint(arm, model),
                 capture=capture,
                 faults=faults,
+                state=state,
             ),
             arm.timeout_s,
         )
@@ -90,7 +93,7 @@ async def one_run(
     if crashed is not None:  # the model is gone, not this run's doing: the batch stops, resumably
         raise crashed
     if trajectory is not None:
-        trajectory = annotate_tool_faults(trajectory, faults)
+        trajectory = with_final_state(annotate_tool_faults(trajectory, faults), arm, state)
     row = functools.partial(
         build_row,
         spec=spec,

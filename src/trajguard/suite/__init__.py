@@ -41,6 +41,7 @@ from trajguard.suite._models import (
     Variant,
 )
 from trajguard.suite._pairwise import PairwiseJudge
+from trajguard.suite._path_criteria import STATE_ERROR_KEY, STATE_KEY
 from trajguard.suite._references import check_executable, import_object, import_tool
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "KINDS",
     "MAX_TIMEOUT_S",
     "MODEL_PLACEHOLDERS",
+    "STATE_ERROR_KEY",
+    "STATE_KEY",
     "BuiltinAgent",
     "CallableAgent",
     "CommandAgent",

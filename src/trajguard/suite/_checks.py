@@ -31,6 +31,7 @@ from trajguard.suite._models import (
     Suite,
     Variant,
 )
+from trajguard.suite._path_criteria import tool_names as path_tool_names
 from trajguard.suite._references import check_executable, import_object, import_tool
 from trajguard.suite._yaml_lines import LineMap, dotted
 
@@ -291,6 +292,8 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
     for c_index, criterion in enumerate(scenario.pass_criteria):
         if criterion.kind == "predicate":
             targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
+        if criterion.kind == "final_state" and criterion.predicate is not None:
+            targets.append(((*here, "pass", c_index, "final_state"), criterion.predicate))
     for where, target in targets:
         try:
             import_object(target, allowed_modules=fail.suite.allow_modules)
@@ -313,7 +316,10 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
     offered |= {tools[t] for v in shared for t in v.tools or ()}
     for c_index, criterion in enumerate(scenario.pass_criteria):
         wanted = getattr(criterion, "name", None)
-        if criterion.kind in ("tool_called", "tool_called_with") and wanted not in offered:
+        named = [wanted] if criterion.kind in ("tool_called", "tool_called_with") else []
+        for wanted in [*named, *path_tool_names(criterion)]:
+            if wanted in offered:
+                continue
             close = difflib.get_close_matches(str(wanted), sorted(offered), n=1)
             fail.report(
                 (*here, "pass", c_index),

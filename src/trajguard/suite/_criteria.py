@@ -13,6 +13,9 @@ In a suite file a scenario's ``pass`` is a list of one-key mappings::
       - max_total_tokens: 4000
       - predicate: my_checks:answer_is_prime    # module:function(trajectory_dict) -> bool
       - judge: {rubric: "names Paris", samples: 3}  # a model's verdicts (see ._judge)
+      - tool_sequence: {mode: superset, calls: [lookup]}  # the path (see ._path_criteria)
+      - turns: {max: 4}                         # user turns
+      - final_state: {expected: {booked: true}} # the state the tools left
 
 A predicate is user code: it runs in a thread of its own and must return within 60 s, or the
 run's ``timeout_s`` if shorter (``trajguard._user_code.PREDICATE_TIMEOUT_S``). One that raises
@@ -52,6 +55,8 @@ from trajguard.faults import (
     repeats_after_failure,
     retried_after_fault,
 )
+from trajguard.suite import _path_criteria as path
+from trajguard.suite._criterion_result import CriterionResult
 from trajguard.suite._judge import JudgeCriterion, JudgeFunction, judge_outcome
 from trajguard.suite._reasons import calls, calls_seen, is_subset, output_seen
 
@@ -208,6 +213,7 @@ CRITERION_TYPES = (
     RecoveredOrEscalated,
     NoFabricatedResult,
     JudgeCriterion,
+    *path.CRITERIA,
 )
 Criterion = Annotated[
     ToolCalled
@@ -222,7 +228,8 @@ Criterion = Annotated[
     | MaxRepeatsAfterFailure
     | RecoveredOrEscalated
     | NoFabricatedResult
-    | JudgeCriterion,
+    | JudgeCriterion
+    | path.PathCriterion,
     Field(discriminator="kind"),
 ]
 
@@ -238,6 +245,7 @@ _SCALAR_FIELD = {
     "max_repeats_after_failure": "value",
     "recovered_or_escalated": "value",
     "judge": "rubric",
+    **path.SCALAR_FIELD,
 }
 KINDS = (*_SCALAR_FIELD, "tool_called_with", "no_fabricated_result")
 _LABEL_FIELD = {
@@ -267,28 +275,6 @@ def parse_criterion(raw: Any) -> dict[str, Any]:
     if kind == "no_fabricated_result":
         raise ValueError("no_fabricated_result takes a mapping: {tool: ..., values: [...]}")
     return {"kind": kind, _SCALAR_FIELD[kind]: value}
-
-
-class CriterionResult(BaseModel):
-    """Whether one criterion held, and why not."""
-
-    model_config = ConfigDict(frozen=True)
-
-    criterion: str
-    """The criterion's kind (``tool_called``): ``failed_criteria`` entries start with it."""
-    passed: bool
-    reason: str = ""
-    label: str = ""
-    """The criterion's :attr:`~_Criterion.label` (``tool_called: get_weather``), which tells
-    two criteria of one kind apart."""
-    error: bool = False
-    """The criterion could not judge the run (a predicate raised, or did not return in time):
-    a criterion error, which fails the run with its reason."""
-    undecided: bool = False
-    """The criterion could not be decided (its judge failed): not judged, the reason says why;
-    the run is a harness error unless another criterion failed it."""
-    judge_record: dict[str, Any] | None = None
-    """A judge criterion's calls (each sample's verdict, reason and tokens)."""
 
 
 def _check(
@@ -378,6 +364,9 @@ def evaluate(
                 judge_record=None if record is None else dict(record),
             )
             results.append(result)
+            continue
+        if isinstance(criterion, path.CRITERIA):
+            results.append(path.check(criterion, trajectory, resolve))
             continue
         if isinstance(criterion, Predicate):
             results.append(_predicate(criterion.function, trajectory, resolve, criterion.label))

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from trajguard.errors import SuiteError
+from trajguard.suite._call_sequence import CallSpec
 from trajguard.suite._criteria import CRITERION_TYPES, parse_criterion
 from trajguard.suite._floors import Floor
 from trajguard.suite._models import (
@@ -106,6 +107,8 @@ def _known_keys(parent: tuple[int | str, ...], data: Any) -> list[str]:
         known = list(Floor.model_fields)
     elif len(parent) == 5 and parent[2] == "pass":
         known = _criterion_fields(data, parent)
+    elif len(parent) == 7 and parent[2] == "pass" and parent[5] == "calls":
+        known = list(CallSpec.model_fields)  # a tool_sequence's expected call
     elif len(parent) == 3 and parent[0] == "scenarios" and parent[2] == "agent":
         known = _agent_fields(data, parent)
     else:

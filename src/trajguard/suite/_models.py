@@ -37,6 +37,7 @@ from trajguard.suite._settings import (
     TimeoutSeconds,
 )
 from trajguard.suite._settings import Strict as _Strict
+from trajguard.suite._state import JsonObject
 
 __all__ = [
     "BASE_VARIANT",
@@ -204,6 +205,8 @@ class Scenario(_Strict):
     """Labels reports group results by (pass rate by tag); not part of the config hash."""
     source_row: dict[str, Any] | None = None
     """The data row a ``scenarios_from`` scenario was made from (set by the loader)."""
+    state: JsonObject | None = None
+    """The seed of the state its tools share in a run; each run gets a deep copy of its own."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -303,12 +306,14 @@ class ResolvedScenario(_Strict):
     source_row: dict[str, Any] | None = None
     """The data row of a ``scenarios_from`` scenario: part of the hash, so editing a row
     changes that scenario's hash only."""
+    state: dict[str, Any] | None = None
+    """The seed of the state its tools share in a run (deep-copied for each run)."""
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and
         data row."""
         data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules", "tags"})
-        for added in ("params", "faults", "source_row"):  # older definitions keep their hash
+        for added in ("params", "faults", "source_row", "state"):  # older hashes unchanged
             if not data[added]:
                 del data[added]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
@@ -385,4 +390,5 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         faults=scenario.faults if override.faults is None else override.faults,
         tags=scenario.tags,
         source_row=scenario.source_row,
+        state=scenario.state,
     )

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import ChatModel
 from trajguard.faults import FaultPlan, ToolFaults
+
+if TYPE_CHECKING:
+    from trajguard.run._conversation import Conversation
 
 __all__ = ["WIRE_API_KEY", "RunContext"]
 
@@ -61,3 +64,8 @@ class RunContext:
     ``ctx.faults.wrap(function)`` (or ``wrap(function, name="search")``) before handing it to
     the framework, and its calls meet the run's faults; they are written onto the captured
     steps afterwards. Without ``faults:`` the wrapper changes nothing."""
+    conversation: Conversation | None = None
+    """The user's side of a conversation (a scenario with ``turns:`` or ``user:``), else
+    ``None``: ``ctx.input`` is the user's first message; hand over each answer with
+    ``next_message = await ctx.conversation.areply(answer)`` (``.reply`` in a sync agent) and
+    stop when it is ``None`` (docs/how-to/frameworks.md, "Conversations")."""

@@ -25,6 +25,8 @@ from trajguard._files import NAME_PATTERN
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
+from trajguard.suite import _conversation as conv
+from trajguard.suite._conversation import ScriptedTurn, SimulatedUser
 from trajguard.suite._criteria import Criterion, parse_criterion
 from trajguard.suite._files import read_prompt_text
 from trajguard.suite._pairwise import PairwiseJudge
@@ -187,7 +189,9 @@ class Scenario(_Strict):
     id: str = Field(pattern=_ID)
     description: str = ""
     agent: AgentSpec
-    input: str
+    input: str | None = None
+    turns: list[ScriptedTurn] | None = Field(default=None, min_length=1)
+    user: SimulatedUser | None = None
     pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
     tolerances: dict[str, float] = Field(default_factory=dict)
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
@@ -220,6 +224,11 @@ class Scenario(_Strict):
         if not isinstance(raw, list):
             return raw
         return [parse_criterion(item) for item in raw]
+
+    @model_validator(mode="after")
+    def _one_user_side(self) -> Scenario:
+        conv.check_user_side(self.input, self.turns, self.user, self.agent)
+        return self
 
 
 class Suite(_Strict):
@@ -298,12 +307,16 @@ class ResolvedScenario(_Strict):
     source_row: dict[str, Any] | None = None
     """The data row of a ``scenarios_from`` scenario: part of the hash, so editing a row
     changes that scenario's hash only."""
+    turns: list[ScriptedTurn] | None = None
+    """Scripted user messages (``input`` is the first)."""
+    user: SimulatedUser | None = None
+    """A simulated user (``input`` is its opening, or empty)."""
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and
         data row."""
         data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules", "tags"})
-        for added in ("params", "faults", "source_row"):  # older definitions keep their hash
+        for added in ("params", "faults", "source_row", "turns", "user"):  # older hashes kept
             if not data[added]:
                 del data[added]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
@@ -360,7 +373,9 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         suite=suite.name,
         scenario=scenario.id,
         variant=variant,
-        input=scenario.input,
+        input=conv.first_message(scenario.input, scenario.turns, scenario.user),
+        turns=scenario.turns,
+        user=scenario.user,
         agent=agent,
         system_prompt=prompt,
         model=override.model or defaults.model,

@@ -141,9 +141,9 @@ def build_row(
         else []
     )
     if judged and turns:  # a scripted conversation's criteria of each turn
-        output = functools.partial(final_output, final_answer_tool=final_answer_tool)
+        answer = functools.partial(final_output, final_answer_tool=final_answer_tool)
         results += turn_results(
-            turns, normalized, final_output=output, resolve=resolve, judge=judge
+            turns, normalized, final_output=answer, resolve=resolve, judge=judge
         )
     failed = [  # redacted like every stored string: a judge's reason may echo its key
         redactor.text(f"{r.criterion}: {r.reason}")

@@ -248,7 +248,7 @@ async def test_a_command_agent_asks_for_each_message(project: Project) -> None: 
     ("scenario", "expected"),
     [
         ("    input: hi\n    turns: [a, b]\n", "got input and turns"),
-        ("", "give exactly one of input"),
+        ("", "required field 'input' is missing"),
         ("    turns: []\n", "turns"),
         ("    turns: [{say: a, criteria: [{tool_caled: x}]}]\n", "did you mean 'tool_called'"),
         ("    user: {persona: x}\n", "goal"),

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from trajguard.agent.users import DONE_TOKEN
 from trajguard.local_model import MODEL_STRING
@@ -88,23 +89,28 @@ class SimulatedUser(Strict):
         return "\n".join(f"- {fact}" for fact in facts)
 
 
-def check_user_side(
-    input: str | None, turns: list[ScriptedTurn] | None, user: SimulatedUser | None, agent: Any
-) -> None:
-    """Refuse a scenario that gives not exactly one of ``input``, ``turns`` and ``user``, or
-    a conversation with a command agent that has no wire endpoint to ask for the next message."""
-    given = [n for n, v in (("input", input), ("turns", turns), ("user", user)) if v is not None]
+def check_user_side(input: str | None, scenario: Mapping[str, Any]) -> str | None:
+    """A scenario's ``input``, once its other fields (``agent``, ``turns``, ``user``) are
+    validated: refused unless exactly one of the three is given, and for a conversation of a
+    command agent without a wire endpoint to ask for the next message."""
+    given = [n for n in ("turns", "user") if scenario.get(n) is not None]
+    if input is None and not given:
+        # a missing field (its line, "add the field"): turns and user are the alternatives
+        raise PydanticCustomError("missing", "give input, turns or user")
+    if input is not None:
+        given.insert(0, "input")
     if len(given) != 1:
         raise ValueError(
             "give exactly one of input (one message), turns (scripted messages) or user "
-            f"(a simulated user); got {' and '.join(given) if given else 'none'}"
+            f"(a simulated user); got {' and '.join(given)}"
         )
-    if given[0] != "input" and getattr(agent, "uses_model", True) is False:
+    if given[0] != "input" and getattr(scenario.get("agent"), "uses_model", True) is False:
         raise ValueError(
             f"a command agent with uses_model: false cannot hold a conversation ({given[0]}:): "
             "it asks for each next user message at its run's endpoint, which it gets only "
             "with uses_model: true"
         )
+    return input
 
 
 def first_message(

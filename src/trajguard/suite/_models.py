@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from trajguard._catalog import TOLERANCES, tolerance_problems
 from trajguard._files import NAME_PATTERN
@@ -189,9 +189,9 @@ class Scenario(_Strict):
     id: str = Field(pattern=_ID)
     description: str = ""
     agent: AgentSpec
-    input: str | None = None
     turns: list[ScriptedTurn] | None = Field(default=None, min_length=1)
     user: SimulatedUser | None = None
+    input: str | None = Field(default=None, validate_default=True)  # after them: it checks them
     pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
     tolerances: dict[str, float] = Field(default_factory=dict)
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
@@ -225,10 +225,10 @@ class Scenario(_Strict):
             return raw
         return [parse_criterion(item) for item in raw]
 
-    @model_validator(mode="after")
-    def _one_user_side(self) -> Scenario:
-        conv.check_user_side(self.input, self.turns, self.user, self.agent)
-        return self
+    @field_validator("input")
+    @classmethod
+    def _one_user_side(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return conv.check_user_side(value, info.data)
 
 
 class Suite(_Strict):

@@ -36,10 +36,9 @@ from trajguard.suite._settings import Strict
 
 __all__ = [
     "ScriptedTurn",
-    "SimulatedUser",
+    "SimulatedUserSettings",
     "check_user_side",
     "first_message",
-    "is_conversation",
 ]
 
 
@@ -62,7 +61,7 @@ class ScriptedTurn(Strict):
         return [parse_criterion(item) for item in raw]
 
 
-class SimulatedUser(Strict):
+class SimulatedUserSettings(Strict):
     """A user played by a model: who it is, what it wants, what only it knows."""
 
     goal: str = Field(min_length=1)
@@ -114,7 +113,7 @@ def check_user_side(input: str | None, scenario: Mapping[str, Any]) -> str | Non
 
 
 def first_message(
-    input: str | None, turns: list[ScriptedTurn] | None, user: SimulatedUser | None
+    input: str | None, turns: list[ScriptedTurn] | None, user: SimulatedUserSettings | None
 ) -> str:
     """A scenario's input: its one message, its first scripted turn, or the simulated user's
     opening (empty when the user model writes it)."""
@@ -123,10 +122,3 @@ def first_message(
     if user is not None:
         return user.opening or ""
     return input or ""
-
-
-def is_conversation(scenario: Any) -> bool:
-    """Whether a (resolved) scenario's user speaks more than once."""
-    return (
-        getattr(scenario, "turns", None) is not None or getattr(scenario, "user", None) is not None
-    )

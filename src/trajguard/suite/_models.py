@@ -26,7 +26,7 @@ from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
 from trajguard.suite import _conversation as conv
-from trajguard.suite._conversation import ScriptedTurn, SimulatedUser
+from trajguard.suite._conversation import ScriptedTurn, SimulatedUserSettings
 from trajguard.suite._criteria import Criterion, parse_criterion
 from trajguard.suite._files import read_prompt_text
 from trajguard.suite._pairwise import PairwiseJudge
@@ -190,8 +190,11 @@ class Scenario(_Strict):
     description: str = ""
     agent: AgentSpec
     turns: list[ScriptedTurn] | None = Field(default=None, min_length=1)
-    user: SimulatedUser | None = None
+    """The user's messages, scripted (a conversation); instead of ``input``."""
+    user: SimulatedUserSettings | None = None
+    """A user played by a model (a conversation); instead of ``input``."""
     input: str | None = Field(default=None, validate_default=True)  # after them: it checks them
+    """The user's one message (required unless ``turns`` or ``user`` is given)."""
     pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
     tolerances: dict[str, float] = Field(default_factory=dict)
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
@@ -307,10 +310,8 @@ class ResolvedScenario(_Strict):
     source_row: dict[str, Any] | None = None
     """The data row of a ``scenarios_from`` scenario: part of the hash, so editing a row
     changes that scenario's hash only."""
-    turns: list[ScriptedTurn] | None = None
-    """Scripted user messages (``input`` is the first)."""
-    user: SimulatedUser | None = None
-    """A simulated user (``input`` is its opening, or empty)."""
+    turns: list[ScriptedTurn] | None = None  # a conversation: input is the first message,
+    user: SimulatedUserSettings | None = None  # or the simulated user's opening (else empty)
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and

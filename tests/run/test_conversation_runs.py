@@ -271,3 +271,15 @@ def test_a_command_agent_without_the_endpoint_cannot_converse(project: Project) 
         project.suite(
             "  - id: x\n    agent: {kind: command, uses_model: false, argv: [x]}\n    turns: [a]\n"
         )
+
+
+def test_a_turns_criteria_are_checked_like_the_scenarios(project: Project) -> None:  # noqa: F811
+    with pytest.raises(SuiteError) as raised:
+        project.suite(
+            "  - id: x\n    agent:\n      kind: builtin\n"
+            "      tools: [trajguard.examples.demo_tools:calculator]\n"
+            "    turns:\n      - hi\n      - say: more\n"
+            "        criteria: [{tool_called: calculater}]\n"
+        )
+    assert "scenarios[0].turns[1].criteria[0]" in str(raised.value)
+    assert "did you mean 'calculator'?" in str(raised.value)

@@ -23,7 +23,7 @@ far); the run is one trajectory holding every user and agent step.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
@@ -39,6 +39,7 @@ __all__ = [
     "SimulatedUserSettings",
     "check_user_side",
     "first_message",
+    "placed_criteria",
 ]
 
 
@@ -110,6 +111,16 @@ def check_user_side(input: str | None, scenario: Mapping[str, Any]) -> str | Non
             "with uses_model: true"
         )
     return input
+
+
+def placed_criteria(scenario: Any) -> Iterator[tuple[tuple[str | int, ...], Criterion]]:
+    """Every criterion of a (resolved) scenario with where it is written: ``("pass", i)``,
+    then each turn's ``("turns", t, "criteria", i)``."""
+    for index, criterion in enumerate(scenario.pass_criteria):
+        yield ("pass", index), criterion
+    for t_index, turn in enumerate(getattr(scenario, "turns", None) or ()):
+        for index, criterion in enumerate(turn.criteria):
+            yield ("turns", t_index, "criteria", index), criterion
 
 
 def first_message(

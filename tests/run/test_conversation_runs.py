@@ -283,3 +283,24 @@ def test_a_turns_criteria_are_checked_like_the_scenarios(project: Project) -> No
         )
     assert "scenarios[0].turns[1].criteria[0]" in str(raised.value)
     assert "did you mean 'calculator'?" in str(raised.value)
+
+
+async def test_a_callable_that_stops_asking_ended_the_conversation(project: Project) -> None:  # noqa: F811
+    module = project.module(
+        "async def agent(ctx):\n"
+        "    reply = await ctx.model.complete(ctx.conversation.messages)\n"
+        "    ctx.recorder.user(ctx.input)\n"
+        "    ctx.recorder.agent_step(reply, message='done')\n"
+        "    return 'done'\n"
+    )
+    suite = project.suite(
+        f'  - id: early\n    agent: {{kind: callable, function: "{module}:agent"}}\n'
+        "    turns: [one, two]\n"
+        f'  - id: whole\n    agent: {{kind: callable, function: "{module}:agent"}}\n'
+        "    turns: [only one]\n",
+        defaults="runs: 1",
+    )
+    _, runs = await batch(suite, project.runset(), Scripted(support_agent), seed=1)
+    by_scenario = dict(zip(runs["scenario"], runs["stop_reason"], strict=True))
+    assert by_scenario == {"early": "agent_ended", "whole": "user_done"}
+    assert runs["user_turns"].tolist() == [1, 1]

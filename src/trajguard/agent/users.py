@@ -72,6 +72,11 @@ class ScriptedUser:
     messages: Sequence[str]
     _said: int = 0
 
+    @property
+    def said_all(self) -> bool:
+        """Whether every scripted message has been said."""
+        return self._said >= len(self.messages)
+
     async def next_message(self, transcript: Transcript) -> UserMessage | StopReason:
         if self._said >= len(self.messages):
             return "user_done"

@@ -154,7 +154,11 @@ class Conversation:
         from trajguard.agent.conversation import stamp_conversation
 
         merged = merge_user_turns(trajectory, self._said)
-        return stamp_conversation(merged, self.stop_reason or "agent_ended", error=self.error)
+        reason = self.stop_reason
+        if reason is None:  # the agent stopped asking: it ended it, unless the script was over
+            over = isinstance(self._user, ScriptedUser) and self._user.said_all
+            reason = "user_done" if over else "agent_ended"
+        return stamp_conversation(merged, reason, error=self.error)
 
 
 def merge_user_turns(trajectory: Trajectory, said: Sequence[_Said]) -> Trajectory:

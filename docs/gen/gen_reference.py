@@ -121,6 +121,9 @@ COLUMNS = {
     "judge_calls": "JSON: per judge criterion, each sample's verdict, reason and tokens, and "
     "whether the run's own cache answered (the same run asking again, never another run); "
     "null without judges",
+    "stop_reason": "why a conversation ended: `user_done`, `max_turns`, `agent_ended` or `error` "
+    "([conversations](suite.md#conversations)); null for a scenario of one message",
+    "user_turns": "the user's messages in a conversation; null for a scenario of one message",
 }
 
 _REGION = re.compile(
@@ -339,6 +342,8 @@ def suite_fields() -> str:
         ("agent: builtin", suite.BuiltinAgent, "`agent: {kind: builtin, …}`"),
         ("agent: callable", suite.CallableAgent, "`agent: {kind: callable, …}`"),
         ("agent: command", suite.CommandAgent, "`agent: {kind: command, …}`"),
+        ("turn", suite.ScriptedTurn, "one entry of a scenario's `turns:` (or just its text)"),
+        ("user", suite.SimulatedUserSettings, "a scenario's `user:`: a simulated user"),
         ("variant", suite.Variant, "one entry of `variants:` (suite-level or a scenario's)"),
         ("fault", FaultSpec, "one entry of `faults:` ([chaos](../how-to/chaos.md))"),
         ("pairwise", suite.PairwiseJudge, "`pairwise:`: the A/B's pairwise judge"),

@@ -2,6 +2,7 @@
 // hands it the run's endpoint in TRAJGUARD_API_BASE: every call made there is recorded as the
 // run's trajectory, so this agent writes no ATIF file. If AGENT_LOG_DIR is set, it also writes
 // its own log of the run there (<seed>.json), which the test compares with the captured row.
+// In a conversation it answers every user message in one episode (see nextUserMessage).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
@@ -39,37 +40,61 @@ function calculator(args) {
 
 const messages = [];
 if (env.TRAJGUARD_SYSTEM_PROMPT) messages.push({ role: "system", content: env.TRAJGUARD_SYSTEM_PROMPT });
-messages.push({ role: "user", content: env.TRAJGUARD_INPUT });
 
-const log = { calls: [], tool_results: [], final_output: null, stopped: null };
-for (let step = 0; step < maxSteps && log.final_output === null; step++) {
-  const response = await client.chat.completions.create({
-    model: env.TRAJGUARD_MODEL,
-    messages,
-    tools,
-    temperature: params.temperature ?? Number(env.TRAJGUARD_TEMPERATURE),
-  });
-  const message = response.choices[0].message;
-  log.calls.push({ content: message.content, tool_calls: message.tool_calls ?? [], usage: response.usage });
-  messages.push(message);
-  if (!message.tool_calls?.length) {
-    log.final_output = message.content ?? "";
-    break;
-  }
-  for (const call of message.tool_calls) {
-    let args = null;
-    try {
-      args = JSON.parse(call.function.arguments || "{}");
-    } catch {
-      args = null;
+const log = { calls: [], tool_results: [], final_output: null, stopped: null, user_messages: [] };
+
+// One answer to the last user message: model calls and tool runs until the model answers in text.
+async function answer() {
+  for (let step = 0; step < maxSteps; step++) {
+    const response = await client.chat.completions.create({
+      model: env.TRAJGUARD_MODEL,
+      messages,
+      tools,
+      temperature: params.temperature ?? Number(env.TRAJGUARD_TEMPERATURE),
+    });
+    const message = response.choices[0].message;
+    log.calls.push({ content: message.content, tool_calls: message.tool_calls ?? [], usage: response.usage });
+    messages.push(message);
+    if (!message.tool_calls?.length) return message.content ?? "";
+    for (const call of message.tool_calls) {
+      let args = null;
+      try {
+        args = JSON.parse(call.function.arguments || "{}");
+      } catch {
+        args = null;
+      }
+      const parsed = args !== null && typeof args === "object" && !Array.isArray(args);
+      const result = call.function.name === "calculator" ? calculator(parsed ? args : {}) : `error: unknown tool ${call.function.name}`;
+      // arguments that are not a JSON object are logged as the raw text the model wrote
+      const logged = parsed ? args : { _raw: call.function.arguments };
+      log.tool_results.push({ id: call.id, name: call.function.name, arguments: logged, result });
+      messages.push({ role: "tool", tool_call_id: call.id, content: result });
     }
-    const parsed = args !== null && typeof args === "object" && !Array.isArray(args);
-    const result = call.function.name === "calculator" ? calculator(parsed ? args : {}) : `error: unknown tool ${call.function.name}`;
-    // arguments that are not a JSON object are logged as the raw text the model wrote
-    const logged = parsed ? args : { _raw: call.function.arguments };
-    log.tool_results.push({ id: call.id, name: call.function.name, arguments: logged, result });
-    messages.push({ role: "tool", tool_call_id: call.id, content: result });
   }
+  return null;
+}
+
+// In a conversation (a scenario with turns: or user:), each answer is handed over at
+// TRAJGUARD_CONVERSATION_URL, which answers with the user's next message (null: it is over).
+async function nextUserMessage(answered) {
+  const url = env.TRAJGUARD_CONVERSATION_URL;
+  if (!url) return null;
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ answer: answered }),
+  });
+  if (!response.ok) throw new Error(`conversation endpoint: ${response.status} ${await response.text()}`);
+  return (await response.json()).message;
+}
+
+let userMessage = env.TRAJGUARD_INPUT;
+while (userMessage !== null && userMessage !== undefined) {
+  log.user_messages.push(userMessage);
+  messages.push({ role: "user", content: userMessage });
+  log.final_output = await answer();
+  if (log.final_output === null) break;
+  userMessage = await nextUserMessage(log.final_output);
 }
 if (log.final_output === null) {
   log.stopped = "max_steps";

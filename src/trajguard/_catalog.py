@@ -151,6 +151,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "recovery_rate",
     "no_fabrication_rate",
     "failing_paths",
+    "user_turns",
 )
 """The metrics in the order of ``trajguard.compare.METRICS``."""
 

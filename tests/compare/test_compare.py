@@ -258,9 +258,9 @@ def test_diagnostics_are_bh_adjusted():
     ]
     cmp = compare_runsets(table(base), table(cand))
     diag = [m for s in cmp.scenarios for m in s.metrics if m.kind == "diagnostic"]
-    # no run met a fault: the resilience rates are untested, outside the family
+    # no run met a fault, none was a conversation: those metrics are untested
     untested = {m.metric for m in diag if m.baseline.n == m.candidate.n == 0}
-    assert untested == {"retry_rate", "recovery_rate", "no_fabrication_rate"}
+    assert untested == {"retry_rate", "recovery_rate", "no_fabrication_rate", "user_turns"}
     assert all(m.p_adjusted == 1.0 for m in diag if m.metric in untested)
     diag = [m for m in diag if m.metric not in untested]
     raw = np.array([m.p_value for m in diag])  # every arm has runs: the whole family

@@ -18,10 +18,18 @@ from trajguard.errors import TrajguardError
 
 
 def test_every_metric_is_described_once_and_completely() -> None:
-    assert len(set(METRIC_NAMES)) == len(METRICS) == 12
-    assert METRIC_NAMES[-4:-1] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
-    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-4:-1])
-    assert METRIC_NAMES[-1] == "failing_paths"
+    assert len(set(METRIC_NAMES)) == len(METRICS) == 13
+    assert METRIC_NAMES[-5:-2] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
+    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-5:-2])
+    assert METRIC_NAMES[-2] == "failing_paths"
+    # conversations (issue 37): the user's messages, a count compared like steps
+    user_turns = METRICS[-1]
+    assert (user_turns.name, user_turns.kind, user_turns.tolerance) == (
+        "user_turns",
+        "shift",
+        "steps",
+    )
+    assert user_turns.conditional and not user_turns.gating
     assert len({m.label for m in METRICS}) == len(METRICS)
     # Measured (benchmarks/bench_power.py): tool usage and failing paths catch a broken prompt;
     # steps, tokens and tool order stay diagnostic by default.

@@ -4,11 +4,24 @@
 :class:`~trajguard.capture.types.ChatModel`. Two action modes: ``native`` (provider tool calls,
 for capable models) and ``json`` (JSON-constrained actions, which make the embedded 135M model
 act like a real, noisy agent). See :mod:`trajguard.agent.loop`.
+
+``converse(agent, model, user, seed=...)`` holds a conversation: the agent answers each message
+of a :class:`ScriptedUser` or a model-played :class:`SimulatedUser` in one episode
+(:mod:`trajguard.agent.conversation`).
 """
 
 from trajguard.agent.actions import FINAL_ANSWER, Action, MalformedAction, action_schema
+from trajguard.agent.conversation import ConversationResult, converse
 from trajguard.agent.loop import AgentConfig, AgentMode, AgentResult, ReferenceAgent, derive_seed
 from trajguard.agent.tools import Tool, ToolArgumentError, format_result, tool
+from trajguard.agent.users import (
+    ConversationUser,
+    ScriptedUser,
+    SimulatedUser,
+    StopReason,
+    UserMessage,
+    user_seed,
+)
 
 __all__ = [
     "FINAL_ANSWER",
@@ -16,12 +29,20 @@ __all__ = [
     "AgentConfig",
     "AgentMode",
     "AgentResult",
+    "ConversationResult",
+    "ConversationUser",
     "MalformedAction",
     "ReferenceAgent",
+    "ScriptedUser",
+    "SimulatedUser",
+    "StopReason",
     "Tool",
     "ToolArgumentError",
+    "UserMessage",
     "action_schema",
+    "converse",
     "derive_seed",
     "format_result",
     "tool",
+    "user_seed",
 ]

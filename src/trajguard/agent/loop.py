@@ -33,7 +33,14 @@ from trajguard.capture.types import ChatModel, Message
 from trajguard.errors import ModelRequestError, UserCodeError
 from trajguard.faults import ToolFaults, active_faults
 
-__all__ = ["AgentConfig", "AgentMode", "AgentResult", "ReferenceAgent", "derive_seed"]
+__all__ = [
+    "AgentConfig",
+    "AgentFailure",
+    "AgentMode",
+    "AgentResult",
+    "ReferenceAgent",
+    "derive_seed",
+]
 
 AgentMode = Literal["native", "json"]
 AGENT_NAME = "trajguard-reference-agent"
@@ -208,23 +215,46 @@ class ReferenceAgent:
     async def _run(
         self, model: ChatModel, user_input: str, rec: TrajectoryRecorder, run_seed: int | None
     ) -> AgentResult:
-        cfg = self.config
-        messages: list[Message] = []
-        if self.system_text:
-            rec.system(self.system_text)
-            messages.append({"role": "system", "content": self.system_text})
+        messages = self.open_conversation(rec)
         rec.user(user_input)
         messages.append({"role": "user", "content": user_input})
+        turns = self.new_turns(rec, messages)
+        answer = await self.answer(model, turns, question=user_input, seed=run_seed)
+        if isinstance(answer, AgentFailure):
+            return _failed(rec, answer.reason, answer.message)
+        return AgentResult(rec.finish(), answer, "ok")
+
+    def open_conversation(self, rec: TrajectoryRecorder) -> list[Message]:
+        """The conversation before the first user message: the system prompt, if any."""
+        if not self.system_text:
+            return []
+        rec.system(self.system_text)
+        return [{"role": "system", "content": self.system_text}]
+
+    def new_turns(self, rec: TrajectoryRecorder, messages: list[Message]) -> Turns:
+        """The mutable state of one run (its conversation, its tool calls so far)."""
+        cfg = self.config
         faults = cfg.faults if cfg.faults is not None else active_faults()
         state = cfg.state if cfg.state is not None else {}
-        turns = Turns(
+        return Turns(
             self.tools, rec, messages, tool_budget=cfg.tool_budget, faults=faults, state=state
         )
+
+    async def answer(
+        self, model: ChatModel, turns: Turns, *, question: str, seed: int | None
+    ) -> str | AgentFailure:
+        """Answer the last user message: at most ``max_steps`` model calls, call ``i`` of the
+        run (counted across a conversation's answers) sent ``derive_seed(seed, i)``. The answer
+        joins the conversation as an assistant message."""
+        cfg = self.config
+        rec, messages = turns.recorder, turns.messages
         definitions = self.tool_definitions() or None
-        for index in range(cfg.max_steps):
+        for _ in range(cfg.max_steps):
+            index = turns.model_calls
+            turns.model_calls += 1
             final_call = turns.budget_spent
             if final_call:
-                notice = FINAL_NOTICE.format(question=user_input)
+                notice = FINAL_NOTICE.format(question=question)
                 rec.system(notice, extra={"notice": "tool_budget_spent"})
                 messages.append({"role": "user", "content": notice})
             native, json_mode = cfg.mode == "native", cfg.mode == "json"
@@ -237,24 +267,34 @@ class ReferenceAgent:
                     else None,
                     temperature=cfg.temperature,
                     max_tokens=cfg.max_tokens,
-                    seed=derive_seed(run_seed, index),
+                    seed=derive_seed(seed, index),
                 )
             except ModelRequestError as exc:
                 reason = "context_overflow" if exc.context_overflow else "model_request_error"
-                return _failed(rec, reason, exc.message)
+                return AgentFailure(reason, exc.message)
             if final_call:
                 answer = final_text(response.content or "") if json_mode else response.content or ""
                 rec.agent_step(response, message=answer)
-                return AgentResult(rec.finish(), answer, "ok")
+                messages.append({"role": "assistant", "content": response.content or ""})
+                return answer
             try:
                 answered = await (turns.native(response) if native else turns.json(response))
             except UserCodeError as exc:  # a tool raised SystemExit or the like: it ends the run
-                return _failed(rec, exc.error_type, exc.message)
+                return AgentFailure(exc.error_type, exc.message)
             if answered is not None:
-                return AgentResult(rec.finish(), answered, "ok")
-        return _failed(
-            rec, "max_steps", f"no final answer after {cfg.max_steps} model calls (max_steps)"
+                messages.append({"role": "assistant", "content": response.content or ""})
+                return answered
+        return AgentFailure(
+            "max_steps", f"no final answer after {cfg.max_steps} model calls (max_steps)"
         )
+
+
+@dataclass(frozen=True)
+class AgentFailure:
+    """Why an answer was not given (the run's ``extra.agent_error``)."""
+
+    reason: str
+    message: str
 
 
 def _failed(rec: TrajectoryRecorder, reason: str, message: str) -> AgentResult:

@@ -67,6 +67,8 @@ class Turns:
         self.messages = messages
         self.tool_budget = tool_budget
         self.tool_calls = 0
+        self.model_calls = 0
+        """Model calls made so far in the run (the next call's seed index)."""
         self._schema = action_schema(list(tools.values()))
 
     @property

@@ -22,7 +22,9 @@ from trajguard.outcome import DEFAULT_CRASH_STATUSES, classify
 
 __all__ = ["FLAG_COLUMNS", "NUMBER_COLUMNS", "REQUIRED_COLUMNS", "Arm", "split_runs"]
 
-NUMBER_COLUMNS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s")
+NUMBER_COLUMNS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s", "user_turns")
+OPTIONAL_NUMBERS = frozenset({"user_turns"})
+"""Number columns a table may lack (written before them): they read as all null."""
 FLAG_COLUMNS = ("retried_after_fault", "recovered_or_escalated", "no_fabricated_result")
 """Per-run yes/no results that hold only for some runs (resilience: runs that met a fault);
 optional (a table without them, written before them, reads as all null)."""
@@ -168,7 +170,10 @@ def split_runs(
         )
     outcomes = classify(table, crash_statuses=crash_statuses, side=side)
     numbers = {
-        c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in NUMBER_COLUMNS
+        c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float)
+        if c in table.columns or c not in OPTIONAL_NUMBERS
+        else np.full(len(table), np.nan)
+        for c in NUMBER_COLUMNS
     }
     counts = table["tool_counts"].to_numpy(dtype=object)
     batch_ids = (
@@ -198,7 +203,11 @@ def split_runs(
             arms[str(name)] = Arm.empty(excluded)
             continue
         values = {c: v[kept] for c, v in numbers.items()}
-        missing = {c: int(np.isnan(v).sum()) for c, v in values.items()}
+        missing = {
+            c: int(np.isnan(v).sum())
+            for c, v in values.items()
+            if c not in OPTIONAL_NUMBERS or not np.isnan(v).all()  # no conversation: not missing
+        }
         missing["passed"] = int((~outcomes.judged[kept]).sum())
         arms[str(name)] = Arm(
             runs=int(kept.size),

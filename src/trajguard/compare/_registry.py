@@ -176,6 +176,18 @@ METRICS: tuple[Metric, ...] = (
         evaluate=ev.failing_paths,
         joint=statistic_column("paths"),
     ),
+    Metric(
+        name="user_turns",
+        label="user turns",
+        column="user_turns",
+        unit="turns",
+        kind="shift",
+        higher_is_better=False,
+        tolerance="steps",
+        evaluate=ev.shift,
+        joint=statistic_column("shift"),
+        conditional=True,  # conversations only: a scenario of one message leaves it out
+    ),
 )
 _BY_NAME = {m.name: m for m in METRICS}
 METRIC_NAMES = tuple(_BY_NAME)

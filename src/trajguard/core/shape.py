@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,7 @@ from trajguard.atif import Trajectory
 from trajguard.core._calls import Usage, step_calls, usage, was_executed
 from trajguard.core.normalize import Normalized, canonical_json, normalize
 
-__all__ = ["Shape", "content_hash", "message_text", "shape"]
+__all__ = ["Shape", "content_hash", "message_text", "shape", "user_turns"]
 
 _HASH_CHARS = 16
 
@@ -63,6 +63,7 @@ class Shape:
         cached_tokens: cached prompt tokens, likewise.
         final_output: text of the last agent step of the root, if any.
         content_hash: SHA-256 prefix of the canonical normalised JSON.
+        user_turns: user steps of the root (the user's messages of a conversation).
     """
 
     schema_version: str
@@ -77,6 +78,7 @@ class Shape:
     cached_tokens: int
     final_output: str | None
     content_hash: str
+    user_turns: int = 0
 
     @property
     def llm_calls(self) -> int:
@@ -137,6 +139,17 @@ def shape(trajectory: Trajectory | Mapping[str, Any]) -> Shape:
         cached_tokens=tokens.cached_tokens,
         final_output=final,
         content_hash=content_hash(tree),
+        user_turns=user_turns(steps),
+    )
+
+
+def user_turns(steps: Iterable[Any]) -> int:
+    """The user steps among a trajectory's steps (dicts or :class:`~trajguard.atif.Step`)."""
+    return sum(
+        1
+        for step in steps
+        if (step.get("source") if isinstance(step, Mapping) else getattr(step, "source", None))
+        == "user"
     )
 
 

@@ -45,6 +45,7 @@ from trajguard.faults import ToolFaults
 from trajguard.run._captured import RunCapture, agent_name
 from trajguard.run._command import run_command
 from trajguard.run._context import WIRE_API_KEY, RunContext
+from trajguard.run._conversation import Conversation, user_for
 from trajguard.run._raise_site import raise_site
 from trajguard.suite import BuiltinAgent, CallableAgent, ResolvedScenario, import_object
 
@@ -88,9 +89,27 @@ async def run_agent(
             resolved, agent, model=model, seed=seed, capture=capture, faults=faults, state=state
         )
     base_url = capture.base_url or api_base
-    return await run_command(
-        resolved, agent, seed=seed, api_base=base_url, capture=capture, state=state
-    )
+    conversation, first = await _conversation(resolved, model, seed)
+    if conversation is None:
+        return await run_command(
+            resolved, agent, seed=seed, api_base=base_url, capture=capture, state=state
+        )
+    if capture.session is not None:
+        capture.session.conversation = conversation.submit
+    try:
+        trajectory = await run_command(
+            resolved.model_copy(update={"input": first}),
+            agent,
+            seed=seed,
+            api_base=base_url,
+            capture=capture,
+            state=state,
+        )
+    except AgentFailure as exc:
+        if exc.trajectory is not None:
+            exc.trajectory = conversation.finish(exc.trajectory)
+        raise
+    return conversation.finish(trajectory)
 
 
 async def _run_builtin(
@@ -115,6 +134,12 @@ async def _run_builtin(
         faults=faults,
         state=state,
     )
+    if resolved.turns is not None or resolved.user is not None:
+        from trajguard.agent import converse
+        from trajguard.run._conversation import user_for
+
+        user = user_for(resolved, model, seed)
+        return (await converse(ReferenceAgent(config), model, user, seed=seed)).trajectory
     result = await ReferenceAgent(config).run(model, resolved.input, seed=seed)
     return result.trajectory
 
@@ -127,14 +152,18 @@ def context_for(
     capture: RunCapture,
     faults: ToolFaults | None = None,
     state: dict[str, Any] | None = None,
+    conversation: Conversation | None = None,
+    first_message: str | None = None,
 ) -> RunContext:
     """The :class:`RunContext` of one run of a callable agent."""
     extra: dict[str, Any] = {"faults": faults} if faults is not None else {}
     if state is not None:
         extra["state"] = state
+    if conversation is not None:
+        extra["conversation"] = conversation
     return RunContext(
         **extra,
-        input=resolved.input,
+        input=resolved.input if first_message is None else first_message,
         scenario=resolved.scenario,
         variant=resolved.variant,
         seed=seed,
@@ -166,8 +195,16 @@ async def _run_callable(
     from trajguard.capture.zerocode import capture_litellm
 
     function = import_object(spec.function, allowed_modules=resolved.allow_modules)
+    conversation, first = await _conversation(resolved, model, seed)
     context = context_for(
-        resolved, model=model, seed=seed, capture=capture, faults=faults, state=state
+        resolved,
+        model=model,
+        seed=seed,
+        capture=capture,
+        faults=faults,
+        state=state,
+        conversation=conversation,
+        first_message=first,
     )
     declared = {import_object(path): reason for path, reason in spec.agent_errors.items()}
 
@@ -198,7 +235,18 @@ async def _run_callable(
             trajectory = await capture.trajectory(error=escape)
             failure = AgentFailure(escape.message, trajectory=trajectory, raised_at=site(exc))
             raise failure from escape
-    return await _result(spec.function, returned, capture)
+    trajectory = await _result(spec.function, returned, capture)
+    return conversation.finish(trajectory) if conversation is not None else trajectory
+
+
+async def _conversation(
+    resolved: ResolvedScenario, model: ChatModel, seed: int
+) -> tuple[Conversation | None, str | None]:
+    """The user's side of a conversational run, and its first message (else two ``None``)."""
+    if resolved.turns is None and resolved.user is None:
+        return None, None
+    conversation = Conversation(user_for(resolved, model, seed), asyncio.get_running_loop())
+    return conversation, await conversation.start()
 
 
 async def _result(name: str, returned: Any, capture: RunCapture) -> Trajectory:

@@ -9,7 +9,8 @@ as it left it, as JSON: the run's final state, which ``final_state`` criteria ch
 that writes none leaves the state as it was given), ``{input}``, ``{seed}``, ``{scenario}``,
 ``{variant}``, ``{temperature}``, ``{max_tokens}``, ``{max_steps}``, ``{system_prompt}``,
 ``{params.NAME}`` (all parameters as JSON in ``TRAJGUARD_PARAMS``), and, unless the agent brings
-its own model, ``{model}``, ``{litellm_model}``, ``{api_base}`` and ``{api_key}``. ``{api_base}``
+its own model, ``{model}``, ``{litellm_model}``, ``{api_base}`` and ``{api_key}``; in a
+conversation (``turns:``/``user:``), ``{conversation_url}`` (:mod:`._conversation`). ``{api_base}``
 is the run's wire endpoint, so the process's model calls are captured whatever it is written in:
 an ATIF file written to ``{output}`` is the run's trajectory; without one, the calls seen at the
 endpoint are. The process runs in a session of its own, so a timeout kills it and everything it
@@ -102,6 +103,8 @@ async def run_command(
         values = _values(resolved, spec, seed=seed, output=output, api_base=api_base)
         state = {} if state is None else state
         Path(values["state"]).write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+        if capture.session is not None and capture.session.conversation is not None:
+            values["conversation_url"] = capture.session.conversation_url
         params = {f"params.{k}": _text(v) for k, v in resolved.params.items()}
         env = {
             **os.environ,

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import ChatModel
 from trajguard.faults import FaultPlan, ToolFaults
+
+if TYPE_CHECKING:
+    from trajguard.run._conversation import Conversation
 
 __all__ = ["WIRE_API_KEY", "RunContext"]
 
@@ -65,3 +68,8 @@ class RunContext:
     """The run's shared state: a copy of the scenario's ``state:`` of its own (``{}`` without
     one). The agent's tools read and change it in place; what it holds when the agent returns
     is the run's final state (``extra.final_state``, read by ``final_state`` criteria)."""
+    conversation: Conversation | None = None
+    """The user's side of a conversation (a scenario with ``turns:`` or ``user:``), else
+    ``None``: ``ctx.input`` is the user's first message; hand over each answer with
+    ``next_message = await ctx.conversation.areply(answer)`` (``.reply`` in a sync agent) and
+    stop when it is ``None`` (docs/how-to/frameworks.md, "Conversations")."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from trajguard.judge import JudgeCache, Judgement, JudgeSample, JudgeSettings, RunKey
 from trajguard.suite import JudgeFunction, ResolvedScenario
+from trajguard.suite._conversation import placed_criteria
 
 if TYPE_CHECKING:
     from trajguard.capture.types import ChatModel
@@ -30,8 +31,8 @@ __all__ = ["Judges", "JudgingProgress", "uses_judge"]
 
 
 def uses_judge(arm: ResolvedScenario) -> bool:
-    """Whether some pass criterion of the arm is a ``judge``."""
-    return any(c.kind == "judge" for c in arm.pass_criteria)
+    """Whether some pass criterion of the arm (a scripted turn's included) is a ``judge``."""
+    return any(c.kind == "judge" for _, c in placed_criteria(arm))
 
 
 class JudgingProgress:

@@ -22,6 +22,7 @@ from trajguard.errors import AgentFailure
 from trajguard.local_model import fatal_crash
 from trajguard.outcome import HARNESS_ERROR, Status
 from trajguard.run._agents import run_agent, trajectory_of
+from trajguard.run._conversation_rows import conversation_columns
 from trajguard.run._faults import annotate_tool_faults, run_faults
 from trajguard.run._judging import Judges, uses_judge
 from trajguard.run._models import endpoint
@@ -109,6 +110,7 @@ async def one_run(
         error_message=error_message,
         final_answer_tool=getattr(arm.agent, "final_answer_tool", None),
         faults_planned=faults is not None,
+        turns=arm.turns,
         judge=(judges or Judges(attempt_timeout_s=arm.timeout_s)).function(
             asyncio.get_running_loop(),
             run_id=spec.run_id,
@@ -121,6 +123,7 @@ async def one_run(
     # off the loop: the predicates in it are user code (each bounded), and the other runs and
     # Ctrl-C must not wait for them
     built: dict[str, Any] = await in_thread(row, what="the row of a run", name="trajguard-row")
+    built.update(conversation_columns(arm, trajectory, built["status"]))
     return built
 
 

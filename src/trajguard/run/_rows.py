@@ -24,6 +24,7 @@ samples — verdict, reason, tokens — apart from the agent's own columns, whic
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -45,9 +46,11 @@ from trajguard.outcome import (
     is_crash_row,
 )
 from trajguard.redaction import Redactor, environment_secrets
+from trajguard.run._conversation_rows import turn_results
 from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
 from trajguard.suite import CriterionResult, JudgeFunction, evaluate_criteria
+from trajguard.suite._conversation import ScriptedTurn
 
 __all__ = ["JUDGE_FAILED", "build_row", "errors_by_arm", "final_output"]
 
@@ -71,6 +74,7 @@ def build_row(
     final_answer_tool: str | None = None,
     faults_planned: bool = False,
     judge: JudgeFunction | None = None,
+    turns: Sequence[ScriptedTurn] | None = None,
 ) -> dict[str, Any]:
     """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`).
 
@@ -136,6 +140,11 @@ def build_row(
         if judged
         else []
     )
+    if judged and turns:  # a scripted conversation's criteria of each turn
+        answer = functools.partial(final_output, final_answer_tool=final_answer_tool)
+        results += turn_results(
+            turns, normalized, final_output=answer, resolve=resolve, judge=judge
+        )
     failed = [  # redacted like every stored string: a judge's reason may echo its key
         redactor.text(f"{r.criterion}: {r.reason}")
         for r in results

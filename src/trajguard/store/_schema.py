@@ -94,6 +94,10 @@ RUN_SCHEMA = pa.schema(
         # judged criteria (issue 25): JSON, one entry per judge criterion (its samples'
         # verdicts, reasons and tokens); null without judges, and in files written before
         pa.field("judge_calls", pa.string()),
+        # conversations (issue 37): why the conversation ended (user_done, max_turns,
+        # agent_ended, error) and its user messages; null for runs without one, and before
+        pa.field("stop_reason", pa.string()),
+        pa.field("user_turns", pa.int32()),
     ],
     metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
 )

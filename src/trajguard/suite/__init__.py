@@ -6,6 +6,7 @@ effective settings of a scenario under a variant; :func:`evaluate_criteria` judg
 """
 
 from trajguard.suite._advice import judge_advice
+from trajguard.suite._conversation import ScriptedTurn, SimulatedUserSettings
 from trajguard.suite._criteria import (
     CRITERION_TYPES,
     KINDS,
@@ -70,6 +71,8 @@ __all__ = [
     "RayExecutorSettings",
     "ResolvedScenario",
     "Scenario",
+    "ScriptedTurn",
+    "SimulatedUserSettings",
     "Suite",
     "TimeoutSeconds",
     "Variant",

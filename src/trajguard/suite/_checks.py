@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.errors import ImportPathError, SuiteError
+from trajguard.suite._conversation import placed_criteria
 from trajguard.suite._criteria import parse_criterion
 from trajguard.suite._explain import CRITERIA_HINT
 from trajguard.suite._fault_checks import check_faults
@@ -289,11 +290,11 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
         for target in agent.agent_errors:
             where = (*here, "agent", "agent_errors", target)
             fail.attempt(_check_exception_type, target, where, fail)
-    for c_index, criterion in enumerate(scenario.pass_criteria):
+    for place, criterion in placed_criteria(scenario):
         if criterion.kind == "predicate":
-            targets.append(((*here, "pass", c_index, "predicate"), criterion.function))
+            targets.append(((*here, *place, "predicate"), criterion.function))
         if criterion.kind == "final_state" and criterion.predicate is not None:
-            targets.append(((*here, "pass", c_index, "final_state"), criterion.predicate))
+            targets.append(((*here, *place, "final_state"), criterion.predicate))
     for where, target in targets:
         try:
             import_object(target, allowed_modules=fail.suite.allow_modules)
@@ -314,7 +315,7 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
     if any(t not in tools for v in shared for t in v.tools or ()):
         return  # a shared variant's tool did not build (reported): the offer is not known
     offered |= {tools[t] for v in shared for t in v.tools or ()}
-    for c_index, criterion in enumerate(scenario.pass_criteria):
+    for place, criterion in placed_criteria(scenario):
         wanted = getattr(criterion, "name", None)
         named = [wanted] if criterion.kind in ("tool_called", "tool_called_with") else []
         for wanted in [*named, *path_tool_names(criterion)]:
@@ -322,7 +323,7 @@ def _check_imports(scenario: Scenario, index: int, fail: _Fail, tools: dict[str,
                 continue
             close = difflib.get_close_matches(str(wanted), sorted(offered), n=1)
             fail.report(
-                (*here, "pass", c_index),
+                (*here, *place),
                 f"{criterion.kind} names tool {wanted!r}, which the agent is never given"
                 + (f"; did you mean {close[0]!r}?" if close else ""),
                 f"its tools (base and variants): {', '.join(sorted(offered)) or 'none'}",

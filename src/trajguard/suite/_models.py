@@ -18,13 +18,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from trajguard._catalog import TOLERANCES, tolerance_problems
 from trajguard._files import NAME_PATTERN
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
+from trajguard.suite import _conversation as conv
+from trajguard.suite._conversation import ScriptedTurn, SimulatedUserSettings
 from trajguard.suite._criteria import Criterion, parse_criterion
 from trajguard.suite._files import read_prompt_text
 from trajguard.suite._floors import Floor
@@ -191,7 +193,12 @@ class Scenario(_Strict):
     id: str = Field(pattern=_ID)
     description: str = ""
     agent: AgentSpec
-    input: str
+    turns: list[ScriptedTurn] | None = Field(default=None, min_length=1)
+    """The user's messages, scripted (a conversation); instead of ``input``."""
+    user: SimulatedUserSettings | None = None
+    """A user played by a model (a conversation); instead of ``input``."""
+    input: str | None = Field(default=None, validate_default=True)  # after them: it checks them
+    """The user's one message (required unless ``turns`` or ``user`` is given)."""
     pass_criteria: list[Criterion] = Field(default_factory=list, alias="pass")
     tolerances: dict[str, float] = Field(default_factory=dict)
     floor: Floor | None = None
@@ -228,6 +235,11 @@ class Scenario(_Strict):
         if not isinstance(raw, list):
             return raw
         return [parse_criterion(item) for item in raw]
+
+    @field_validator("input")
+    @classmethod
+    def _one_user_side(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return conv.check_user_side(value, info.data)
 
 
 class Suite(_Strict):
@@ -308,12 +320,14 @@ class ResolvedScenario(_Strict):
     changes that scenario's hash only."""
     state: dict[str, Any] | None = None
     """The seed of the state its tools share in a run (deep-copied for each run)."""
+    turns: list[ScriptedTurn] | None = None  # a conversation: input is the first message,
+    user: SimulatedUserSettings | None = None  # or the simulated user's opening (else empty)
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and
         data row."""
         data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules", "tags"})
-        for added in ("params", "faults", "source_row", "state"):  # older hashes unchanged
+        for added in ("params", "faults", "source_row", "state", "turns", "user"):  # older kept
             if not data[added]:
                 del data[added]
         return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
@@ -370,7 +384,9 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         suite=suite.name,
         scenario=scenario.id,
         variant=variant,
-        input=scenario.input,
+        input=conv.first_message(scenario.input, scenario.turns, scenario.user),
+        turns=scenario.turns,
+        user=scenario.user,
         agent=agent,
         system_prompt=prompt,
         model=override.model or defaults.model,

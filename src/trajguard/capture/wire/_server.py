@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from trajguard.capture.types import LLMResponse
+from trajguard.capture.wire._conversation import turn_handler
 from trajguard.capture.wire._faults import INJECTED, distort_answer, failure_of, mark
 from trajguard.capture.wire._openai import completion_body, error_body, stream_events
 from trajguard.capture.wire._request import RequestShapeError, WireRequest, parse_request
@@ -197,6 +198,7 @@ class WireServer:
         for path in _CHAT:
             app.router.add_post(path, self._chat)
         app.router.add_get("/runs/{token}/v1/models", self._models)
+        app.router.add_post("/runs/{token}/conversation", turn_handler(self._session))
         app.router.add_route("*", "/{tail:.*}", self._unknown)
         return app
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
 import threading
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,9 @@ __all__ = ["Forward", "WireSession"]
 
 Forward = Callable[[WireRequest], Awaitable[LLMResponse]]
 """Sends one checked request to the run's model (called on the endpoint's event loop)."""
+NextTurn = Callable[[str], "concurrent.futures.Future[dict[str, str | None]]"]
+"""Hands the agent's answer to the user of a conversation, from any thread; resolves to
+``{"message": next}`` or ``{"message": None, "stop_reason": why}``."""
 
 
 class WireSession:
@@ -52,6 +56,13 @@ class WireSession:
         self._seq = itertools.count()
         self._tasks: set[asyncio.Task[object]] = set()
         self.closed = False
+        self.conversation: NextTurn | None = None
+        """The user's side of a conversational run (``POST conversation_url``), if any."""
+
+    @property
+    def conversation_url(self) -> str:
+        """Where a command agent of a conversational run asks for the next user message."""
+        return self.base_url.removesuffix("/v1") + "/conversation"
 
     def __repr__(self) -> str:
         return f"WireSession({self.base_url!r}, {len(self._records)} calls)"

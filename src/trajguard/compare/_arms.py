@@ -22,7 +22,7 @@ from trajguard.outcome import DEFAULT_CRASH_STATUSES, classify
 
 __all__ = ["FLAG_COLUMNS", "NUMBER_COLUMNS", "REQUIRED_COLUMNS", "Arm", "split_runs"]
 
-NUMBER_COLUMNS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s")
+NUMBER_COLUMNS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s", "cost_usd")
 FLAG_COLUMNS = ("retried_after_fault", "recovered_or_escalated", "no_fabricated_result")
 """Per-run yes/no results that hold only for some runs (resilience: runs that met a fault);
 optional (a table without them, written before them, reads as all null)."""
@@ -167,8 +167,11 @@ def split_runs(
             hint="pass a run set written by `trajguard run` (one row per run)",
         )
     outcomes = classify(table, crash_statuses=crash_statuses, side=side)
-    numbers = {
-        c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in NUMBER_COLUMNS
+    numbers = {  # a table without cost_usd (older frames) reads as costs unknown
+        c: pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float)
+        if c in table.columns
+        else np.full(len(table), np.nan)
+        for c in NUMBER_COLUMNS
     }
     counts = table["tool_counts"].to_numpy(dtype=object)
     batch_ids = (

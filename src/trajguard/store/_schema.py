@@ -94,6 +94,8 @@ RUN_SCHEMA = pa.schema(
         # judged criteria (issue 25): JSON, one entry per judge criterion (its samples'
         # verdicts, reasons and tokens); null without judges, and in files written before
         pa.field("judge_calls", pa.string()),
+        # cost (issue 38): the judge's calls, apart from the agent's ``cost_usd``
+        pa.field("judge_cost_usd", pa.float64()),
     ],
     metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
 )

@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from trajguard._catalog import TOLERANCES, tolerance_problems
 from trajguard._files import NAME_PATTERN
+from trajguard.capture.prices import Price
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
@@ -241,6 +242,8 @@ class Suite(_Strict):
     pairwise: PairwiseJudge | None = None
     """A judge that, in ``trajguard ab``, says which variant's answer to each input is better
     (A/B comparisons, "The pairwise judge")."""
+    prices: dict[Annotated[str, Field(min_length=1)], Price] = Field(default_factory=dict)
+    """Model string → US dollars per million tokens, over litellm's price map (Cost)."""
     path: Path | None = Field(default=None, exclude=True)
 
     @cached_property
@@ -298,11 +301,14 @@ class ResolvedScenario(_Strict):
     source_row: dict[str, Any] | None = None
     """The data row of a ``scenarios_from`` scenario: part of the hash, so editing a row
     changes that scenario's hash only."""
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """The suite's price table (what a run costs, not what it does: not part of the hash)."""
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and
         data row."""
-        data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules", "tags"})
+        excluded = {"runs", "base_dir", "allow_modules", "tags", "prices"}
+        data = self.model_dump(mode="json", exclude=excluded)
         for added in ("params", "faults", "source_row"):  # older definitions keep their hash
             if not data[added]:
                 del data[added]
@@ -380,4 +386,5 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         faults=scenario.faults if override.faults is None else override.faults,
         tags=scenario.tags,
         source_row=scenario.source_row,
+        prices=suite.prices,
     )

@@ -18,9 +18,7 @@ def cost_clause(b: str, cost: Overall | None, alpha: float) -> str:
         f"{100 * (1 - ratio):.0f} % cheaper" if ratio < 1 else f"{100 * (ratio - 1):.0f} % dearer"
     )
     level = f"{100 * (1 - alpha):.4g}%"
-    interval = (
-        f"{level} CI ×{cost.ci[0]:.2f} to ×{cost.ci[1]:.2f}; " if cost.ci is not None else ""
-    )
+    interval = f"{level} CI ×{cost.ci[0]:.2f} to ×{cost.ci[1]:.2f}; " if cost.ci is not None else ""
     return (
         f" Cost: {b} was {change} per run (geometric-mean ratio ×{ratio:.2f}, {interval}"
         f"adjusted p = {cost.p_adjusted:.3g})."

@@ -62,9 +62,7 @@ def _evaluate(
 ) -> Evaluation:
     config = config.for_scenario(scenario)
     m = metric(name)
-    rng = np.random.default_rng(
-        [config.seed, zlib.crc32(scenario.encode()), metric_stream(name)]
-    )
+    rng = np.random.default_rng([config.seed, zlib.crc32(scenario.encode()), metric_stream(name)])
     context = Context(
         label=m.label,
         column=m.column,

@@ -26,6 +26,7 @@ from trajguard.compare import (
     SequentialOutcome,
     exit_code,
 )
+from trajguard.results._cost import BatchCost
 from trajguard.results._explanation import Explanation, RateCount
 from trajguard.results._trend import EXIT_ALARM, TrendFacts
 
@@ -116,6 +117,8 @@ class Side:
     pass_rule: str | None = None
     source_files: tuple[str, ...] = ()
     source_figures: tuple[str, ...] = ()
+    cost: BatchCost | None = None
+    """What its runs cost (``None``: a document written before costs were kept)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -267,4 +267,3 @@ def _raised_by_agent(error: BaseException | None) -> BaseException | None:
     if isinstance(error, AgentFailure) and isinstance(error.__cause__, Exception):
         return error.__cause__
     return None
-

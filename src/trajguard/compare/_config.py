@@ -68,7 +68,7 @@ class CompareConfig:
     seed: int = 0
     token_floor: float = 1.0
     latency_floor: float = 1e-3
-    cost_floor: float = 1e-6
+    cost_floor: float = 1e-12
     judge_unstable: Literal["warn", "fail"] = "warn"
 
     def __post_init__(self) -> None:

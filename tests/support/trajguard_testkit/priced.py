@@ -5,8 +5,12 @@ own price table (``local/smollm2``)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,10 @@ LOCAL_PRICE = {"input": 0.5, "output": 1.5}
 AGENT = """
 async def agent(ctx):
     ctx.recorder.user(ctx.input)
-    response = await ctx.model.complete([{"role": "user", "content": ctx.input}], seed=ctx.seed)
+    messages = [{"role": "user", "content": ctx.input}]
+    if ctx.system_prompt:
+        messages.insert(0, {"role": "system", "content": ctx.system_prompt})
+    response = await ctx.model.complete(messages, seed=ctx.seed)
     ctx.recorder.agent_step(response)
 """
 
@@ -116,3 +123,67 @@ def priced_runset(root: Path, name: str, *, completion: int, seed: int, model: s
     out = root / name
     asyncio.run(run_batch(suite, out, BatchOptions(seed=seed), make_model=make_model))
     return out
+
+
+@contextmanager
+def token_server() -> Iterator[dict[str, Any]]:
+    """An OpenAI-compatible model on a free port of 127.0.0.1 that answers "17 * 23 = 391"
+    whatever the prompt, with usage drawn from the request's seed: about 60 prompt tokens and
+    16 to 24 completion tokens, twice as many when the system prompt asks to explain. Yields
+    ``{"api_base", "calls"}``."""
+    lock = threading.Lock()
+    state: dict[str, Any] = {"calls": 0}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            seed = int(body.get("seed") or 0)
+            system = " ".join(
+                str(m.get("content")) for m in body["messages"] if m.get("role") == "system"
+            )
+            completion = (16 + seed % 9) * (2 if "Explain" in system else 1)
+            with lock:
+                state["calls"] += 1
+            answer = "17 * 23 = 391"
+            payload = json.dumps(
+                {
+                    "id": "t",
+                    "object": "chat.completion",
+                    "created": 1,
+                    "model": "gpt-4o-mini-2024-07-18",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": answer},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": 60 + seed % 5,
+                        "completion_tokens": completion,
+                        "total_tokens": 60 + seed % 5 + completion,
+                    },
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state["api_base"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -105,7 +105,9 @@ COLUMNS = {
     "prompt_tokens": "prompt tokens over the run",
     "completion_tokens": "completion tokens over the run",
     "total_tokens": "prompt plus completion tokens",
-    "cost_usd": "the provider's cost, when it reports one",
+    "cost_usd": "US dollars of the agent's model calls: the cost the source recorded, else "
+    "each call priced from the suite's `prices:` table, else from litellm's bundled price map; "
+    "null when some call's model has no price (unknown, never 0). The judge's calls are not in it",
     "subagent_count": "embedded subagent trajectories",
     "content_hash": "the hash of the normalised trajectory's content",
     "final_output": "the run's final answer",
@@ -121,6 +123,9 @@ COLUMNS = {
     "judge_calls": "JSON: per judge criterion, each sample's verdict, reason and tokens, and "
     "whether the run's own cache answered (the same run asking again, never another run); "
     "null without judges",
+    "judge_cost_usd": "US dollars of the judge's calls of this run (priced like `cost_usd`; a "
+    "cached judgement made no call); null without judge calls or when the judge model has no "
+    "price",
 }
 
 _REGION = re.compile(
@@ -328,6 +333,7 @@ def _model_table(model: type, skip: Iterable[str] = ()) -> list[str]:
 
 def suite_fields() -> str:
     from trajguard import suite
+    from trajguard.capture.prices import Price
     from trajguard.faults import FaultSpec
 
     models: list[tuple[str, type, str]] = [
@@ -342,6 +348,7 @@ def suite_fields() -> str:
         ("variant", suite.Variant, "one entry of `variants:` (suite-level or a scenario's)"),
         ("fault", FaultSpec, "one entry of `faults:` ([chaos](../how-to/chaos.md))"),
         ("pairwise", suite.PairwiseJudge, "`pairwise:`: the A/B's pairwise judge"),
+        ("price", Price, "one entry of `prices:` (model string → its price)"),
     ]
     lines: list[str] = []
     for title, model, where in models:

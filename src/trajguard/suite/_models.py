@@ -243,7 +243,8 @@ class Suite(_Strict):
     """A judge that, in ``trajguard ab``, says which variant's answer to each input is better
     (A/B comparisons, "The pairwise judge")."""
     prices: dict[Annotated[str, Field(min_length=1)], Price] = Field(default_factory=dict)
-    """Model string → US dollars per million tokens, over litellm's price map (Cost)."""
+    """Model string → its price in US dollars per million tokens; a model not listed is priced
+    from litellm's bundled price map, else its cost is unknown (null, never 0)."""
     path: Path | None = Field(default=None, exclude=True)
 
     @cached_property

@@ -114,7 +114,8 @@ def main() -> None:
         "completion tokens x2": ({"completion_factor": 2.0}, args.power_nights),
     }
     print(
-        f"cost gate, alpha {CONFIG.alpha}, band x{CONFIG.tolerance('cost'):g}, 4 scenarios x 20 runs"
+        f"cost gate, alpha {CONFIG.alpha}, band x{CONFIG.tolerance('cost'):g}, "
+        "4 scenarios x 20 runs"
     )
     for kind, draw in kinds.items():
         for label, (change, nights) in changes.items():

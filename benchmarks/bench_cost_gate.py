@@ -2,6 +2,7 @@
 doubled cost and against doubled completion tokens, at the demo's N = 20 runs per scenario.
 
 Run: python benchmarks/bench_cost_gate.py [--nights 200] [--power-nights 100] [--seed 0]
+       [--kind simulated|"resampled real"|all] [--near-band]
 
 Nights are compared by the engine (``compare_runsets``) with cost gating beside the default gates
 (``--gate`` pass_rate, crash_rate, tool_usage, failing_paths, cost), at alpha 0.05, the cost band
@@ -17,7 +18,8 @@ Two kinds of nights, 4 scenarios of 20 runs a side:
   prompt tokens).
 
 Changes: the candidate's cost doubled (x2), and its completion tokens doubled (the prompt edit of
-the issue: its cost rises by the completion tokens' share of the cost only).
+the issue: its cost rises by the completion tokens' share of the cost only); with --near-band
+also a x1.3 cost (just beyond the default band of x1.15).
 
 Prints, per kind of night and change, the share of nights where cost regressed (in a scenario or
 at the suite level) with its Wilson interval, and the share with any gating alarm.
@@ -102,6 +104,8 @@ def main() -> None:
     parser.add_argument("--nights", type=int, default=200, help="A/A nights per kind")
     parser.add_argument("--power-nights", type=int, default=100, help="nights per change")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kind", choices=("simulated", "resampled real", "all"), default="all")
+    parser.add_argument("--near-band", action="store_true", help="also a x1.3 cost change")
     args = parser.parse_args()
     real = load_runset(REAL).runs
     kinds = {
@@ -113,12 +117,18 @@ def main() -> None:
         "cost x2": ({"cost_factor": 2.0}, args.power_nights),
         "completion tokens x2": ({"completion_factor": 2.0}, args.power_nights),
     }
+    if args.near_band:
+        changes["cost x1.3"] = ({"cost_factor": 1.3}, args.power_nights)
+    if args.kind != "all":
+        kinds = {args.kind: kinds[args.kind]}
     print(
         f"cost gate, alpha {CONFIG.alpha}, band x{CONFIG.tolerance('cost'):g}, "
         "4 scenarios x 20 runs"
     )
     for kind, draw in kinds.items():
         for label, (change, nights) in changes.items():
+            if nights == 0:
+                continue
             started = time.perf_counter()
             flagged = alarms = 0
             for night in range(nights):

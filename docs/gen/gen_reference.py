@@ -105,7 +105,9 @@ COLUMNS = {
     "prompt_tokens": "prompt tokens over the run",
     "completion_tokens": "completion tokens over the run",
     "total_tokens": "prompt plus completion tokens",
-    "cost_usd": "the provider's cost, when it reports one",
+    "cost_usd": "US dollars of the agent's model calls: the cost the source recorded, else "
+    "each call priced from the suite's `prices:` table, else from litellm's bundled price map; "
+    "null when some call's model has no price (unknown, never 0). The judge's calls are not in it",
     "subagent_count": "embedded subagent trajectories",
     "content_hash": "the hash of the normalised trajectory's content",
     "final_output": "the run's final answer",
@@ -124,6 +126,9 @@ COLUMNS = {
     "stop_reason": "why a conversation ended: `user_done`, `max_turns`, `agent_ended` or `error` "
     "([conversations](suite.md#conversations)); null for a scenario of one message",
     "user_turns": "the user's messages in a conversation; null for a scenario of one message",
+    "judge_cost_usd": "US dollars of the judge's calls of this run (priced like `cost_usd`; a "
+    "cached judgement made no call); null without judge calls or when the judge model has no "
+    "price",
 }
 
 _REGION = re.compile(
@@ -331,6 +336,7 @@ def _model_table(model: type, skip: Iterable[str] = ()) -> list[str]:
 
 def suite_fields() -> str:
     from trajguard import suite
+    from trajguard.capture.prices import Price
     from trajguard.faults import FaultSpec
 
     models: list[tuple[str, type, str]] = [
@@ -348,6 +354,7 @@ def suite_fields() -> str:
         ("fault", FaultSpec, "one entry of `faults:` ([chaos](../how-to/chaos.md))"),
         ("pairwise", suite.PairwiseJudge, "`pairwise:`: the A/B's pairwise judge"),
         ("floor", suite.Floor, "`floor:` in `defaults` or a scenario ([floors](#floors))"),
+        ("price", Price, "one entry of `prices:` (model string → its price)"),
     ]
     lines: list[str] = []
     for title, model, where in models:

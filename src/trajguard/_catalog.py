@@ -96,6 +96,13 @@ TOLERANCES: tuple[Tolerance, ...] = (
         meaning="geometric-mean ratio of tokens and latency (one shared band)",
     ),
     Tolerance(
+        name="cost",
+        aliases=("cost_usd",),
+        default=1.15,
+        scale="ratio",
+        meaning="geometric-mean ratio of the cost per run in US dollars",
+    ),
+    Tolerance(
         name="tools",
         default=0.10,
         scale="distance",
@@ -151,6 +158,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "recovery_rate",
     "no_fabrication_rate",
     "failing_paths",
+    "cost",
     "user_turns",
 )
 """The metrics in the order of ``trajguard.compare.METRICS``."""

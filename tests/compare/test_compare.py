@@ -260,7 +260,13 @@ def test_diagnostics_are_bh_adjusted():
     diag = [m for s in cmp.scenarios for m in s.metrics if m.kind == "diagnostic"]
     # no run met a fault, none was a conversation: those metrics are untested
     untested = {m.metric for m in diag if m.baseline.n == m.candidate.n == 0}
-    assert untested == {"retry_rate", "recovery_rate", "no_fabrication_rate", "user_turns"}
+    assert untested == {
+        "retry_rate",
+        "recovery_rate",
+        "no_fabrication_rate",
+        "cost",
+        "user_turns",
+    }
     assert all(m.p_adjusted == 1.0 for m in diag if m.metric in untested)
     diag = [m for m in diag if m.metric not in untested]
     raw = np.array([m.p_value for m in diag])  # every arm has runs: the whole family

@@ -21,7 +21,7 @@ def test_every_metric_is_described_once_and_completely() -> None:
     assert len(set(METRIC_NAMES)) == len(METRICS) == 13
     assert METRIC_NAMES[-5:-2] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
     assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-5:-2])
-    assert METRIC_NAMES[-2] == "failing_paths"
+    assert METRIC_NAMES[-3:] == ("failing_paths", "cost", "user_turns")
     # conversations (issue 37): the user's messages, a count compared like steps
     user_turns = METRICS[-1]
     assert (user_turns.name, user_turns.kind, user_turns.tolerance) == (
@@ -53,6 +53,7 @@ def test_every_metric_is_described_once_and_completely() -> None:
         ("tool_sequence", 0.1, None, ("new +10 pts", "—")),
         ("failing_paths", 0.45, None, ("+45 pts on one path", "—")),
         ("latency", None, None, ("—", "—")),
+        ("cost", 0.6, (0.5, 0.7), ("×0.60", "[0.5, 0.7]")),
     ],
 )
 def test_effects_are_formatted_from_the_registry(name, estimate, ci, cells) -> None:

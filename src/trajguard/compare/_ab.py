@@ -18,6 +18,7 @@ import pandas as pd
 
 from trajguard import stats as st
 from trajguard._text import counted
+from trajguard.compare._ab_cost import cost_clause
 from trajguard.compare._ab_overall import Overall, cmh, detectable, stratified
 from trajguard.compare._answer import Answer
 from trajguard.compare._arms import Arm, split_runs
@@ -232,10 +233,15 @@ def compare_ab(
                 for s in common
                 if arms_a[s].numbers[column].size and arms_b[s].numbers[column].size
             ]
+            if not pairs and m.conditional:  # no scenario measured it on both sides (cost)
+                continue
             floor = None
             if m.kind == "ratio":
-                floor = config.latency_floor if column == "duration_s" else config.token_floor
-            others.append(stratified(m.name, pairs, floor, rng, config.resampling.n_resamples))
+                floor = config.floor(column)
+            level = 1 - config.alpha if m.name == "cost" else None
+            others.append(
+                stratified(m.name, pairs, floor, rng, config.resampling.n_resamples, level)
+            )
     bh = st.bh([o.p_value for o in others])
     others = [replace(o, p_adjusted=float(p)) for o, p in zip(others, bh, strict=True)]
     return answered(
@@ -273,4 +279,5 @@ def answered(result: ABResult) -> ABResult:
     summary = _summary(
         a, b, answer, rates, result.detectable_difference, config.alpha, changed, result.pairwise
     )
-    return replace(result, answer=answer, summary=summary)
+    cost = next((o for o in result.overall if o.metric == "cost"), None)
+    return replace(result, answer=answer, summary=summary + cost_clause(b, cost, config.alpha))

@@ -113,10 +113,13 @@ def stratified(
     floor: float | None,
     rng: np.random.Generator,
     resamples: int,
+    level: float | None = None,
 ) -> Overall:
     """Permutation of variant labels within scenarios; statistic: mean of B - A means (of
     logs, values below ``floor`` counting as ``floor``, as in the per-scenario comparison;
-    ``None``: no logs)."""
+    ``None``: no logs). With ``level`` (cost), also the interval of that mean: normal, its
+    variance the sum of the scenarios' Welch variances over the number of scenarios squared
+    (every scenario needs two runs a side, else no interval)."""
     log = floor is not None
     name = "stratified permutation"
     if not pairs:
@@ -145,17 +148,31 @@ def stratified(
     mean = float(observed) / len(pairs)
     estimate = math.exp(mean) if log else mean
     better = None if mean == 0 else mean < 0
+    ci = None
+    if level is not None and all(min(len(a), len(b)) >= 2 for a, b in pairs):
+        half = st.norm_ppf(0.5 + level / 2) * math.sqrt(_variance(pairs, floor))
+        ci = (mean - half, mean + half)
+        ci = (math.exp(ci[0]), math.exp(ci[1])) if log else ci
     return Overall(
         metric=metric,
         test=f"{name} ({resamples} resamples)",
         estimate=estimate,
-        ci=None,
+        ci=ci,
         odds_ratio=None,
         p_value=min(1.0, 2 * min(greater, less)),
         p_adjusted=1.0,
         better=better,
         scenarios=len(pairs),
     )
+
+
+def _variance(pairs: list[tuple[FloatArray, FloatArray]], floor: float | None) -> float:
+    """The variance of the mean of the scenarios' B - A differences of means (of logs)."""
+    total = 0.0
+    for a, b in pairs:
+        la, lb = (np.log(np.maximum(x, floor)) if floor is not None else x for x in (a, b))
+        total += float(la.var(ddof=1)) / len(la) + float(lb.var(ddof=1)) / len(lb)
+    return total / len(pairs) ** 2
 
 
 def detectable(pairs: list[tuple[int, int, int, int]], alpha: float, power: float) -> float | None:

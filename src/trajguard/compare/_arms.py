@@ -22,8 +22,15 @@ from trajguard.outcome import DEFAULT_CRASH_STATUSES, classify
 
 __all__ = ["FLAG_COLUMNS", "NUMBER_COLUMNS", "REQUIRED_COLUMNS", "Arm", "split_runs"]
 
-NUMBER_COLUMNS = ("step_count", "prompt_tokens", "completion_tokens", "duration_s", "user_turns")
-OPTIONAL_NUMBERS = frozenset({"user_turns"})
+NUMBER_COLUMNS = (
+    "step_count",
+    "prompt_tokens",
+    "completion_tokens",
+    "duration_s",
+    "cost_usd",
+    "user_turns",
+)
+OPTIONAL_NUMBERS = frozenset({"cost_usd", "user_turns"})
 """Number columns a table may lack (written before them): they read as all null."""
 FLAG_COLUMNS = ("retried_after_fault", "recovered_or_escalated", "no_fabricated_result")
 """Per-run yes/no results that hold only for some runs (resilience: runs that met a fault);

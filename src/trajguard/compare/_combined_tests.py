@@ -36,7 +36,7 @@ from trajguard.compare._arms import Arm
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._evaluation import Evaluation
 from trajguard.compare._joint import Component, JointContext
-from trajguard.compare._registry import METRIC_NAMES, metric
+from trajguard.compare._registry import SHARED_STREAM, metric
 from trajguard.compare._results import ScenarioGate, SuiteTest
 from trajguard.compare._verdicts import Evidence, verdict_of
 
@@ -85,7 +85,7 @@ def suite_share_used(config: CompareConfig, scenarios: int) -> float:
 
 def _context(name: str, config: CompareConfig) -> JointContext:
     m = metric(name)
-    floor = config.latency_floor if m.column == "duration_s" else config.token_floor
+    floor = config.floor(m.column)
     return JointContext(column=m.column, floor=floor, two_sided=config.two_sided)
 
 
@@ -153,7 +153,7 @@ def _scenario(
     if refine and resamples > settings.n_resamples:
         # More arrangements from a stream of their own, dropped afterwards (a shared cache of
         # 10^5 arrangements per scenario would hold gigabytes on a large suite).
-        key = [config.seed, zlib.crc32(scenario.encode()), len(METRIC_NAMES) + 1]
+        key = [config.seed, zlib.crc32(scenario.encode()), SHARED_STREAM + 1]
         extra = st.Arrangements(b.runs, c.runs, np.random.default_rng(key))
         more = _random_rows(extra, resamples)
         p_rows, used = _combine(_components(names, b, c, more, config))
@@ -351,5 +351,5 @@ def gate_scenarios(
 
 def shared_arrangements(b: Arm, c: Arm, config: CompareConfig, scenario: str) -> st.Arrangements:
     """A scenario's arrangements: tool counts, tool order and the gate read the same ones."""
-    key = [config.seed, zlib.crc32(scenario.encode()), len(METRIC_NAMES)]
+    key = [config.seed, zlib.crc32(scenario.encode()), SHARED_STREAM]
     return st.Arrangements(b.runs, c.runs, np.random.default_rng(key))

@@ -31,7 +31,7 @@ from trajguard.compare._families import Tested, adjust_family, judge_gating, tes
 from trajguard.compare._history import baseline_drift
 from trajguard.compare._judge_rules import length_rule_judges
 from trajguard.compare._judges import judge_consistency, judged_once, uniform_judges
-from trajguard.compare._registry import METRIC_NAMES, metric
+from trajguard.compare._registry import metric, metric_stream
 from trajguard.compare._results import (
     Comparison,
     Family,
@@ -62,15 +62,13 @@ def _evaluate(
 ) -> Evaluation:
     config = config.for_scenario(scenario)
     m = metric(name)
-    rng = np.random.default_rng(
-        [config.seed, zlib.crc32(scenario.encode()), METRIC_NAMES.index(name)]
-    )
+    rng = np.random.default_rng([config.seed, zlib.crc32(scenario.encode()), metric_stream(name)])
     context = Context(
         label=m.label,
         column=m.column,
         margin=0.0 if m.tolerance is None else config.tolerance(m.tolerance),
         equivalence=0.0 if m.equivalence_band is None else config.tolerance(m.equivalence_band),
-        floor=config.latency_floor if m.column == "duration_s" else config.token_floor,
+        floor=config.floor(m.column),
         alpha=config.alpha,
         resampling=config.resampling,
         rng=rng,

@@ -46,6 +46,8 @@ class CompareConfig:
         seed: seed of the permutation generators (one stream per scenario and metric).
         token_floor: tokens below this count as this before taking logs.
         latency_floor: seconds below this count as this before taking logs.
+        cost_floor: US dollars below this count as this before taking logs (a run that cost
+            nothing, e.g. at a price of 0, would otherwise have no logarithm).
         judge_unstable: ``warn`` (default): a judge flagged unstable is a headline line;
             ``fail``: it also fails the night (``Comparison.regressed``, exit code 1).
     """
@@ -66,6 +68,7 @@ class CompareConfig:
     seed: int = 0
     token_floor: float = 1.0
     latency_floor: float = 1e-3
+    cost_floor: float = 1e-12
     judge_unstable: Literal["warn", "fail"] = "warn"
 
     def __post_init__(self) -> None:
@@ -115,3 +118,9 @@ class CompareConfig:
         if "tolerances" in changes:
             changes["tolerances"] = {**self.tolerances, **changes["tolerances"]}
         return replace(self, **changes)
+
+    def floor(self, column: str) -> float:
+        """What values of a ratio metric's column below it count as before taking logs."""
+        return {"duration_s": self.latency_floor, "cost_usd": self.cost_floor}.get(
+            column, self.token_floor
+        )

@@ -21,6 +21,7 @@ from trajguard.compare._tools import evaluate_sequences, evaluate_tools
 __all__ = [
     "Context",
     "Evaluator",
+    "cost",
     "crash_rate",
     "failing_paths",
     "flag_rate",
@@ -136,6 +137,24 @@ def ratio(b: Arm, c: Arm, ctx: Context) -> Evaluation:
         label=ctx.label,
         floor=ctx.floor,
     )
+
+
+def cost(b: Arm, c: Arm, ctx: Context) -> Evaluation:
+    """The cost per run: the geometric-mean ratio, over the runs whose cost is known. A side
+    without a known cost is not tested, and the note says why (never a cost of 0)."""
+    evaluation = ratio(b, c, ctx)
+    unknown = [
+        side
+        for side, arm in (("baseline", b), ("candidate", c))
+        if arm.runs and not arm.numbers[ctx.column].size
+    ]
+    if not unknown:
+        return evaluation
+    note = (
+        f"cost unknown for every {' and '.join(unknown)} run: their model has no price "
+        "(give it in the suite's prices:, in US dollars per million tokens): not tested"
+    )
+    return replace(evaluation, notes=(note,))
 
 
 def _unrecorded_tools(evaluation: Evaluation, b: Arm, c: Arm) -> Evaluation:

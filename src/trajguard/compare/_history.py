@@ -30,7 +30,7 @@ from trajguard.compare._arms import Arm
 from trajguard.compare._config import CompareConfig
 from trajguard.compare._joint import tool_matrix
 from trajguard.compare._paths import PathCells
-from trajguard.compare._registry import METRIC_NAMES, metric
+from trajguard.compare._registry import metric, metric_stream
 
 __all__ = ["Drift", "PooledBaseline", "baseline_drift", "pool_history"]
 
@@ -209,7 +209,7 @@ def baseline_drift(arms_b: Mapping[str, Arm], config: CompareConfig) -> tuple[Dr
         if len(labels) < 2 or "" in labels:
             continue
         for name in names:
-            key = [config.seed, zlib.crc32(scenario.encode()), 1000 + METRIC_NAMES.index(name)]
+            key = [config.seed, zlib.crc32(scenario.encode()), 1000 + metric_stream(name)]
             one = _one(name, arm, labels, np.random.default_rng(key), config)
             if one is not None:
                 test, p, values = one

@@ -45,8 +45,9 @@ class Metric:
             combined gating test (:mod:`trajguard.compare._combined_tests`).
         suite: its suite-level test across scenarios: ``cmh`` (rates) or ``combined`` (Fisher
             combination of the scenarios' permutation p-values).
-        conditional: judged only on some runs (resilience: those that met a fault), so a
-            scenario where neither batch has such runs leaves it out of its table.
+        conditional: judged only on some runs (resilience: those that met a fault; cost: those
+            whose model has a price), so a scenario where neither batch has such runs leaves
+            it out of its table.
     """
 
     name: str
@@ -72,7 +73,7 @@ class Metric:
     @property
     def heading(self) -> str:
         """The label with its unit, for table rows."""
-        return f"{self.label} ({self.unit})" if self.unit == "s" else self.label
+        return f"{self.label} ({self.unit})" if self.unit in ("s", "USD") else self.label
 
     @property
     def directional(self) -> bool:

@@ -24,11 +24,13 @@ __all__ = [
     "DIRECTIONAL",
     "METRICS",
     "METRIC_NAMES",
+    "SHARED_STREAM",
     "TOLERANCES",
     "Metric",
     "Tolerance",
     "canonical_tolerances",
     "metric",
+    "metric_stream",
     "tolerance",
 ]
 
@@ -177,6 +179,19 @@ METRICS: tuple[Metric, ...] = (
         joint=statistic_column("paths"),
     ),
     Metric(
+        name="cost",
+        label="cost",
+        column="cost_usd",
+        unit="USD",
+        kind="ratio",
+        higher_is_better=False,
+        tolerance="cost",
+        plan_label="cost ratio",
+        evaluate=ev.cost,
+        conditional=True,
+        joint=statistic_column("ratio"),
+    ),
+    Metric(
         name="user_turns",
         label="user turns",
         column="user_turns",
@@ -204,6 +219,18 @@ assert all(
     for m in METRICS
     for band in (m.tolerance, m.equivalence)
 ), "every metric's tolerance and equivalence margin must be in TOLERANCES"
+
+
+SHARED_STREAM = 12
+"""The random stream of a scenario's shared arrangements (the next one: their refinement):
+the number of metrics before cost was appended, kept so earlier reports reproduce."""
+
+
+def metric_stream(name: str) -> int:
+    """The random stream of a metric's own tests: its position, past the shared streams for
+    the metrics appended after them (cost)."""
+    index = METRIC_NAMES.index(canonical_metric(name))
+    return index if index < SHARED_STREAM else index + 2
 
 
 def metric(name: str) -> Metric:

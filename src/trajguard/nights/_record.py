@@ -109,6 +109,7 @@ def _arms(runs: pd.DataFrame, keys: list[str]) -> dict[tuple[str, ...], dict[str
             steps=_numbers(runs, "step_count"),
             tokens=tokens,
             latency=_numbers(runs, "duration_s"),
+            cost=_numbers(runs, "cost_usd"),
         )
     )
     groups = frame.groupby(keys, sort=True)
@@ -122,6 +123,9 @@ def _arms(runs: pd.DataFrame, keys: list[str]) -> dict[tuple[str, ...], dict[str
         total_tokens=("tokens", "sum"),
         seen_tokens=("tokens", "count"),
         mean_latency_s=("latency", "mean"),
+        mean_cost_usd=("cost", "mean"),
+        total_cost_usd=("cost", "sum"),
+        seen_cost=("cost", "count"),
     )
     agg["p95_latency_s"] = groups["latency"].quantile(0.95)
     mixes: dict[tuple[str, ...], Counter[str]] = {}
@@ -148,6 +152,8 @@ def _arms(runs: pd.DataFrame, keys: list[str]) -> dict[tuple[str, ...], dict[str
             "tool_mix": json.dumps(dict(sorted(mixes.get(key, Counter()).items()))),
             "mean_latency_s": _float(row["mean_latency_s"]),
             "p95_latency_s": _float(row["p95_latency_s"]),
+            "mean_cost_usd": _float(row["mean_cost_usd"]),
+            "total_cost_usd": float(row["total_cost_usd"]) if row["seen_cost"] else None,
         }
     return out
 

@@ -61,6 +61,9 @@ NIGHT_SCHEMA = pa.schema(
         pa.field("judge_disagreement", pa.float64()),
         pa.field("path_runs", pa.string()),
         pa.field("failing_paths", pa.string()),
+        # cost (issue 38): over the runs whose cost is known; null when none is
+        pa.field("mean_cost_usd", pa.float64()),
+        pa.field("total_cost_usd", pa.float64()),
     ]
 )
 """What a night's file holds (version :data:`NIGHT_SCHEMA_VERSION`)."""

@@ -90,6 +90,7 @@ def _point(row: Mapping[Any, Any]) -> TrendPoint:
         judge_disagreement=_number(row.get("judge_disagreement")),
         paths=_path_counts(row.get("path_runs")),
         failing_paths=_path_counts(row.get("failing_paths")),
+        mean_cost_usd=_number(row.get("mean_cost_usd")),
     )
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from trajguard.compare import ABResult, Comparison, PooledBaseline, Verdict, metric
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
+from trajguard.report._cost_facts import batch_cost
 from trajguard.report._explain import explanation
 from trajguard.report._plots import plot_path
 from trajguard.report._resilience_facts import resilience_groups
@@ -104,6 +105,7 @@ def side_facts(role: str, runset: RunSet) -> Side:
         history_batches=_texts(manifest.get("history_batches")),
         status=_text(manifest.get("status")),
         batch_id=_text(manifest.get("batch_id")),
+        cost=batch_cost(runset.runs),
         **_imported(manifest),
         **_stopped(manifest),
     )

@@ -7,6 +7,7 @@ before it enters a table, so it can neither break the table nor inject HTML.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
 from trajguard._text import printable
@@ -20,6 +21,7 @@ __all__ = [
     "md",
     "p_cell",
     "pass_k_cells",
+    "usd",
     "value_cell",
 ]
 
@@ -89,3 +91,14 @@ def pass_k_cells(baseline: Sequence[PassK], candidate: Sequence[PassK]) -> str:
         ]
         cells.append(f"{label} " + ", ".join(parts))
     return " · ".join(cells)
+
+
+def usd(value: float | None) -> str:
+    """US dollars to three significant digits, never in exponent form ("$0.000123"); a dash
+    for an unknown cost."""
+    if value is None:
+        return "–"
+    if value == 0:
+        return "$0"
+    decimals = max(2, 2 - math.floor(math.log10(abs(value))))
+    return f"${value:.{decimals}f}"

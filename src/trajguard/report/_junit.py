@@ -38,6 +38,7 @@ def junit_xml(document: ReportDocument) -> str:
                     f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted "
                     f"{m.p_adjusted:.4g})"
                     for m in scenario.metrics
+                    if m.metric != "cost" or m.baseline.n or m.candidate.n  # unpriced: none
                 ),
                 *explanation_lines(explanation),
             ]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from trajguard._text import counted
 from trajguard.compare import BlindSpot, Comparison, ScenarioResult
+from trajguard.report._cost import cost_row
 from trajguard.report._design import design_section
 from trajguard.report._floors import floors_section
 from trajguard.report._format import MARK, interval_label, md, p_cell, pass_k_cells, value_cell
@@ -192,6 +193,7 @@ def _provenance(baseline: Side, candidate: Side, *, ab: bool = False) -> list[st
         ("batch seed", baseline.batch_seed, candidate.batch_seed),
     ):
         lines.append(f"| {label} | {shown(b)} | {shown(c)} |")
+    lines += cost_row(baseline.cost, candidate.cost)
     b_hashes, c_hashes = baseline.config_hashes, candidate.config_hashes
     changed = sorted(k for k in set(b_hashes) & set(c_hashes) if b_hashes[k] != c_hashes[k])
     between = "the variants" if ab else "the batches"

@@ -4,7 +4,7 @@ alarms, flaky, drift)."""
 from __future__ import annotations
 
 from trajguard._text import counted
-from trajguard.report._format import md
+from trajguard.report._format import md, usd
 from trajguard.results import BaselineDrift, Monitoring, ScenarioTrend, TrendAlarm, TrendFacts
 
 __all__ = ["render_trend", "trend_section"]
@@ -98,11 +98,14 @@ def _scenario(s: ScenarioTrend) -> list[str]:
             lines += ["", _drift(d, what)]
     judged = any(p.judge_disagreement is not None for p in s.points[-_SHOWN:])
     judge_head, judge_rule = (" judge disagreement |", "---:|") if judged else ("", "")
+    priced = any(p.mean_cost_usd is not None for p in s.points[-_SHOWN:])
+    cost_head, cost_rule = (" cost per run (USD) |", "---:|") if priced else ("", "")
     lines += [
         "",
         "| date | night | pass rate (95% CI) | crash rate | tool mix vs baseline | tokens |"
-        + judge_head,
-        "|---|---|---|---|---|---:|" + judge_rule,
+        + judge_head
+        + cost_head,
+        "|---|---|---|---|---|---:|" + judge_rule + cost_rule,
     ]
     for p in s.points[-_SHOWN:]:
         tools = f"TVD {p.tool_distance:.2f}" if p.tool_distance is not None else "–"
@@ -115,7 +118,7 @@ def _scenario(s: ScenarioTrend) -> list[str]:
             f"| {md(p.date)} | {md(p.night_id, limit=24)} | {p.passes}/{p.runs} = "
             f"{_pct(p.pass_rate)} ({_pct(p.pass_low)}–{_pct(p.pass_high)}) | "
             f"{_pct(p.crash_rate)} ({_pct(p.crash_low)}–{_pct(p.crash_high)}) | {tools} | "
-            f"{tokens} |" + judge
+            f"{tokens} |" + judge + (f" {usd(p.mean_cost_usd)} |" if priced else "")
         )
     return lines
 

@@ -21,6 +21,7 @@ from trajguard.results._comparison_json import (
     document_schema,
     read_document,
 )
+from trajguard.results._cost import BatchCost
 from trajguard.results._document import (
     DOCUMENT_SCHEMA_VERSION,
     ABOverall,
@@ -68,6 +69,7 @@ __all__ = [
     "VERSION_KEY",
     "ABOverall",
     "BaselineDrift",
+    "BatchCost",
     "CriterionShift",
     "DesignRecord",
     "Exemplars",

@@ -30,6 +30,7 @@ from trajguard.compare import (
     SequentialOutcome,
     exit_code,
 )
+from trajguard.results._cost import BatchCost
 from trajguard.results._explanation import Explanation, RateCount
 from trajguard.results._trend import EXIT_ALARM, TrendFacts
 
@@ -126,6 +127,8 @@ class Side:
     source_figures: tuple[str, ...] = ()
     stopped: str | None = None
     budget_not_run: Mapping[str, int] = field(default_factory=dict)
+    cost: BatchCost | None = None
+    """What its runs cost (``None``: a document written before costs were kept)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -44,6 +44,8 @@ class TrendPoint:
         tool_distance: total-variation distance of the night's tool mix from the baseline's
             (``None``: no baseline tool mix recorded).
         mean_tokens: mean tokens per run.
+        mean_cost_usd: mean US dollars per run, over the runs whose cost is known (``None``:
+            none is, or a night recorded before the store kept it).
         verdict: the scenario's verdict that night.
         judge_disagreement: the largest pair disagreement of the scenario's judges sampled more
             than once that night (the chance two verdicts on one run disagree); ``None``: no
@@ -69,6 +71,7 @@ class TrendPoint:
     judge_disagreement: float | None = None
     paths: Mapping[str, int] | None = None
     failing_paths: Mapping[str, int] | None = None
+    mean_cost_usd: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

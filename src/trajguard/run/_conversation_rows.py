@@ -18,8 +18,13 @@ from typing import Any
 from trajguard.atif import Trajectory
 from trajguard.core.normalize import Normalized
 from trajguard.core.shape import shape, user_turns
-from trajguard.suite import CriterionResult, JudgeFunction, ResolvedScenario, evaluate_criteria
-from trajguard.suite._conversation import ScriptedTurn
+from trajguard.suite import (
+    CriterionResult,
+    JudgeFunction,
+    ResolvedScenario,
+    ScriptedTurn,
+    evaluate_criteria,
+)
 
 __all__ = ["conversation_columns", "turn_results"]
 

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from trajguard.judge import JudgeCache, Judgement, JudgeSample, JudgeSettings, RunKey
-from trajguard.suite import JudgeFunction, ResolvedScenario
-from trajguard.suite._conversation import placed_criteria
+from trajguard.suite import JudgeFunction, ResolvedScenario, placed_criteria
 
 if TYPE_CHECKING:
     from trajguard.capture.types import ChatModel

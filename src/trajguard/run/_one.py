@@ -100,6 +100,7 @@ async def one_run(
         spec=spec,
         batch=manifest,
         model=arm.model,
+        prices=arm.prices,
         status=status,
         started_at=started_at,
         duration_s=time.monotonic() - clock,

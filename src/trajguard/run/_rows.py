@@ -19,7 +19,10 @@ A ``judge`` criterion whose judge could not decide (unreachable, no verdict) is 
 judged (``held`` null, with the reason); when no other criterion failed the run and it did not
 crash, its pass cannot be decided: the run is a ``harness_error`` (``error_type``
 :data:`JUDGE_FAILED`), never a fail. ``judge_calls`` (JSON) holds every judge criterion's
-samples — verdict, reason, tokens — apart from the agent's own columns, which never count them.
+samples — verdict, reason, tokens — apart from the agent's own columns, which never count them;
+``judge_cost_usd`` their dollars, apart from the agent's ``cost_usd`` (both priced by
+:mod:`trajguard.capture.prices` from the suite's ``prices``, else litellm's price map; null when
+unknown).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 from trajguard._text import safe_str
 from trajguard.atif import Trajectory
+from trajguard.capture.prices import Price, judge_cost, trajectory_cost
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
 from trajguard.errors import AgentFailure, ModelUnavailable, UserCodeError
@@ -49,8 +53,7 @@ from trajguard.redaction import Redactor, environment_secrets
 from trajguard.run._conversation_rows import turn_results
 from trajguard.run._faults import fault_columns
 from trajguard.run._plan import RunSpec
-from trajguard.suite import CriterionResult, JudgeFunction, evaluate_criteria
-from trajguard.suite._conversation import ScriptedTurn
+from trajguard.suite import CriterionResult, JudgeFunction, ScriptedTurn, evaluate_criteria
 
 __all__ = ["JUDGE_FAILED", "build_row", "errors_by_arm", "final_output"]
 
@@ -75,6 +78,7 @@ def build_row(
     faults_planned: bool = False,
     judge: JudgeFunction | None = None,
     turns: Sequence[ScriptedTurn] | None = None,
+    prices: Mapping[str, Price] | None = None,
 ) -> dict[str, Any]:
     """The Parquet row of a finished run (see :data:`trajguard.store.RUN_SCHEMA`).
 
@@ -171,7 +175,7 @@ def build_row(
             "prompt_tokens": run_shape.prompt_tokens,
             "completion_tokens": run_shape.completion_tokens,
             "total_tokens": run_shape.total_tokens,
-            "cost_usd": _cost(trajectory),
+            "cost_usd": trajectory_cost(trajectory, model, prices),
             "subagent_count": run_shape.subagent_count,
             "content_hash": run_shape.content_hash,
             "final_output": (
@@ -185,6 +189,7 @@ def build_row(
         row.update(fault_columns(normalized, output, planned=faults_planned, criteria=criteria))
     records = [r.judge_record for r in results if r.judge_record is not None]
     row["judge_calls"] = canonical_json(redactor.value(records)) if records else None
+    row["judge_cost_usd"] = judge_cost(records, prices)
     undecided = [r for r in results if r.undecided]
     if undecided and not failed and not crash:  # the pass cannot be decided: not the agent's
         row.update(
@@ -270,11 +275,3 @@ def _raised_by_agent(error: BaseException | None) -> BaseException | None:
     if isinstance(error, AgentFailure) and isinstance(error.__cause__, Exception):
         return error.__cause__
     return None
-
-
-def _cost(trajectory: Trajectory) -> float | None:
-    final = trajectory.final_metrics
-    if final is not None and final.total_cost_usd is not None:
-        return final.total_cost_usd
-    costs = [s.metrics.cost_usd for s in trajectory.steps if s.metrics and s.metrics.cost_usd]
-    return sum(costs) if costs else None

@@ -98,6 +98,8 @@ RUN_SCHEMA = pa.schema(
         # agent_ended, error) and its user messages; null for runs without one, and before
         pa.field("stop_reason", pa.string()),
         pa.field("user_turns", pa.int32()),
+        # cost (issue 38): the judge's calls, apart from the agent's ``cost_usd``
+        pa.field("judge_cost_usd", pa.float64()),
     ],
     metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
 )

@@ -6,7 +6,7 @@ effective settings of a scenario under a variant; :func:`evaluate_criteria` judg
 """
 
 from trajguard.suite._advice import judge_advice
-from trajguard.suite._conversation import ScriptedTurn, SimulatedUserSettings
+from trajguard.suite._conversation import ScriptedTurn, SimulatedUserSettings, placed_criteria
 from trajguard.suite._criteria import (
     CRITERION_TYPES,
     KINDS,
@@ -83,5 +83,6 @@ __all__ = [
     "judge_advice",
     "load_suite",
     "parse_criterion",
+    "placed_criteria",
     "scenario_floors",
 ]

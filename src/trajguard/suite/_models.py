@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from trajguard._catalog import TOLERANCES, tolerance_problems
 from trajguard._files import NAME_PATTERN
+from trajguard.capture.prices import Price
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec
@@ -261,6 +262,9 @@ class Suite(_Strict):
     pairwise: PairwiseJudge | None = None
     """A judge that, in ``trajguard ab``, says which variant's answer to each input is better
     (A/B comparisons, "The pairwise judge")."""
+    prices: dict[Annotated[str, Field(min_length=1)], Price] = Field(default_factory=dict)
+    """Model string → its price in US dollars per million tokens; a model not listed is priced
+    from litellm's bundled price map, else its cost is unknown (null, never 0)."""
     path: Path | None = Field(default=None, exclude=True)
 
     @cached_property
@@ -322,11 +326,14 @@ class ResolvedScenario(_Strict):
     """The seed of the state its tools share in a run (deep-copied for each run)."""
     turns: list[ScriptedTurn] | None = None  # a conversation: input is the first message,
     user: SimulatedUserSettings | None = None  # or the simulated user's opening (else empty)
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """The suite's price table (what a run costs, not what it does: not part of the hash)."""
 
     def config_hash(self) -> str:
         """SHA-256 prefix over the scenario definition, prompt text, parameters, faults and
         data row."""
-        data = self.model_dump(mode="json", exclude={"runs", "base_dir", "allow_modules", "tags"})
+        excluded = {"runs", "base_dir", "allow_modules", "tags", "prices"}
+        data = self.model_dump(mode="json", exclude=excluded)
         for added in ("params", "faults", "source_row", "state", "turns", "user"):  # older kept
             if not data[added]:
                 del data[added]
@@ -407,4 +414,5 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         tags=scenario.tags,
         source_row=scenario.source_row,
         state=scenario.state,
+        prices=suite.prices,
     )

@@ -1,0 +1,32 @@
+"""What one side's runs cost, as the report shows it (plain data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["BatchCost"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchCost:
+    """The cost of one side's runs, in US dollars.
+
+    Attributes:
+        runs: its runs (harness errors included: a failed call may still have been paid).
+        priced: those whose agent cost is known.
+        agent_usd: the agent's calls of the priced runs, summed.
+        judge_usd: the judge's calls, summed over the runs where it is known (``None``: no
+            run has a known judge cost).
+        models: the models of the runs whose cost is unknown (what needs a price).
+    """
+
+    runs: int
+    priced: int
+    agent_usd: float
+    judge_usd: float | None = None
+    models: tuple[str, ...] = ()
+
+    @property
+    def per_run_usd(self) -> float | None:
+        """The agent's mean cost per priced run (``None``: none priced)."""
+        return self.agent_usd / self.priced if self.priced else None

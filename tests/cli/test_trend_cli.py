@@ -199,14 +199,14 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     edited_id = json.loads((NIGHTS / "edited-seed1" / "manifest.json").read_text())["batch_id"]
     report = (tmp_path / "edited-seed3" / "report.md").read_text()
     assert "## Trend (6 nights of suite demo" in report
-    # multiply (50-60 % -> 0-10 %) is named on the edit's night, its pass rate and its tool mix
-    # (the calculator's share of the runs 60-70 % -> 15-30 %, get_weather up); greeting's pass
-    # rate (25-35 % -> 0-15 %) is not named within three nights at one false alarm a year, but
-    # its runs failing along get_weather (35-55 % -> 75-95 % of the runs) are
+    # multiply (50-60 % -> 0-10 %) is named on the edit's night, its pass rate and its runs
+    # failing along get_weather; its tool mix (the calculator's share 60-70 % -> 15-30 %) is not
+    # raised within three nights (a path statistic's threshold takes three flaky allowances);
+    # greeting's pass rate (25-35 % -> 0-15 %) is not named within three nights at one false
+    # alarm a year, but its runs failing along get_weather (35-55 % -> 75-95 % of the runs) are
     since = f"since 2026-12-01 ({edited_id})"
     assert f"**pass rate dropped {since}: 53% → 8%" in report
-    assert f"### multiply (base): **the tool mix moved {since}: calculator 65% → 22% of" in report
-    assert "get\\_weather up" in report
+    assert f"### multiply (base): **runs failing along get\\_weather rose {since}" in report
     assert f"### greeting (base): **runs failing along get\\_weather rose {since}" in report
     # nothing unedited alarms, and no crash-rate or rise alarm anywhere
     assert "### capital (base): steady (no alarm)" in report
@@ -226,7 +226,6 @@ def test_real_nights_appended_in_a_row_name_the_night_the_edit_began(tmp_path: P
     assert named == {
         ("multiply", "pass_rate", "drop", "step", None, None),
         ("multiply", "failing_paths", "rise", "step", "get_weather", None),
-        ("multiply", "tool_usage", "moved", "step", "calculator", "get_weather"),
         ("greeting", "failing_paths", "rise", "step", "get_weather", None),
     }
     for found in alarms.values():

@@ -16,6 +16,7 @@ false-alarms about once a year of nights), names flaky scenarios and the baselin
 from trajguard.nights._alarms import Shape, monitor, shape_end, shape_of
 from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
+from trajguard.nights._detection import TARGET_NAMED, drop_named, runs_for
 from trajguard.nights._location import StoreLocation, is_url, open_location
 from trajguard.nights._monitor import TARGET_ARL, arcsine, cusum, stream_arl, threshold
 from trajguard.nights._nights_list import trend_nights
@@ -38,7 +39,7 @@ from trajguard.nights._stats import (
     spread_ratio,
     wilson,
 )
-from trajguard.nights._streams import PATH_WEIGHT, Counts, Key, Streams, streams_of
+from trajguard.nights._streams import PATH_WEIGHT, RISE_WEIGHT, Counts, Key, Streams, streams_of
 from trajguard.nights._trend import trend_of
 
 __all__ = [
@@ -49,7 +50,9 @@ __all__ = [
     "PATH_WEIGHT",
     "READABLE_NIGHT_VERSIONS",
     "READ_SCHEMA",
+    "RISE_WEIGHT",
     "TARGET_ARL",
+    "TARGET_NAMED",
     "ChangeScan",
     "Counts",
     "Dispersion",
@@ -66,6 +69,7 @@ __all__ = [
     "change_scan",
     "check_webhook",
     "cusum",
+    "drop_named",
     "is_url",
     "list_night_files",
     "monitor",
@@ -78,6 +82,7 @@ __all__ = [
     "read_nights",
     "read_store",
     "record_night",
+    "runs_for",
     "shape_end",
     "shape_of",
     "spread_ratio",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from trajguard.nights._detection import drop_named, runs_for
 from trajguard.nights._monitor import (
     ALLOWANCE,
     TARGET_ARL,
@@ -204,7 +205,9 @@ def monitor(
     ``nights`` (date, night id), ``None`` where it did not run) and the procedure's figures."""
     counts = [_counts(points) for points in series]
     streams = streams_of(counts, len(nights))
-    h = streams.rate_threshold
+    h = streams.drop_threshold
+    judged = [p.runs for points in series for p in points if p is not None and p.runs > 0]
+    runs = round(float(np.median(judged))) if judged else 0
     figures = Monitoring(
         method=METHOD,
         statistics=streams.statistics,
@@ -216,11 +219,23 @@ def monitor(
         warmup=WARMUP,
         path_statistics=streams.path_statistics,
         path_threshold=streams.path_threshold,
+        rise_threshold=streams.rise_threshold,
+        runs=runs,
+        drop_named=drop_named(h, runs),
+        runs_for_target=runs_for(h),
     )
     found: list[list[TrendAlarm]] = [[] for _ in series]
     if not streams.keys or not nights:
         return figures, [tuple(a) for a in found]
-    path = cusum(streams.passes, streams.runs, h=streams.h, sides=streams.sides, pool=streams.pool)
+    path = cusum(
+        streams.passes,
+        streams.runs,
+        h=streams.h,
+        h_up=streams.h_up,
+        sides=streams.sides,
+        pool=streams.pool,
+        allowance=streams.allowance,
+    )
     for i, raised in enumerate(path.raised):
         key = streams.keys[raised.stream]
         upto = shape_end(path.raised, i, len(nights))

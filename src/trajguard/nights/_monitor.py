@@ -175,6 +175,7 @@ def cusum(
     runs: Floats,
     *,
     h: float | Floats,
+    h_up: float | Floats | None = None,
     sides: NDArray[np.int64] | None = None,
     k: float = ALLOWANCE,
     restart: bool = True,
@@ -188,6 +189,8 @@ def cusum(
         runs: trials per stream and night (0: the stream has no night then; skipped).
         h: the suite's threshold (:func:`threshold`), or one per stream; flaky streams get up
             to :func:`flaky_extra` of it more.
+        h_up: the rise CUSUM's threshold, when it differs from the drop's (a statistic with a
+            smaller part of the suite's false-alarm rate; default: ``h``).
         sides: per stream, -1 (watch drops only), +1 (rises only) or 0 (both).
         k: the reference value.
         restart: after an alarm, restart the stream from its CUSUM's last zero (else it stops).
@@ -210,9 +213,12 @@ def cusum(
     group = np.zeros(streams, np.int64) if pool is None else np.asarray(pool, np.int64)
     pools = int(group.max()) + 1 if streams else 1
     hs = np.broadcast_to(np.asarray(h, np.float64), (streams,))
+    hs_up = hs if h_up is None else np.broadcast_to(np.asarray(h_up, np.float64), (streams,))
     extra = np.array([flaky_extra(float(v)) for v in hs])
+    extra_up = np.array([flaky_extra(float(v)) for v in hs_up])
     if allowance is not None:
         extra = extra * np.asarray(allowance, np.float64)
+        extra_up = extra_up * np.asarray(allowance, np.float64)
     start = np.zeros(streams, np.int64)
     end = np.zeros(streams, np.int64)
     live = np.ones(streams, bool)
@@ -244,7 +250,8 @@ def cusum(
             phi = np.maximum(1.0, (PRIOR_NIGHTS * prior + ss) / (PRIOR_NIGHTS + df))
             z = (y[:, t] - mean) / np.sqrt(phi * (1 / w[:, t] + 1 / sw))
         z = np.where(active, _normal_score(z, phi, m), 0.0)
-        limit = hs + extra * np.clip((phi - 1) / FLAKY_SPREAD, 0.0, 1.0)
+        flaky = np.clip((phi - 1) / FLAKY_SPREAD, 0.0, 1.0)
+        limit, limit_up = hs + extra * flaky, hs_up + extra_up * flaky
         s_dn = np.where(active & (side <= 0), np.maximum(0.0, s_dn - z - k), s_dn)
         s_up = np.where(active & (side >= 0), np.maximum(0.0, s_up + z - k), s_up)
         z_dn = np.where(active & (s_dn == 0), t, z_dn)
@@ -253,8 +260,8 @@ def cusum(
         out_up[:, t] = np.where(active, s_up, np.nan)
         calm = np.maximum(s_dn, s_up) <= HOLD_OUT
         end = np.where((here & ~active) | (active & calm), t + 1, np.maximum(end, t + 1 - HELD))
-        for r in np.flatnonzero(active & ((s_dn > limit) | (s_up > limit))):
-            rise = bool(s_up[r] > limit[r] and s_up[r] >= s_dn[r])
+        for r in np.flatnonzero(active & ((s_dn > limit) | (s_up > limit_up))):
+            rise = bool(s_up[r] > limit_up[r] and s_up[r] / limit_up[r] >= s_dn[r] / limit[r])
             last = int(z_up[r] if rise else z_dn[r])
             raised.append(
                 Raised(
@@ -264,7 +271,7 @@ def cusum(
                     since=int(start[r]),
                     last_zero=last,
                     statistic=float(s_up[r] if rise else s_dn[r]),
-                    threshold=float(limit[r]),
+                    threshold=float(limit_up[r] if rise else limit[r]),
                 )
             )
             s_dn[r] = s_up[r] = 0.0

@@ -152,15 +152,32 @@ def _method(m: Monitoring | None) -> list[str]:
         return []
     return [
         f"Alarms: a {m.method} (pass rate down and up, crash rate up{_paths(m)}), run night by "
-        "night from the first night read; threshold "
-        f"{m.threshold:.2f}{_path_h(m)} (up to {m.flaky_extra:.2f} more for flaky nights), "
+        f"night from the first night read; threshold {m.threshold:.2f}{_rise_h(m)}{_path_h(m)} "
+        f"(up to {m.flaky_extra:.2f} more for flaky nights), "
         f"k = {m.allowance:g}, judged after {counted(m.warmup, 'night')}. "
         "Calibrated so that an unchanged suite raises a false alarm once "
-        f"per {m.target_arl:.0f} nights on average (one statistic: once per "
+        f"per {m.target_arl:.0f} nights on average (a pass-rate drop's statistic: once per "
         f"{m.statistic_arl:,.0f}); an alarm is raised once, on the night its CUSUM crosses, and "
-        "the stream restarts from the change.",
+        f"the stream restarts from the change.{_sees(m)}",
         "",
     ]
+
+
+def _rise_h(m: Monitoring) -> str:
+    if m.rise_threshold is None:
+        return ""
+    return f" for a pass-rate drop, {m.rise_threshold:.2f} for a rise of the pass or crash rate"
+
+
+def _sees(m: Monitoring) -> str:
+    if m.drop_named is None or not m.runs:
+        return ""
+    needs = "more than 400 runs" if m.runs_for_target is None else counted(m.runs_for_target, "run")
+    return (
+        f" At {counted(m.runs, 'run')} a night, a 20-point drop of one scenario (45% → 25%) "
+        f"is named within 5 nights on about {100 * m.drop_named:.0f}% of series; 80% takes "
+        f"{needs} a night."
+    )
 
 
 def _paths(m: Monitoring) -> str:

@@ -134,7 +134,7 @@ class Monitoring:
         statistics: one-sided CUSUMs watched over the suite (per scenario: pass rate down and
             up, crash rate up, and, for a scenario whose runs took two paths or more, each
             path's share of the runs down and its failing runs' share up).
-        threshold: the threshold of a pass- or crash-rate statistic (a flaky stream's is up to
+        threshold: the threshold of a pass-rate drop's statistic (a flaky stream's is up to
             ``flaky_extra`` higher).
         flaky_extra: the most a stream's threshold grows with its nights' spread.
         allowance: the CUSUMs' reference value ``k`` (standard deviations of a night).
@@ -143,9 +143,15 @@ class Monitoring:
         statistic_arl: one statistic's in-control ARL at the threshold (calibrated).
         warmup: nights a stream needs since its (re)start before a night is judged.
         path_statistics: how many of ``statistics`` watch paths (tool usage, failing paths).
-        path_threshold: their threshold (each gets a quarter of a pass- or crash-rate
-            statistic's part of the suite's false-alarm rate; ``None``: no scenario took two
-            paths).
+        path_threshold: their threshold (each gets an eighth of a pass-rate drop's part of
+            the suite's false-alarm rate; ``None``: no scenario took two paths).
+        rise_threshold: the threshold of a pass-rate rise's and a crash-rate rise's statistic
+            (each gets a quarter of a drop's part; ``None``: not stated, before these parts).
+        runs: the runs a night the detection figure is for (the median over the nights read).
+        drop_named: the chance a 20-point pass-rate drop of one scenario (45 % to 25 %) is
+            named within 5 nights at ``runs`` runs a night (calibrated, RESULTS.md).
+        runs_for_target: the fewest runs a night at which ``drop_named`` reaches 80 %
+            (``None``: not within 400).
     """
 
     method: str
@@ -158,6 +164,10 @@ class Monitoring:
     warmup: int
     path_statistics: int = 0
     path_threshold: float | None = None
+    rise_threshold: float | None = None
+    runs: int | None = None
+    drop_named: float | None = None
+    runs_for_target: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,6 +1,8 @@
 """The frozen-mode core: pure functions over trajectories, no I/O and no globals."""
 
 from trajguard.core._alignment import (
+    CELL_LIMIT,
+    COSTS,
     AlignedStep,
     Alignment,
     align_codes,
@@ -21,6 +23,8 @@ from trajguard.core.normalize import (
 from trajguard.core.shape import Shape, content_hash, shape
 
 __all__ = [
+    "CELL_LIMIT",
+    "COSTS",
     "FIRST_DIVERGENCE",
     "AlignedStep",
     "Alignment",

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 __all__ = [
     "CELL_LIMIT",
+    "COSTS",
     "GAP",
     "NEW_ARGUMENTS",
     "SAME_CALLS",
@@ -45,6 +46,9 @@ NEW_ARGUMENTS = 3
 CELL_LIMIT = 4_000_000
 """The largest table (steps of A × steps of B, after their common start and end) aligned by
 cost; past it the middle is shown as A's steps then B's, so no input makes the alignment slow."""
+
+COSTS = {"gap": GAP, "same_calls": SAME_CALLS, "new_arguments": NEW_ARGUMENTS, "cells": CELL_LIMIT}
+"""The costs and the limit, as the page's script reads them (one owner: this module)."""
 
 StepOp = Literal["same", "changed", "a", "b"]
 Code = tuple[Hashable, Hashable, Hashable]

@@ -12,6 +12,7 @@ the page load nothing and run no script but its own. docs/reference/report-html.
 from collections.abc import Mapping
 
 from trajguard.report.html._page import render_page
+from trajguard.report.html._pairs import exemplar_keys
 from trajguard.report.html._payload import ROW_FIELDS, RunPayload, RunSource, collect_runs
 from trajguard.report.html._trend_page import render_trend_page
 from trajguard.results import ReportDocument
@@ -22,6 +23,7 @@ __all__ = [
     "RunPayload",
     "RunSource",
     "collect_runs",
+    "exemplar_keys",
     "render_html",
     "render_trend_page",
 ]

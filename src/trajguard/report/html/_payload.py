@@ -19,7 +19,9 @@ from typing import Any
 
 from trajguard._json import loads_bounded
 from trajguard._text import printable
+from trajguard.core import COSTS
 from trajguard.report._criteria import failed_labels
+from trajguard.report.html._pairs import ExemplarKeys, Interner, exemplar_pairs
 from trajguard.store import read_table
 
 __all__ = ["ROW_FIELDS", "RunPayload", "RunSource", "collect_runs", "encode"]
@@ -77,8 +79,10 @@ class RunPayload:
     """The explorer's data, encoded (gzip + base64 of JSON).
 
     Attributes:
-        rows: ``{"fields": [...], "scenarios": {name: [baseline rows, candidate rows]}}``.
-        trajectories: scenario → ``[[[final output, trajectory JSON], ...] per side]``.
+        rows: ``{"fields": [...], "scenarios": {name: [baseline rows, candidate rows]},
+            "exemplars": {name: its exemplar pair aligned}, "alignment": its costs}``.
+        trajectories: scenario → ``[[[final output, trajectory JSON, step keys], ...] per
+            side]`` (the keys: :mod:`trajguard.report.html._pairs`).
         runs: runs in the payload.
     """
 
@@ -120,9 +124,10 @@ def _short(value: str | None, limit: int) -> str | None:
 
 
 def _side(
-    source: RunSource, tables: dict[Path, Any]
-) -> Iterable[tuple[str, list[Any], list[str | None]]]:
-    """(scenario, row, [final output, trajectory]) of each of the side's runs."""
+    source: RunSource, tables: dict[Path, Any], coders: dict[str, Interner]
+) -> Iterable[tuple[str, list[Any], list[Any]]]:
+    """(scenario, row, [final output, trajectory, its steps' keys]) of each of the side's
+    runs."""
     for path in source.paths:
         if path not in tables:
             tables[path] = read_table(path, columns=_COLUMNS)
@@ -141,8 +146,10 @@ def _side(
             if row["error_type"] or row["error_message"]:
                 error = _short(f"{row['error_type'] or 'error'}: {row['error_message'] or ''}", 600)
             duration = row["duration_s"]
+            scenario = _name(row["scenario"])
+            codes = coders.setdefault(scenario, Interner()).codes(row["trajectory"])
             yield (
-                _name(row["scenario"]),
+                scenario,
                 [
                     printable(row["run_id"]),
                     _name(row["batch_id"]),
@@ -157,19 +164,26 @@ def _side(
                     None if duration is None else round(float(duration), 3),
                     error,
                 ],
-                [_short(row["final_output"], _OUTPUT_LIMIT), _trajectory(row["trajectory"])],
+                [_short(row["final_output"], _OUTPUT_LIMIT), _trajectory(row["trajectory"]), codes],
             )
 
 
-def collect_runs(sides: Sequence[RunSource], scenarios: Sequence[str]) -> RunPayload:
+def collect_runs(
+    sides: Sequence[RunSource],
+    scenarios: Sequence[str],
+    *,
+    exemplars: ExemplarKeys | None = None,
+) -> RunPayload:
     """The explorer's data of the compared runs of both sides (baseline first), for the
-    compared ``scenarios`` (in the comparison's order)."""
+    compared ``scenarios`` (in the comparison's order), with each scenario's ``exemplars``
+    (its baseline and candidate exemplar's batch and run id) aligned for the side-by-side view."""
     tables: dict[Path, Any] = {}
+    coders: dict[str, Interner] = {}
     rows: dict[str, list[list[Any]]] = {s: [[] for _ in sides] for s in scenarios}
     details: dict[str, list[list[Any]]] = {s: [[] for _ in sides] for s in scenarios}
     count = 0
     for index, source in enumerate(sides):
-        for scenario, row, detail in _side(source, tables):
+        for scenario, row, detail in _side(source, tables, coders):
             if scenario in rows:
                 rows[scenario][index].append(row)
                 details[scenario][index].append(detail)
@@ -182,8 +196,11 @@ def collect_runs(sides: Sequence[RunSource], scenarios: Sequence[str]) -> RunPay
             )
             rows[scenario][index] = [row for row, _ in pairs]
             details[scenario][index] = [detail for _, detail in pairs]
+    aligned = exemplar_pairs(exemplars or {}, rows, details)
     return RunPayload(
-        rows=encode({"fields": ROW_FIELDS, "scenarios": rows}),
+        rows=encode(
+            {"fields": ROW_FIELDS, "scenarios": rows, "exemplars": aligned, "alignment": COSTS}
+        ),
         trajectories={s: encode(details[s]) for s in scenarios},
         runs=count,
     )

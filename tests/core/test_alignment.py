@@ -92,10 +92,12 @@ def test_equal_runs_are_all_same_and_have_no_divergence() -> None:
     assert all(line.startswith("  ") for line in aligned_steps(a, a))
 
 
-def test_one_and_one_point_zero_are_the_same_argument() -> None:
-    a = _run(_call_step("f", {"n": 1}, "ok"))
-    b = _run(_call_step("f", {"n": 1.0}, "ok"))
+def test_keys_compare_arguments_as_json_writes_them() -> None:
+    a = _run(_call_step("f", {"n": 1, "m": [1, 2]}, "ok"))
+    b = _run(_call_step("f", {"m": [1, 2], "n": 1}, "ok"))  # key order does not matter
     assert align_steps(a, b).first_divergence is None
+    c = _run(_call_step("f", {"m": [1, 2], "n": 1.0}, "ok"))  # as the normalised diff shows it
+    assert [s.op for s in align_steps(a, c).steps] == ["same", "changed"]
 
 
 def test_a_long_result_is_cut_around_where_it_differs_and_lines_stay_bounded() -> None:

@@ -84,20 +84,10 @@ def steps_of(trajectory: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [s for s in steps or () if isinstance(s, Mapping)] if isinstance(steps, list) else []
 
 
-def _plain(value: Any) -> Any:
-    """``value`` with integral floats as integers: ``1.0`` and ``1`` are one number in JSON
-    (and in the page's script, which reads the same JSON)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _canonical(value: Any) -> str:
-    return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True, default=str)
+    """JSON with sorted keys: numbers as JSON writes them (``1`` and ``1.0`` differ, as they do
+    in the normalised diff)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def _calls(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -111,27 +101,29 @@ def _results(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [r for r in results or () if isinstance(r, Mapping)] if isinstance(results, list) else []
 
 
-def _result_key(result: Mapping[str, Any]) -> str:
+def _result(result: Mapping[str, Any]) -> list[Any]:
     extra = result.get("extra")
-    error = extra.get("error") if isinstance(extra, Mapping) else None
-    return _canonical([result.get("content"), error])
+    return [result.get("content"), extra.get("error") if isinstance(extra, Mapping) else None]
+
+
+def _name(value: Any) -> Hashable:
+    return value if value is None or isinstance(value, str | int | float) else _canonical(value)
 
 
 def step_code(step: Mapping[str, Any]) -> Code:
     """A step's three keys: kind, calls, content (see the module's description)."""
     calls = _calls(step)
-    kind = _canonical([step.get("source"), [c.get("function_name") for c in calls]])
+    source = _name(step.get("source"))
+    kind = (source, *(_name(c.get("function_name")) for c in calls))
     with_arguments = _canonical(
-        [step.get("source"), [[c.get("function_name"), c.get("arguments")] for c in calls]]
+        [source, [[c.get("function_name"), c.get("arguments")] for c in calls]]
     )
     results = _results(step)
     ids = [c.get("tool_call_id") for c in calls]
-    joined = [
-        [_result_key(r) for r in results if r.get("source_call_id") == call_id] for call_id in ids
-    ]
-    loose = [_result_key(r) for r in results if r.get("source_call_id") not in ids]
-    content = _canonical([with_arguments, step.get("message"), joined, loose])
-    return kind, with_arguments, content
+    joined = [[_result(r) for r in results if r.get("source_call_id") == i] for i in ids]
+    loose = [_result(r) for r in results if r.get("source_call_id") not in ids]
+    # the calls' key is a whole JSON value, so what follows it cannot blur into it
+    return kind, with_arguments, with_arguments + _canonical([step.get("message"), joined, loose])
 
 
 def step_codes(steps: Sequence[Mapping[str, Any]]) -> list[Code]:

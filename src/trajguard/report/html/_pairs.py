@@ -10,10 +10,10 @@ here, in Python, and their alignment put in the page as it is.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from trajguard._json import loads_bounded
 from trajguard._text import printable
 from trajguard.core import align_codes, step_codes, steps_of
 from trajguard.core.normalize import mask_addresses
@@ -45,20 +45,17 @@ class Interner:
         is not a JSON object)."""
         if raw is None:
             return None
-        try:
-            trajectory = loads_bounded(raw)
-        except ValueError:
+        try:  # nested too deep, the parser or the keys' encoder runs out of stack: no keys
+            trajectory = json.loads(raw)
+            if not isinstance(trajectory, dict):
+                return None
+            if " at 0x" in raw:
+                trajectory = _masked(trajectory)
+            codes = step_codes(steps_of(trajectory))
+        except (ValueError, RecursionError):
             return None
-        if not isinstance(trajectory, dict):
-            return None
-        if " at 0x" in raw:
-            trajectory = _masked(trajectory)
         ids = self._ids
-        return [
-            ids.setdefault(key, len(ids))
-            for code in step_codes(steps_of(trajectory))
-            for key in code
-        ]
+        return [ids.setdefault(key, len(ids)) for code in codes for key in code]
 
 
 def exemplar_keys(document: ReportDocument) -> ExemplarKeys:

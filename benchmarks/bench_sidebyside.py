@@ -5,9 +5,10 @@ Run: python benchmarks/bench_sidebyside.py [--scenarios 100] [--runs 50] [--hist
 The run sets and the comparison are bench_html's (same generator, seeds and trajectories).
 Prints: the page's size, its run data with and without the step keys and exemplar alignments
 (the page's blobs decoded and encoded again without them), the time the step keys take to
-compute (and the whole run payload's time), what precomputing every pair's alignment would weigh (all pairs of one scenario's runs
-aligned and encoded, times the scenarios), and in headless Chromium the time the page's script
-takes to align all pairs of one scenario and to draw the exemplar pair.
+compute (and the whole run payload's), what precomputing every pair's alignment would weigh
+(all pairs of one scenario's runs aligned and encoded, times the scenarios), and in headless
+Chromium the time the page's script takes to align all pairs of one scenario and to draw the
+exemplar pair.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from trajguard_testkit.browser import open_report, page_rows
 from trajguard_testkit.html_nights import HOSTILE, compared, night_rows, write_night
 
 from trajguard import pipeline
-from trajguard.core import COSTS, align_codes
+from trajguard.core import COSTS, align_codes, align_steps
+from trajguard.report.html._pairs import _masked
 from trajguard.results import read_document
 from trajguard.runs import diff_runs
 
@@ -117,8 +118,38 @@ def _blob(page_file: Path, index: int) -> Any:
     return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
 
 
-def _triples(flat: list[int]) -> list[tuple[int, int, int]]:
-    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
+_WORDS = ["ok", "Paris", "é✓", "<f at 0x7f01>", "<f at 0x7f99>", "", "a\nb", "\x1b[2J"]
+
+
+def _random_step(rng: random.Random) -> dict[str, Any]:
+    """A step from a small vocabulary, so random runs share steps, near-misses and misses."""
+    source = rng.choice(["user", "agent", "agent", "system"])
+    step: dict[str, Any] = {"source": source, "message": rng.choice(_WORDS)}
+    if source == "agent" and rng.random() < 0.7:
+        calls, results = [], []
+        for k in range(rng.choice([1, 1, 2])):
+            arguments = {"q": rng.choice(_WORDS), "n": rng.choice([1, 2, [1, {"b": 1, "a": 2}]])}
+            if rng.random() < 0.5:  # the same arguments in another key order
+                arguments = dict(reversed(list(arguments.items())))
+            calls.append(
+                {
+                    "tool_call_id": f"c{k}",
+                    "function_name": rng.choice(["f", "g"]),
+                    "arguments": arguments,
+                }
+            )
+            result: dict[str, Any] = {"source_call_id": f"c{k}", "content": rng.choice(_WORDS)}
+            if rng.random() < 0.2:
+                result["extra"] = {"error": "timeout"}
+            results.append(result)
+        if rng.random() < 0.1:
+            results.append({"source_call_id": "elsewhere", "content": "loose"})
+        step |= {"tool_calls": calls, "observation": {"results": results}}
+    return step
+
+
+def _random_run(rng: random.Random) -> dict[str, Any]:
+    return {"steps": [_random_step(rng) for _ in range(rng.randint(0, 7))]}
 
 
 def _random_codes(rng: random.Random) -> list[int]:
@@ -130,32 +161,43 @@ def _random_codes(rng: random.Random) -> list[int]:
     return out
 
 
+def _triples(flat: list[int]) -> list[tuple[int, int, int]]:
+    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
+
+
 def test_any_two_runs_align_in_the_page_exactly_as_in_python(browser: Any, night: Path) -> None:
+    """The page's port (step keys and alignment) against trajguard.core's: every ordered pair
+    of a regressed scenario's 24 runs, 400 pairs of random runs (shared, near and missed steps,
+    arguments in another key order, object addresses, control characters), and the dynamic
+    programme on random keys with the real limit and with a small one (its fallback)."""
     page_file = night / "report" / "report.html"
-    data = page_rows(page_file)
-    assert data["alignment"] == COSTS
-    scenario = list(data["scenarios"]).index("capital")
-    sides = _blob(page_file, scenario)
-    runs = [detail[2] for side in sides for detail in side]
-    assert len(runs) == 24 and all(runs)
-    pairs = [[a, b] for a in runs for b in runs]
+    assert page_rows(page_file)["alignment"] == COSTS
+    scenario = list(page_rows(page_file)["scenarios"]).index("capital")
+    stored = [json.loads(detail[1]) for side in _blob(page_file, scenario) for detail in side]
     rng = random.Random(39)
-    pairs += [[_random_codes(rng), _random_codes(rng)] for _ in range(400)]
-    costs = [COSTS] * len(pairs)
-    small = dict(COSTS, cells=6)  # the limit's fallback: A's middle steps, then B's
-    pairs += [[_random_codes(rng), _random_codes(rng)] for _ in range(50)]
-    costs += [small] * 50
+    runs = [[a, b] for a in stored for b in stored]
+    runs += [[_random_run(rng), _random_run(rng)] for _ in range(400)]
+    keys = [[_random_codes(rng), _random_codes(rng)] for _ in range(200)]
+    limits = [COSTS] * 150 + [dict(COSTS, cells=6)] * 50
     page = open_report(browser, page_file).page
     drawn = page.evaluate(
-        "([pairs, costs]) => pairs.map((p, k) => trajguardPairs.align(p[0], p[1], costs[k]))",
-        [pairs, costs],
+        """([runs, keys, limits, costs]) => [
+          runs.map(p => trajguardPairs.alignTrajectories(p[0], p[1], costs)),
+          keys.map((p, k) => trajguardPairs.align(p[0], p[1], limits[k]))]""",
+        [runs, keys, limits, COSTS],
     )
+    # trajguard diff aligns normalised runs, whose object addresses are masked
     expected = [
-        [[s.op, s.a, s.b] for s in align_codes(_triples(a), _triples(b), limit=c["cells"])]
-        for (a, b), c in zip(pairs, costs, strict=True)
+        [[s.op, s.a, s.b] for s in align_steps(_masked(a), _masked(b)).steps] for a, b in runs
     ]
-    assert drawn == expected
+    assert drawn[0] == expected
     assert {op for steps in expected for op, _, _ in steps} == {"same", "changed", "a", "b"}
+    assert len({json.dumps(steps) for steps in expected}) > 100  # not one alignment 400 times
+    expected_keys = [
+        [[s.op, s.a, s.b] for s in align_codes(_triples(a), _triples(b), limit=c["cells"])]
+        for (a, b), c in zip(keys, limits, strict=True)
+    ]
+    assert drawn[1] == expected_keys
 
 
 def test_two_runs_picked_in_the_table_show_side_by_side(browser: Any, night: Path) -> None:

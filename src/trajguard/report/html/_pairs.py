@@ -1,11 +1,9 @@
-"""What the page needs to put two runs side by side, aligned as ``trajguard diff`` aligns them.
-
-Each run's steps get their three keys (:func:`trajguard.core.step_codes`, on the trajectory as
-``trajguard diff`` normalises it where that matters: object-repr addresses masked), interned as
-small integers per scenario and stored flat (``[kind, calls, content, kind, …]``) beside the
-run's trajectory; the page's script aligns any two runs of a scenario on them with the same
-dynamic programme as :func:`trajguard.core.align_codes`. The report's exemplar pairs are aligned
-here, in Python, and their alignment put in the page as it is.
+"""The report's exemplar pairs aligned for the page's side-by-side view, as ``trajguard diff``
+aligns them: each exemplar run's step keys (:func:`trajguard.core.step_codes`, on the trajectory
+as ``trajguard diff`` normalises it where that matters: object-repr addresses masked) interned
+as small integers, the pair aligned by :func:`trajguard.core.align_codes`, the alignment put in
+the page as it is. Any other pair the page's script aligns itself (sidebyside.js: the same keys
+and the same dynamic programme, ported).
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ def _masked(value: Any) -> Any:
 
 
 class Interner:
-    """Step keys as small integers, the same key the same integer (one per scenario)."""
+    """Step keys as small integers, the same key the same integer."""
 
     def __init__(self) -> None:
         self._ids: dict[Hashable, int] = {}
@@ -85,20 +83,20 @@ def _triples(flat: Sequence[int]) -> list[tuple[int, int, int]]:
 def exemplar_pairs(
     keys: ExemplarKeys,
     rows: Mapping[str, Sequence[Sequence[Sequence[Any]]]],
-    details: Mapping[str, Sequence[Sequence[Sequence[Any]]]],
+    trajectories: Mapping[tuple[str, str], str | None],
 ) -> dict[str, dict[str, Any]]:
     """Scenario → its exemplar pair in the page: ``{"a": baseline position, "b": candidate
     position, "steps": [[op, A step, B step], …]}`` (positions in the page's sorted rows;
-    steps from 0, ``null`` on the side that did not take the step)."""
+    steps from 0, ``null`` on the side that did not take the step), from the two runs' stored
+    ``trajectories`` (by batch and run id)."""
+    interner = Interner()
     pairs: dict[str, dict[str, Any]] = {}
     for scenario, (base, cand) in keys.items():
         if scenario not in rows or len(rows[scenario]) != 2:
             continue
         a, b = _position(rows[scenario][0], base), _position(rows[scenario][1], cand)
-        if a is None or b is None:
-            continue
-        first, second = details[scenario][0][a][2], details[scenario][1][b][2]
-        if first is None or second is None:
+        first, second = (interner.codes(trajectories.get(key)) for key in (base, cand))
+        if a is None or b is None or first is None or second is None:
             continue
         aligned = align_codes(_triples(first), _triples(second))
         pairs[scenario] = {"a": a, "b": b, "steps": [[s.op, s.a, s.b] for s in aligned]}

@@ -21,7 +21,7 @@ from trajguard._json import loads_bounded
 from trajguard._text import printable
 from trajguard.core import COSTS
 from trajguard.report._criteria import failed_labels
-from trajguard.report.html._pairs import ExemplarKeys, Interner, exemplar_pairs
+from trajguard.report.html._pairs import ExemplarKeys, exemplar_pairs
 from trajguard.store import read_table
 
 __all__ = ["ROW_FIELDS", "RunPayload", "RunSource", "collect_runs", "encode"]
@@ -81,8 +81,7 @@ class RunPayload:
     Attributes:
         rows: ``{"fields": [...], "scenarios": {name: [baseline rows, candidate rows]},
             "exemplars": {name: its exemplar pair aligned}, "alignment": its costs}``.
-        trajectories: scenario → ``[[[final output, trajectory JSON, step keys], ...] per
-            side]`` (the keys: :mod:`trajguard.report.html._pairs`).
+        trajectories: scenario → ``[[[final output, trajectory JSON], ...] per side]``.
         runs: runs in the payload.
     """
 
@@ -124,10 +123,11 @@ def _short(value: str | None, limit: int) -> str | None:
 
 
 def _side(
-    source: RunSource, tables: dict[Path, Any], coders: dict[str, Interner]
-) -> Iterable[tuple[str, list[Any], list[Any]]]:
-    """(scenario, row, [final output, trajectory, its steps' keys]) of each of the side's
-    runs."""
+    source: RunSource, tables: dict[Path, Any], kept: dict[tuple[str, str], str | None]
+) -> Iterable[tuple[str, list[Any], list[str | None]]]:
+    """(scenario, row, [final output, trajectory]) of each of the side's runs; the whole
+    stored trajectory of the runs ``kept`` names (by batch and run id, as the rows name them)
+    put in it."""
     for path in source.paths:
         if path not in tables:
             tables[path] = read_table(path, columns=_COLUMNS)
@@ -146,10 +146,11 @@ def _side(
             if row["error_type"] or row["error_message"]:
                 error = _short(f"{row['error_type'] or 'error'}: {row['error_message'] or ''}", 600)
             duration = row["duration_s"]
-            scenario = _name(row["scenario"])
-            codes = coders.setdefault(scenario, Interner()).codes(row["trajectory"])
+            key = (_name(row["batch_id"]), printable(row["run_id"]))
+            if key in kept:
+                kept[key] = row["trajectory"]
             yield (
-                scenario,
+                _name(row["scenario"]),
                 [
                     printable(row["run_id"]),
                     _name(row["batch_id"]),
@@ -164,7 +165,7 @@ def _side(
                     None if duration is None else round(float(duration), 3),
                     error,
                 ],
-                [_short(row["final_output"], _OUTPUT_LIMIT), _trajectory(row["trajectory"]), codes],
+                [_short(row["final_output"], _OUTPUT_LIMIT), _trajectory(row["trajectory"])],
             )
 
 
@@ -178,12 +179,14 @@ def collect_runs(
     compared ``scenarios`` (in the comparison's order), with each scenario's ``exemplars``
     (its baseline and candidate exemplar's batch and run id) aligned for the side-by-side view."""
     tables: dict[Path, Any] = {}
-    coders: dict[str, Interner] = {}
+    kept: dict[tuple[str, str], str | None] = {
+        key: None for pair in (exemplars or {}).values() for key in pair
+    }
     rows: dict[str, list[list[Any]]] = {s: [[] for _ in sides] for s in scenarios}
     details: dict[str, list[list[Any]]] = {s: [[] for _ in sides] for s in scenarios}
     count = 0
     for index, source in enumerate(sides):
-        for scenario, row, detail in _side(source, tables, coders):
+        for scenario, row, detail in _side(source, tables, kept):
             if scenario in rows:
                 rows[scenario][index].append(row)
                 details[scenario][index].append(detail)
@@ -196,7 +199,7 @@ def collect_runs(
             )
             rows[scenario][index] = [row for row, _ in pairs]
             details[scenario][index] = [detail for _, detail in pairs]
-    aligned = exemplar_pairs(exemplars or {}, rows, details)
+    aligned = exemplar_pairs(exemplars or {}, rows, kept)
     return RunPayload(
         rows=encode(
             {"fields": ROW_FIELDS, "scenarios": rows, "exemplars": aligned, "alignment": COSTS}

@@ -1,8 +1,9 @@
 // trajguard report: two runs side by side, aligned step by step as `trajguard diff` aligns them.
-// The steps' keys are computed in Python (three small integers per step: kind, calls, content);
-// this script runs the same alignment on them (trajguard.core.align_codes: the common start and
-// end, then the least-cost middle; costs and limit read from the page's data). The report's
-// exemplar pairs come aligned by Python. Every string from a run is shown as text.
+// Ported from trajguard.core (_alignment.py): each step's three keys (kind: source and tools;
+// calls: with their arguments; content: with results and message, object-repr addresses masked
+// as the normalisation masks them), then the alignment: the common start and end, the
+// least-cost middle (costs and limit read from the page's data). The report's exemplar pairs
+// come aligned by Python. Every string from a run is shown as text.
 var trajguardPairs = (function () {
   "use strict";
   function cost(a, i, b, j, c) {
@@ -54,15 +55,50 @@ var trajguardPairs = (function () {
     return out;
   }
 
-  var api = null, picked = [null, null], ui = {};
-  var MARK = { same: "=", changed: "~", a: "A only", b: "B only" };
+  function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+  function listOf(v) { return Array.isArray(v) ? v.filter(isObject) : []; }
+  function get(o, k) { return o[k] === undefined ? null : o[k]; }
+  function stepsOf(t) { return isObject(t) ? listOf(t.steps) : []; }
+  // JSON with sorted keys (equal values, equal text; as Python's json.dumps(sort_keys=True))
   function canon(v) {
     if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
-    if (v && typeof v === "object") {
+    if (isObject(v)) {
       return "{" + Object.keys(v).sort().map(function (k) { return JSON.stringify(k) + ":" + canon(v[k]); }).join(",") + "}";
     }
     return JSON.stringify(v === undefined ? null : v);
   }
+  var SPAN = /<(?=[^\s<>])(?:[^<>\n]|<[\w.]*>)*>/g, ADDRESS = /(?<= at )0x[0-9a-fA-F]+\b/g;
+  function masked(v) {
+    if (typeof v === "string") {
+      return v.indexOf(" at 0x") < 0 ? v : v.replace(SPAN, function (s) { return s.replace(ADDRESS, "0xADDR"); });
+    }
+    if (Array.isArray(v)) return v.map(masked);
+    if (isObject(v)) { var o = {}; Object.keys(v).forEach(function (k) { o[k] = masked(v[k]); }); return o; }
+    return v;
+  }
+  function resultKey(r) { return [get(r, "content"), isObject(r.extra) ? get(r.extra, "error") : null]; }
+  // trajguard.core.step_code: [kind, calls, content] of one step
+  function stepKey(step) {
+    var calls = listOf(step.tool_calls), source = get(step, "source");
+    var results = isObject(step.observation) ? listOf(step.observation.results) : [];
+    var ids = calls.map(function (c) { return get(c, "tool_call_id"); });
+    var withArguments = canon([source, calls.map(function (c) { return [get(c, "function_name"), get(c, "arguments")]; })]);
+    var joined = ids.map(function (id) {
+      return results.filter(function (r) { return get(r, "source_call_id") === id; }).map(resultKey);
+    });
+    var loose = results.filter(function (r) { return ids.indexOf(get(r, "source_call_id")) < 0; }).map(resultKey);
+    return [canon([source, calls.map(function (c) { return get(c, "function_name"); })]), withArguments,
+      withArguments + canon([get(step, "message"), joined, loose])];
+  }
+  function keysOf(steps) {
+    var out = [];
+    steps.forEach(function (s) { Array.prototype.push.apply(out, stepKey(masked(s))); });
+    return out;
+  }
+  function alignTrajectories(ta, tb, c) { return align(keysOf(stepsOf(ta)), keysOf(stepsOf(tb)), c); }
+
+  var api = null, picked = [null, null], ui = {};
+  var MARK = { same: "=", changed: "~", a: "A only", b: "B only" };
   function textOf(v) { return v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v, null, 1); }
   // `text` as a block, its part that differs from `other` marked (their common start and end plain)
   function diffed(text, other, cls) {
@@ -139,11 +175,12 @@ var trajguardPairs = (function () {
     return api.details(a.si).then(function (sides) {
       var pa = sides[a.side][a.position], pb = sides[b.side][b.position];
       var ta = trajectoryOf(pa), tb = trajectoryOf(pb);
-      if (!ta || !tb || !pa[2] || !pb[2]) {
+      if (!ta || !tb) {
         view.appendChild(api.el("p", "One of the runs has no stored trajectory: there are no steps to align.", "bad"));
         return;
       }
-      var steps = given || align(pa[2], pb[2], api.costs);
+      var steps = given || alignTrajectories(ta, tb, api.costs);
+      var stepsA = stepsOf(ta), stepsB = stepsOf(tb);
       var first = -1;
       steps.forEach(function (s, k) { if (first < 0 && s[0] !== "same") first = k; });
       view.appendChild(api.el("p", "= both runs took the step · ~ both took it differently (what differs is marked) · " +
@@ -160,7 +197,7 @@ var trajguardPairs = (function () {
         row.dataset.b = s[2] === null ? "" : String(s[2]);
         if (k === first) { row.classList.add("first"); row.id = "x-first"; row.appendChild(api.el("div", "◀ first divergence", "sbs-first")); }
         row.appendChild(api.el("div", MARK[s[0]], "sbs-mark"));
-        var sa = s[1] === null ? null : ta.steps[s[1]], sb = s[2] === null ? null : tb.steps[s[2]];
+        var sa = s[1] === null ? null : stepsA[s[1]], sb = s[2] === null ? null : stepsB[s[2]];
         var changed = s[0] === "changed";
         row.appendChild(cell(sa, changed ? sb : null, "A", s[1]));
         row.appendChild(cell(sb, changed ? sa : null, "B", s[2]));
@@ -228,5 +265,5 @@ var trajguardPairs = (function () {
     document.getElementById("x-scenario").addEventListener("change", status);
     status();
   }
-  return { align: align, attach: attach, decorate: decorate, exemplar: exemplar };
+  return { align: align, alignTrajectories: alignTrajectories, attach: attach, decorate: decorate, exemplar: exemplar };
 })();

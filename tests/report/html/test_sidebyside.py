@@ -19,7 +19,7 @@ from trajguard_testkit.html_nights import HOSTILE, compared, night_rows, write_n
 
 from trajguard import pipeline
 from trajguard.core import COSTS, align_codes, align_steps
-from trajguard.report.html._pairs import _masked
+from trajguard.report.html._pairs import parsed
 from trajguard.results import read_document
 from trajguard.runs import diff_runs
 
@@ -188,7 +188,11 @@ def test_any_two_runs_align_in_the_page_exactly_as_in_python(browser: Any, night
     )
     # trajguard diff aligns normalised runs, whose object addresses are masked
     expected = [
-        [[s.op, s.a, s.b] for s in align_steps(_masked(a), _masked(b)).steps] for a, b in runs
+        [
+            [s.op, s.a, s.b]
+            for s in align_steps(*(parsed(json.dumps(r)) or {} for r in (a, b))).steps
+        ]
+        for a, b in runs
     ]
     assert drawn[0] == expected
     assert {op for steps in expected for op, _, _ in steps} == {"same", "changed", "a", "b"}

@@ -1,23 +1,22 @@
 """The report's exemplar pairs aligned for the page's side-by-side view, as ``trajguard diff``
-aligns them: each exemplar run's step keys (:func:`trajguard.core.step_codes`, on the trajectory
-as ``trajguard diff`` normalises it where that matters: object-repr addresses masked) interned
-as small integers, the pair aligned by :func:`trajguard.core.align_codes`, the alignment put in
-the page as it is. Any other pair the page's script aligns itself (sidebyside.js: the same keys
-and the same dynamic programme, ported).
+aligns them (:func:`trajguard.core.align_steps` on the stored trajectories, object-repr
+addresses masked as the normalisation masks them), the alignment put in the page as it is. Any
+other pair the page's script aligns itself (sidebyside.js: the same step keys and the same
+dynamic programme, ported).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trajguard._text import printable
-from trajguard.core import align_codes, step_codes, steps_of
+from trajguard.core import align_steps
 from trajguard.core.normalize import mask_addresses
 from trajguard.results import ReportDocument
 
-__all__ = ["ExemplarKeys", "Interner", "exemplar_keys", "exemplar_pairs"]
+__all__ = ["ExemplarKeys", "exemplar_keys", "exemplar_pairs", "parsed"]
 
 ExemplarKeys = Mapping[str, tuple[tuple[str, str], tuple[str, str]]]
 
@@ -32,28 +31,20 @@ def _masked(value: Any) -> Any:
     return value
 
 
-class Interner:
-    """Step keys as small integers, the same key the same integer."""
-
-    def __init__(self) -> None:
-        self._ids: dict[Hashable, int] = {}
-
-    def codes(self, raw: str | None) -> list[int] | None:
-        """The flat keys of a stored trajectory's steps (``None``: no trajectory, or one that
-        is not a JSON object)."""
-        if raw is None:
-            return None
-        try:  # nested too deep, the parser or the keys' encoder runs out of stack: no keys
-            trajectory = json.loads(raw)
-            if not isinstance(trajectory, dict):
-                return None
-            if " at 0x" in raw:
-                trajectory = _masked(trajectory)
-            codes = step_codes(steps_of(trajectory))
-        except (ValueError, RecursionError):
-            return None
-        ids = self._ids
-        return [ids.setdefault(key, len(ids)) for code in codes for key in code]
+def parsed(raw: str | None) -> dict[str, Any] | None:
+    """A stored trajectory as ``trajguard diff`` sees it where the alignment looks (object-repr
+    addresses masked); ``None`` for no trajectory, one that is not a JSON object, or one nested
+    deeper than the parser's stack."""
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    masked: dict[str, Any] = _masked(value) if " at 0x" in raw else value
+    return masked
 
 
 def exemplar_keys(document: ReportDocument) -> ExemplarKeys:
@@ -76,10 +67,6 @@ def _position(rows: Sequence[Sequence[Any]], key: tuple[str, str]) -> int | None
     return next((i for i, row in enumerate(rows) if (row[1], row[0]) == key), None)
 
 
-def _triples(flat: Sequence[int]) -> list[tuple[int, int, int]]:
-    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
-
-
 def exemplar_pairs(
     keys: ExemplarKeys,
     rows: Mapping[str, Sequence[Sequence[Sequence[Any]]]],
@@ -89,15 +76,17 @@ def exemplar_pairs(
     position, "steps": [[op, A step, B step], …]}`` (positions in the page's sorted rows;
     steps from 0, ``null`` on the side that did not take the step), from the two runs' stored
     ``trajectories`` (by batch and run id)."""
-    interner = Interner()
     pairs: dict[str, dict[str, Any]] = {}
     for scenario, (base, cand) in keys.items():
         if scenario not in rows or len(rows[scenario]) != 2:
             continue
         a, b = _position(rows[scenario][0], base), _position(rows[scenario][1], cand)
-        first, second = (interner.codes(trajectories.get(key)) for key in (base, cand))
+        first, second = (parsed(trajectories.get(key)) for key in (base, cand))
         if a is None or b is None or first is None or second is None:
             continue
-        aligned = align_codes(_triples(first), _triples(second))
+        try:
+            aligned = align_steps(first, second).steps
+        except RecursionError:  # nested deeper than the keys' encoder's stack
+            continue
         pairs[scenario] = {"a": a, "b": b, "steps": [[s.op, s.a, s.b] for s in aligned]}
     return pairs

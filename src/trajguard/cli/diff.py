@@ -38,7 +38,10 @@ def main(args: argparse.Namespace) -> int:
     print("shape deltas:" if result.deltas else "shape deltas: none")
     for delta in result.deltas:
         print(f"  [{delta.kind}] {printable(delta)}")
-    print("\nsteps (A B):")
+    print(
+        '\nsteps (A B): "  " both runs · "-" only A · "+" only B · "~" both, changed '
+        "(A: and B: each run's version)"
+    )
     for line in result.aligned:
         print(f"  {line}")
     if result.text:

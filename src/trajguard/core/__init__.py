@@ -1,7 +1,17 @@
 """The frozen-mode core: pure functions over trajectories, no I/O and no globals."""
 
+from trajguard.core._alignment import (
+    CELL_LIMIT,
+    COSTS,
+    AlignedStep,
+    Alignment,
+    align_codes,
+    align_steps,
+    step_codes,
+    steps_of,
+)
 from trajguard.core._calls import was_executed
-from trajguard.core.align import aligned_steps, explain_difference, step_line
+from trajguard.core.align import FIRST_DIVERGENCE, aligned_steps, explain_difference, step_line
 from trajguard.core.diff import Delta, diff, render_diff
 from trajguard.core.normalize import (
     DropKey,
@@ -14,12 +24,19 @@ from trajguard.core.normalize import (
 from trajguard.core.shape import Shape, content_hash, shape
 
 __all__ = [
+    "CELL_LIMIT",
+    "COSTS",
+    "FIRST_DIVERGENCE",
+    "AlignedStep",
+    "Alignment",
     "Delta",
     "DropKey",
     "Normalized",
     "Replace",
     "Scrubber",
     "Shape",
+    "align_codes",
+    "align_steps",
     "aligned_steps",
     "canonical_json",
     "content_hash",
@@ -28,6 +45,8 @@ __all__ = [
     "normalize",
     "render_diff",
     "shape",
+    "step_codes",
     "step_line",
+    "steps_of",
     "was_executed",
 ]

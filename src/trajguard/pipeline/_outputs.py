@@ -13,7 +13,14 @@ from trajguard._text import json_safe, printable
 from trajguard.compare import Comparison, Verdict
 from trajguard.errors import StoreError
 from trajguard.report import Explain, draw_figures, junit_xml, render_markdown, write_plots
-from trajguard.report.html import HTML_FILE, RunPayload, RunSource, collect_runs, render_html
+from trajguard.report.html import (
+    HTML_FILE,
+    RunPayload,
+    RunSource,
+    collect_runs,
+    exemplar_keys,
+    render_html,
+)
 from trajguard.results import COMPARISON_FILE, ReportDocument, document_json
 from trajguard.store import MANIFEST_FILE, RunSet
 
@@ -160,6 +167,7 @@ def run_payload(
     return collect_runs(
         (_source(baseline, paths), _source(candidate, paths)),
         [s.scenario for s in document.comparison.scenarios],
+        exemplars=exemplar_keys(document),
     )
 
 

@@ -120,7 +120,8 @@ def _exemplars(exemplars: Exemplars) -> list[str]:
         lines += [
             "",
             "<details><summary>Their diff, baseline → candidate (shape deltas first, then the "
-            "steps aligned: <code>-</code> baseline only, <code>+</code> candidate only)"
+            "steps aligned: <code>-</code> baseline only, <code>+</code> candidate only, "
+            "<code>~</code> both, changed: A baseline, B candidate)"
             "</summary>",
             "",
             *_fenced(exemplars.diff),

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 from trajguard._text import printable
 from trajguard.errors import UsageError
 from trajguard.runs._reference import read_run
+from trajguard.runs._render import fold
 from trajguard.store import stored_trajectory
 
 if TYPE_CHECKING:  # the ATIF model and the core load when a diff runs, not with the listing
-    from trajguard.core import Delta
+    from trajguard.core import Alignment, Delta
 
 __all__ = ["RunDiff", "diff_runs", "load_side"]
 
@@ -24,9 +25,12 @@ class RunDiff:
     first: str
     second: str
     deltas: tuple[Delta, ...]
+    alignment: Alignment
+    """The steps of A and B paired by what they did (:func:`trajguard.core.align_steps`)."""
     aligned: tuple[str, ...]
-    """One line per step, aligned by what the steps did (:func:`trajguard.core.aligned_steps`:
-    two spaces for a step both took, ``-`` only in A, ``+`` only in B)."""
+    """The alignment as lines (:func:`trajguard.core.aligned_steps`: two spaces for a step
+    both took, ``-`` only in A, ``+`` only in B, ``~`` both took differently with each
+    side's version; the first divergence marked)."""
     text: str
     """The unified diff of the two normalised trajectories (empty when they are the same)."""
 
@@ -77,16 +81,18 @@ def diff_runs(first: str, second: str, *, max_lines: int = 120) -> RunDiff:
     Raises:
         UsageError, InvalidTrajectory, RunNotFound: as :func:`load_side`.
     """
-    from trajguard.core import aligned_steps, diff, render_diff
+    from trajguard.core import align_steps, aligned_steps, diff, render_diff
 
     if max_lines < 1:
         raise UsageError(f"--max-lines must be at least 1, got {max_lines}")
     a, b = load_side(first), load_side(second)
     text = render_diff(a, b, golden_name=first, actual_name=second, max_lines=max_lines)
+    text = "\n".join(fold(text, lines=text.count("\n") + 1))  # a line of a huge result, cut
     return RunDiff(
         first=first,
         second=second,
         deltas=tuple(diff(a, b)),
+        alignment=align_steps(a, b),
         aligned=tuple(printable(line) for line in aligned_steps(a, b, max_lines=max_lines)),
-        text=printable(text, keep="\n"),
+        text=text,
     )

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from trajguard.report.html._anchors import failed_runs_fragment, run_fragment
 from trajguard.report.html._page import render_page
+from trajguard.report.html._pairs import exemplar_keys
 from trajguard.report.html._payload import ROW_FIELDS, RunPayload, RunSource, collect_runs
 from trajguard.report.html._trend_page import render_trend_page
 from trajguard.results import ReportDocument
@@ -23,6 +24,7 @@ __all__ = [
     "RunPayload",
     "RunSource",
     "collect_runs",
+    "exemplar_keys",
     "failed_runs_fragment",
     "render_html",
     "render_trend_page",

@@ -197,7 +197,7 @@ def render_page(
     toc = [("forest-section", "At a glance"), *headings.toc, ("explorer", "Run explorer")]
     nav = "".join(f'<a href="#{ident}">{text(label)}</a>' for ident, label in toc)
     style = asset("report.css") + "\n" + _legend_css()
-    script = asset("explorer.js")
+    script = asset("sidebyside.js") + "\n" + asset("explorer.js")
     policy = (
         f"default-src 'none'; img-src data:; style-src {csp_hash(style)}; "
         f"script-src {csp_hash(script)}; base-uri 'none'; form-action 'none'"

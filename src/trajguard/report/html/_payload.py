@@ -19,7 +19,9 @@ from typing import Any
 
 from trajguard._json import loads_bounded
 from trajguard._text import printable
+from trajguard.core import COSTS
 from trajguard.report._criteria import failed_labels
+from trajguard.report.html._pairs import ExemplarKeys, exemplar_pairs
 from trajguard.store import read_table
 
 __all__ = ["ROW_FIELDS", "RunPayload", "RunSource", "collect_runs", "encode"]
@@ -77,7 +79,8 @@ class RunPayload:
     """The explorer's data, encoded (gzip + base64 of JSON).
 
     Attributes:
-        rows: ``{"fields": [...], "scenarios": {name: [baseline rows, candidate rows]}}``.
+        rows: ``{"fields": [...], "scenarios": {name: [baseline rows, candidate rows]},
+            "exemplars": {name: its exemplar pair aligned}, "alignment": its costs}``.
         trajectories: scenario → ``[[[final output, trajectory JSON], ...] per side]``.
         runs: runs in the payload.
     """
@@ -120,9 +123,11 @@ def _short(value: str | None, limit: int) -> str | None:
 
 
 def _side(
-    source: RunSource, tables: dict[Path, Any]
+    source: RunSource, tables: dict[Path, Any], kept: dict[tuple[str, str], str | None]
 ) -> Iterable[tuple[str, list[Any], list[str | None]]]:
-    """(scenario, row, [final output, trajectory]) of each of the side's runs."""
+    """(scenario, row, [final output, trajectory]) of each of the side's runs; the whole
+    stored trajectory of the runs ``kept`` names (by batch and run id, as the rows name them)
+    put in it."""
     for path in source.paths:
         if path not in tables:
             tables[path] = read_table(path, columns=_COLUMNS)
@@ -141,6 +146,9 @@ def _side(
             if row["error_type"] or row["error_message"]:
                 error = _short(f"{row['error_type'] or 'error'}: {row['error_message'] or ''}", 600)
             duration = row["duration_s"]
+            key = (_name(row["batch_id"]), printable(row["run_id"]))
+            if key in kept:
+                kept[key] = row["trajectory"]
             yield (
                 _name(row["scenario"]),
                 [
@@ -161,15 +169,24 @@ def _side(
             )
 
 
-def collect_runs(sides: Sequence[RunSource], scenarios: Sequence[str]) -> RunPayload:
+def collect_runs(
+    sides: Sequence[RunSource],
+    scenarios: Sequence[str],
+    *,
+    exemplars: ExemplarKeys | None = None,
+) -> RunPayload:
     """The explorer's data of the compared runs of both sides (baseline first), for the
-    compared ``scenarios`` (in the comparison's order)."""
+    compared ``scenarios`` (in the comparison's order), with each scenario's ``exemplars``
+    (its baseline and candidate exemplar's batch and run id) aligned for the side-by-side view."""
     tables: dict[Path, Any] = {}
+    kept: dict[tuple[str, str], str | None] = {
+        key: None for pair in (exemplars or {}).values() for key in pair
+    }
     rows: dict[str, list[list[Any]]] = {s: [[] for _ in sides] for s in scenarios}
     details: dict[str, list[list[Any]]] = {s: [[] for _ in sides] for s in scenarios}
     count = 0
     for index, source in enumerate(sides):
-        for scenario, row, detail in _side(source, tables):
+        for scenario, row, detail in _side(source, tables, kept):
             if scenario in rows:
                 rows[scenario][index].append(row)
                 details[scenario][index].append(detail)
@@ -182,8 +199,11 @@ def collect_runs(sides: Sequence[RunSource], scenarios: Sequence[str]) -> RunPay
             )
             rows[scenario][index] = [row for row, _ in pairs]
             details[scenario][index] = [detail for _, detail in pairs]
+    aligned = exemplar_pairs(exemplars or {}, rows, kept)
     return RunPayload(
-        rows=encode({"fields": ROW_FIELDS, "scenarios": rows}),
+        rows=encode(
+            {"fields": ROW_FIELDS, "scenarios": rows, "exemplars": aligned, "alignment": COSTS}
+        ),
         trajectories={s: encode(details[s]) for s in scenarios},
         runs=count,
     )

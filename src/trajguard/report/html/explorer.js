@@ -25,6 +25,7 @@
     return new Response(stream).text().then(JSON.parse);
   }
   var state = { runs: [], shown: [], page: 0, sort: null, desc: false, details: {} };
+  var PAIRS = typeof trajguardPairs === "undefined" ? null : trajguardPairs; // sidebyside.js
   var ui = {};
   var SIDES = [];
   function passedText(v) { return v === true ? "passed" : v === false ? "failed" : "not judged"; }
@@ -116,6 +117,7 @@
       open.addEventListener("click", function () { show(r); });
       var first = document.createElement("td");
       first.appendChild(open);
+      if (PAIRS) PAIRS.decorate(first, r);
       tr.appendChild(first);
       cell(tr, r.scenario); cell(tr, SIDES[r.side]); cell(tr, r.id); cell(tr, r.status);
       cell(tr, passedText(r.passed)); cell(tr, r.criteria.join("; ")); cell(tr, r.seq);
@@ -152,6 +154,10 @@
     });
     return box;
   }
+  function details(si) {
+    var key = "t" + si;
+    return state.details[key] || (state.details[key] = decode("traj-" + si));
+  }
   function show(r) {
     var view = ui.viewer;
     view.hidden = false;
@@ -163,9 +169,7 @@
     view.appendChild(facts);
     if (r.criteria.length) view.appendChild(el("p", "failed criteria: " + r.criteria.join("; "), "bad"));
     if (r.error) view.appendChild(pre(r.error, "error"));
-    var key = "t" + r.si;
-    var pending = state.details[key] || (state.details[key] = decode("traj-" + r.si));
-    pending.then(function (sides) {
+    details(r.si).then(function (sides) {
       var pair = sides[r.side][r.position];
       if (pair[0]) { view.appendChild(el("h4", "final output")); view.appendChild(pre(pair[0], "final")); }
       var trajectory = null;
@@ -242,6 +246,9 @@
           apply();
         });
       });
+      if (PAIRS) PAIRS.attach({ runs: state.runs, sides: SIDES, details: details, el: el, visible: visible,
+        exemplars: data.exemplars || {}, costs: data.alignment, before: ui.viewer,
+        scenario: function () { return ui.scenario.value; } });
       root.hidden = false;
       apply();
       follow();

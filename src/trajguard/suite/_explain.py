@@ -12,14 +12,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from trajguard.errors import SuiteError
+from trajguard.suite._agent_kinds import IMPORT_PATH, BuiltinAgent, CallableAgent, CommandAgent
 from trajguard.suite._call_sequence import CallSpec
 from trajguard.suite._criteria import CRITERION_TYPES, parse_criterion
 from trajguard.suite._floors import Floor
 from trajguard.suite._models import (
-    IMPORT_PATH,
-    BuiltinAgent,
-    CallableAgent,
-    CommandAgent,
     Defaults,
     Scenario,
     Suite,

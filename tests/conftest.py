@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import random
 import re
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -384,6 +385,35 @@ def perturb(traj: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
     tree(out)
     return strings(out)
+
+
+def _from_litellm_client_cache(unraisable: Any) -> bool:
+    frame = unraisable.exc_traceback
+    while frame is not None:
+        if "litellm/caching/" in frame.tb_frame.f_code.co_filename:
+            return True
+        frame = frame.tb_next
+    return False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _litellm_cached_clients_closed_by_gc() -> Iterator[None]:
+    """litellm keeps the HTTP clients of its in-process calls (a judge's, a model's) in a cache
+    and drops them unclosed when it evicts them; the garbage collector then warns of their
+    sockets in whichever test happens to be running. Only those warnings are dropped (their
+    stack goes through litellm's cache): every other unraisable still fails its test."""
+    forward = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, ResourceWarning) and _from_litellm_client_cache(
+            unraisable
+        ):
+            return
+        forward(unraisable)
+
+    sys.unraisablehook = hook
+    yield
+    sys.unraisablehook = forward
 
 
 @pytest.fixture(scope="session")

@@ -392,15 +392,16 @@ def test_a_run_on_a_real_ray_worker_counts_its_judgement_on_the_drivers_counter(
 ) -> None:
     """The worker's function as a Ray task (a local Ray runtime in a process of its own, as
     the driver runs): its judgement in flight (a judge that never answers, bounded by the run's
-    2 s) is on the counter while it lasts, and gone after."""
+    20 s: room for a loaded machine to start the task and reach the judge) is on the counter
+    while it lasts, and gone after."""
     import subprocess
 
     from trajguard.run import plan_batch
     from trajguard.run._executors._jobs import encode_job
     from trajguard.run._provenance import new_manifest
 
-    judge.then(stub.Fault(kind="hang", hang_s=30))
-    suite = make_suite(tmp_path, judge.api_base, samples=1, runs=1, defaults=", timeout_s: 2")
+    judge.then(stub.Fault(kind="hang", hang_s=120))
+    suite = make_suite(tmp_path, judge.api_base, samples=1, runs=1, defaults=", timeout_s: 20")
     options = BatchOptions(seed=7)
     plan = plan_batch(suite, options, batch_seed=7)
     ((spec, arm),) = plan
@@ -421,7 +422,7 @@ def test_a_run_on_a_real_ray_worker_counts_its_judgement_on_the_drivers_counter(
     )
     judge.release.set()
     result = json.loads((tmp_path / "out").read_text())
-    assert result["error_type"] == "judge_failed"  # the run's 2 s bound the judge
-    assert "did not answer within the run's 2 s timeout" in result["error_message"]
+    assert result["error_type"] == "judge_failed"  # the run's 20 s bound the judge
+    assert "did not answer within the run's 20 s timeout" in result["error_message"]
     assert len(judge.seen) == 1  # the worker reached the judge on 127.0.0.1
     assert 1 in result["seen"] and result["seen"][-1] == 0, result["seen"]

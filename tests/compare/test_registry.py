@@ -18,9 +18,9 @@ from trajguard.errors import TrajguardError
 
 
 def test_every_metric_is_described_once_and_completely() -> None:
-    assert len(set(METRIC_NAMES)) == len(METRICS) == 13
-    assert METRIC_NAMES[-5:-2] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
-    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-5:-2])
+    assert len(set(METRIC_NAMES)) == len(METRICS) == 14
+    assert METRIC_NAMES[-6:-3] == ("retry_rate", "recovery_rate", "no_fabrication_rate")
+    assert all(m.conditional and m.tolerance == "resilience" for m in METRICS[-6:-3])
     assert METRIC_NAMES[-3:] == ("failing_paths", "cost", "user_turns")
     # conversations (issue 37): the user's messages, a count compared like steps
     user_turns = METRICS[-1]

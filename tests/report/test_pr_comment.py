@@ -164,6 +164,27 @@ def test_cost_is_a_column_when_the_comparison_has_it_and_absent_otherwise() -> N
     assert len({_unescaped_pipes(row) for row in rows}) == 1
 
 
+def test_the_cost_metric_is_a_column_only_when_some_run_was_priced() -> None:
+    document = _sample("sample-nightly")
+    assert all(s.metric("cost").baseline.n == 0 for s in document.comparison.scenarios)
+    priced = tuple(
+        replace(
+            s,
+            metrics=tuple(
+                replace(s.metric("prompt_tokens"), metric="cost") if m.metric == "cost" else m
+                for m in s.metrics
+            ),
+        )
+        for s in document.comparison.scenarios
+    )
+    comment = render_pr_comment(
+        replace(document, comparison=replace(document.comparison, scenarios=priced))
+    )
+    rows = _table_rows(comment)
+    assert rows[0].endswith("| cost (95% CI) |")
+    assert all(not row.endswith("| — → — (—) |") for row in rows[2:])
+
+
 def _many(document: ReportDocument, copies: int) -> ReportDocument:
     """``document`` with each scenario repeated ``copies`` times under new names."""
     results, facts = [], {}

@@ -11,6 +11,10 @@ from trajguard.results import ReportDocument
 
 __all__ = ["junit_xml"]
 
+# Metrics of runs that may not have them (an unpriced model, a scenario of one message): a
+# scenario with none on either side gets no line rather than a test of nothing.
+_OPTIONAL = frozenset({"cost", "user_turns"})
+
 
 def junit_xml(document: ReportDocument) -> str:
     """One ``testcase`` per scenario: regressed → failure; everything else passes, with the
@@ -38,7 +42,7 @@ def junit_xml(document: ReportDocument) -> str:
                     f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted "
                     f"{m.p_adjusted:.4g})"
                     for m in scenario.metrics
-                    if m.metric != "cost" or m.baseline.n or m.candidate.n  # unpriced: none
+                    if m.metric not in _OPTIONAL or m.baseline.n or m.candidate.n
                 ),
                 *explanation_lines(explanation),
             ]

@@ -94,8 +94,14 @@ def infrastructure_note(document: ReportDocument) -> list[str]:
 
 
 def cost_metrics(document: ReportDocument) -> list[str]:
-    """The cost metrics the comparison holds (none in a document written before cost was)."""
-    names = {m.metric for s in document.comparison.scenarios for m in s.metrics}
+    """The cost metrics the comparison measured on some run (none in a document written before
+    cost was, nor when no run's model had a price)."""
+    names = {
+        m.metric
+        for s in document.comparison.scenarios
+        for m in s.metrics
+        if m.baseline.n or m.candidate.n
+    }
     return sorted(n for n in names if "cost" in n)
 
 

@@ -1,7 +1,7 @@
 """Every design honours a scenario's own ``runs:`` (the one rule,
 :func:`trajguard.suite.runs_per_scenario`): nights of a callable agent that needs no model, run
-in-process under the fixed, sequential and escalation designs, make the runs the rule gives
-each scenario; the budgeted design's first look is given them too."""
+in-process under the fixed, sequential (nightly and A/B) and escalation designs, make the runs
+the rule gives each scenario; the budgeted design's first look is given them too."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ async def agent(ctx):
 SUITE = """
 name: rule
 defaults: {runs: 6, concurrency: 2}
+variants:
+  again: {}
 scenarios:
   - id: own
     runs: 12
@@ -79,6 +81,19 @@ def test_the_sequential_design_spreads_each_scenario_s_own_runs_over_its_looks(
     assert record.sequential is not None
     assert record.sequential.plan_of("own") == (4, 8, 12)
     assert record.sequential.plan_of("plain") == (2, 4, 6)
+
+
+def test_ab_sequential_spreads_each_scenario_s_own_runs_per_variant(project: Path) -> None:
+    # two variants that answer alike: no clear difference, so every look runs (no futility)
+    done = pipeline.ab(
+        project / "suite.yaml", variants=("base", "again"), sequential=True, report=QUIET
+    )
+    rows = read_runs(done.runset)
+    made = rows.groupby(["scenario", "variant"]).size().to_dict()
+    assert made == {("own", "base"): 12, ("own", "again"): 12, ("plain", "base"): 6,
+                    ("plain", "again"): 6}  # fmt: skip
+    record = done.document.design.sequential
+    assert record is not None and record.plan_of("own") == (4, 8, 12)
 
 
 def test_escalation_starts_each_scenario_at_its_own_runs(project: Path) -> None:

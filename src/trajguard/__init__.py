@@ -1,7 +1,9 @@
 """trajguard: did your agent's behaviour change, not just its answer?
 
 The public API is importable from here. Names load lazily so that ``import trajguard`` (which
-pytest does for the plugin in every session) costs nothing until a name is used.
+pytest does for the plugin in every session) costs nothing until a name is used. The main job
+is here with flat keyword arguments: :func:`nightly`, :func:`ab`, :func:`compare_batches` and
+:func:`run_suite` (docs/how-to/python.md).
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ _EXPORTS = {
     "render_diff": "trajguard.core.diff",
     "Delta": "trajguard.core.diff",
     "TrajguardError": "trajguard.errors",
+    "nightly": "trajguard._main_job",
+    "ab": "trajguard._main_job",
+    "compare_batches": "trajguard._main_job",
+    "run_suite": "trajguard._main_job",
 }
 
 __all__ = [
@@ -43,13 +49,17 @@ __all__ = [
     "ValidationReport",
     "Violation",
     "__version__",
+    "ab",
     "canonical_json",
     "check_normative",
+    "compare_batches",
     "diff",
     "dump_trajectory",
     "load_trajectory",
+    "nightly",
     "normalize",
     "render_diff",
+    "run_suite",
     "shape",
     "trajectory_to_dict",
     "unknown_fields",
@@ -57,6 +67,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from trajguard._main_job import ab, compare_batches, nightly, run_suite
     from trajguard.atif import (
         Trajectory,
         ValidationReport,

@@ -68,9 +68,9 @@ def test_later_look_stops_regressed_only_below_its_threshold():
 def test_the_escalation_design_settles_the_gating_verdicts():
     base = pd.DataFrame(rows("a", 18, 20) + rows("b", 12, 20))
     cand = pd.DataFrame(rows("a", 2, 20) + rows("b", 11, 20))
-    design = EscalationDesign(first=20, max_runs=40, scenarios=2, config=CONFIG)
+    design = EscalationDesign(runs={"a": 20, "b": 20}, max_runs=40, config=CONFIG)
     first = design.first()
-    assert first.runs == 20 and first.scenarios is None
+    assert first.runs == {"a": 20, "b": 20}
     # "a" regressed at the first look, "b" is quiet: no second look.
     assert design.after(first, base, cand) is None
     config = design.final_config(CONFIG)
@@ -88,7 +88,8 @@ def test_a_fixed_sample_regression_the_design_did_not_decide_is_inconclusive():
     cand = pd.DataFrame(rows("a", 2, 20) + rows("b", 11, 20))
     fixed = compare_runsets(base, cand, config=CONFIG)
     assert fixed.regressed
-    undecided = EscalationDesign(first=20, max_runs=40, scenarios=2, config=CONFIG).settle(fixed)
+    design = EscalationDesign(runs={"a": 20, "b": 20}, max_runs=40, config=CONFIG)
+    undecided = design.settle(fixed)
     assert not undecided.regressed
     pass_rate = undecided.scenario("a").metric("pass_rate")
     assert pass_rate.verdict is Verdict.INCONCLUSIVE
@@ -107,16 +108,15 @@ def test_the_look_loop_gives_more_runs_only_to_the_leaning_scenario():
 
     def run_look(look: Look) -> None:
         looks.append(look)
-        for scenario in look.scenarios or tuple(made):
-            made[scenario] = look.runs or 0
+        made.update(look.runs or {})
 
     def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
         cand = pd.concat([pool[s].head(n) for s, n in made.items()], ignore_index=True)
         return base, cand
 
-    design = EscalationDesign(first=20, max_runs=60, scenarios=2, config=CONFIG)
+    design = EscalationDesign(runs={"lean": 20, "quiet": 20}, max_runs=60, config=CONFIG)
     drive(design, run_look=run_look, sides=sides)
-    assert looks[0].runs == 20 and looks[0].scenarios is None
-    assert all(look.scenarios == ("lean",) for look in looks[1:])
+    assert looks[0].runs == {"lean": 20, "quiet": 20}
+    assert all(set(look.runs or ()) == {"lean"} for look in looks[1:])
     assert made["quiet"] == 20 and made["lean"] > 20
     assert set(design.stops) == {"lean", "quiet"}

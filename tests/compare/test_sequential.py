@@ -100,11 +100,11 @@ def test_gate_option_selects_the_metrics_the_rule_tests():
 def _gate(config: CompareConfig, baseline: pd.DataFrame, candidate: pd.DataFrame):
     """The sequential design driven by the one look loop; each look reads a slice of a
     prepared candidate (nothing is run)."""
-    design = SequentialDesign(max_runs=30, scenarios=["s"], config=config)
+    design = SequentialDesign(runs={"s": 30}, config=config)
     made = {"runs": 0}
 
     def run_look(look: Look) -> None:
-        made["runs"] = look.runs or 0
+        made["runs"] = (look.runs or {}).get("s", 0)
 
     def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
         return baseline, candidate.groupby("scenario").head(made["runs"]).reset_index(drop=True)
@@ -168,7 +168,7 @@ def test_apply_gate_makes_verdicts_junit_and_flag_agree_with_the_gate():
             "b": Decision(action=Action.STOP_REGRESSED, metrics=("pass_rate",), detail="pass rate"),
         }
     )
-    design = SequentialDesign(max_runs=30, scenarios=["a", "b"], config=cfg)
+    design = SequentialDesign(runs={"a": 30, "b": 30}, config=cfg)
     design.outcome = gate
     gated = design.settle(fixed)
     a, b = gated.scenario("a"), gated.scenario("b")

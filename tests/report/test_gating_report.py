@@ -3,6 +3,8 @@ and the latency label."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 from trajguard_testkit.rows import pass_rows
@@ -131,3 +133,12 @@ def test_escalation_section_states_design_runs_and_reasons():
         "| b | 60 | 40: 0.01 / 0.0025; 60: 0.001 / 0.0025 | regressed at look 3 | pass rate |"
         in text
     )
+
+
+def test_escalation_section_names_the_scenarios_with_their_own_first_look():
+    design = escalation_plan(first=20, max_runs=60, alpha=0.05, scenarios=2)
+    own = replace(design, own_looks={"b": (40, 50, 60)})
+    stops = {s: EscalationStop(scenario=s, runs=20, reason="quiet") for s in "ab"}
+    assert "their own" not in escalation_section(design, stops)
+    text = escalation_section(own, stops)
+    assert "Scenarios with their own `runs:` have their own looks (runs): b at 40, 50, 60." in text

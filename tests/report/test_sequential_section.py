@@ -48,3 +48,19 @@ def test_ab_section_has_ab_wording():
     assert "exits 0" in text and "no futility stop" in text
     assert "| s | look 1 | 7 | stop: different (B higher pass rate than A: 7/7 vs 0/7) |" in text
     assert not outcome.regressed
+
+
+def test_scenarios_with_their_own_runs_are_named_with_their_looks_and_count_in_the_plan():
+    stop = Decision(action=Action.STOP_NO_REGRESSION)
+    outcome = SequentialOutcome(
+        max_runs=30,
+        plan=(10, 20, 30),
+        alpha=0.0125,
+        looks=(LookRecord(look=0, runs=10, decisions={"a": stop.action.value, "b": "x"}),),
+        stopped={"a": Stop(runs=10, decision=stop), "b": Stop(runs=4, decision=stop)},
+        own_plans={"b": (4, 8, 12)},
+    )
+    text = sequential_section(outcome)
+    # planned: a's 30 and b's own 12; made: 10 + 4
+    assert "14 of 42 planned runs made (67% saved)." in text
+    assert "Scenarios with their own `runs:`: b at 4, 8, 12." in text

@@ -74,7 +74,8 @@ class BudgetedDesign:
     Args:
         budget: what the candidate's runs may use, in the unit of ``cost``.
         cost: scenario → what one of its runs uses (1 for a budget in runs; seconds; dollars).
-        own_runs: scenario → its own ``runs:`` (``None``: it has none).
+        own_runs: scenario → the runs set for it (:func:`trajguard.suite.set_runs`: ``--runs``,
+            else its own ``runs:``; ``None``: neither).
         config: alpha, tolerance bands, crash statuses.
 
     Raises:
@@ -120,12 +121,7 @@ class BudgetedDesign:
 
     def first(self) -> Look:
         """Every scenario at its own ``runs:`` (else an even share of a third of the budget)."""
-        return Look(index=0, label=f"look 1/{LOOKS}")
-
-    def runs_of(self, look: Look) -> Mapping[str, int]:
-        """Candidate runs per scenario once ``look`` has run (scenarios of the look only)."""
-        active = look.scenarios if look.scenarios is not None else tuple(self.outcome.runs)
-        return {s: self.outcome.runs[s] for s in active}
+        return Look(index=0, runs=dict(self.outcome.runs), label=f"look 1/{LOOKS}")
 
     def after(self, look: Look, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Look | None:
         """Stop the decided, the blind; share the next slice of the budget among the rest."""
@@ -133,7 +129,7 @@ class BudgetedDesign:
         if self._base is None:
             self._base = split_runs(baseline, crash_statuses=statuses, side="baseline")
         arms = split_runs(candidate, crash_statuses=statuses, side="candidate")
-        active = list(self.runs_of(look))
+        active = list(look.runs or self.outcome.runs)
         stops, regressed = dict(self.outcome.stops), dict(self.outcome.regressed)
         threshold = self.outcome.thresholds[look.index]
         for s in active:
@@ -202,7 +198,9 @@ class BudgetedDesign:
         self.outcome = replace(self.outcome, runs=runs, spent=spent)
         if not grown:
             return None
-        return Look(index=index, scenarios=grown, label=f"look {index + 1}/{LOOKS}")
+        return Look(
+            index=index, runs={s: runs[s] for s in grown}, label=f"look {index + 1}/{LOOKS}"
+        )
 
     def final_config(self, config: CompareConfig) -> CompareConfig:
         """No suite-level tests: the looks spend the whole alpha on the scenarios."""

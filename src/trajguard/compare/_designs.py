@@ -10,7 +10,12 @@ rows so far. Three designs exist:
 * :class:`trajguard.compare.SequentialDesign`: up to three looks, stopping early per scenario
   (docs/explanation/statistics.md §4);
 * :class:`trajguard.compare.EscalationDesign`: a first look at N, then more runs for the scenarios
-  that lean harmful.
+  that lean harmful;
+* :class:`trajguard.compare.BudgetedDesign`: a budget spent in looks where a verdict is open.
+
+A scenario's N is the one rule's (:func:`trajguard.suite.runs_per_scenario`: ``--runs``, else
+its own ``runs:``, else the suite default); each design is given these and a look names each
+scenario's runs.
 
 Whatever decided significance, the words come from the one ladder
 (:func:`trajguard.compare._verdicts.verdict_of`) and the exit flag from
@@ -47,14 +52,14 @@ class Look:
 
     Attributes:
         index: the look's index (0-based).
-        runs: candidate runs per scenario once it has run (``None``: the batch's own N).
-        scenarios: the scenarios that get runs (``None``: the batch's own selection).
+        runs: scenario → its candidate runs once the look has run, for the scenarios that get
+            runs (``None``: the batch's own scenarios, each at its runs under the one rule,
+            :func:`trajguard.suite.runs_per_scenario`).
         label: how the look is named on the progress display (``""`` for a single look).
     """
 
     index: int
-    runs: int | None = None
-    scenarios: tuple[str, ...] | None = None
+    runs: Mapping[str, int] | None = None
     label: str = ""
 
 

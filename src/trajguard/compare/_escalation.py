@@ -24,7 +24,8 @@ tests).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -56,6 +57,8 @@ class EscalationPlan:
         thresholds: per later look, the level each escalated scenario's test must reach.
         lean: the combined p-value at or below which a scenario gets more runs.
         scenarios: scenarios in the night (the Bonferroni divisor of the later looks).
+        own_looks: scenario → its runs at every look, for the scenarios whose first look (their
+            own ``runs:``) differs from ``first``.
     """
 
     first: int
@@ -66,6 +69,7 @@ class EscalationPlan:
     thresholds: tuple[float, ...]
     lean: float
     scenarios: int
+    own_looks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def escalation_plan(

@@ -10,6 +10,8 @@ tests each escalated scenario alone (:func:`~trajguard.compare._escalation.later
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 
 import pandas as pd
@@ -26,31 +28,54 @@ from trajguard.compare._escalation import (
     leaning,
 )
 from trajguard.compare._results import Comparison
+from trajguard.errors import UsageError
 
 __all__ = ["EscalationDesign"]
 
 
 class EscalationDesign:
-    """A first look at N, then more runs for the scenarios that lean harmful, up to a budget.
+    """A first look at each scenario's runs, then more runs for the scenarios that lean
+    harmful, up to a budget.
 
     Args:
-        first: candidate runs per scenario at the first look (per variant for A/B).
+        runs: scenario → its candidate runs at the first look (per variant for A/B): its runs
+            under the one rule (:func:`trajguard.suite.runs_per_scenario`).
         max_runs: the budget per scenario.
-        scenarios: the scenarios of the batch.
         config: comparison settings (``alpha`` is the report's whole level).
+
+    Raises:
+        UsageError: a scenario whose runs are not below ``max_runs``.
     """
 
-    def __init__(self, *, first: int, max_runs: int, scenarios: int, config: CompareConfig) -> None:
-        self.plan: EscalationPlan = escalation_plan(
-            first=first, max_runs=max_runs, alpha=config.alpha, scenarios=scenarios
-        )
+    def __init__(self, *, runs: Mapping[str, int], max_runs: int, config: CompareConfig) -> None:
+        counts = Counter(runs.values())
+        common = max(counts, key=lambda n: (counts[n], n), default=1)
+        for scenario, n in runs.items():
+            if n >= max_runs:
+                raise UsageError(
+                    f"--max-runs ({max_runs}) must be above the runs per scenario: scenario "
+                    f"{scenario} has {n}, so escalation could never give it more",
+                    hint=f"raise --max-runs above {max(runs.values())} (e.g. --runs 20 "
+                    "--max-runs 60), or lower the scenario's runs:",
+                )
+
+        def plan_from(first: int) -> EscalationPlan:
+            return escalation_plan(
+                first=first, max_runs=max_runs, alpha=config.alpha, scenarios=len(runs)
+            )
+
+        main = plan_from(common)
+        self._plans = {s: main if n == common else plan_from(n) for s, n in runs.items()}
+        own = {s: p.looks for s, p in self._plans.items() if p is not main}
+        self.plan: EscalationPlan = replace(main, own_looks=own)
+        self._looks = max(len(p.looks) for p in self._plans.values()) if runs else 1
         self._config = config
         self.first_look: Comparison | None = None
         self.stops: dict[str, EscalationStop] = {}
         self._active: list[str] = []
         self._seen: dict[str, tuple[EscalationLook, ...]] = {}
         # One scenario at a time, resolved finely enough for the later looks' small thresholds.
-        finest = min(self.plan.thresholds)
+        finest = min(t for p in self._plans.values() for t in p.thresholds) if runs else 1.0
         resampling = replace(
             config.resampling,
             max_resamples=max(config.resampling.max_resamples, math.ceil(20 / finest)),
@@ -63,11 +88,17 @@ class EscalationDesign:
         return "escalation"
 
     def _label(self, index: int) -> str:
-        return f"look {index + 1}/{len(self.plan.looks)}"
+        return f"look {index + 1}/{self._looks}"
+
+    def _runs_at(self, scenario: str, index: int) -> int:
+        looks = self._plans[scenario].looks
+        return looks[min(index, len(looks) - 1)]
 
     def first(self) -> Look:
-        """Every scenario of the batch at N."""
-        return Look(index=0, runs=self.plan.first, label=self._label(0))
+        """Every scenario of the batch at its runs."""
+        return Look(
+            index=0, runs={s: p.first for s, p in self._plans.items()}, label=self._label(0)
+        )
 
     def after(self, look: Look, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Look | None:
         """After the first look, choose the scenarios that go on; after a later one, decide
@@ -89,7 +120,7 @@ class EscalationDesign:
                 result = compare_runsets(b, c, config=self._single).scenario(scenario)
                 stop, self._seen[scenario] = later_look(
                     result,
-                    self.plan,
+                    self._plans.get(scenario, self.plan),
                     look.index,
                     self._seen[scenario],
                     two_sided=self._config.two_sided,
@@ -100,12 +131,11 @@ class EscalationDesign:
                     self.stops[scenario] = stop
             self._active = still
         following = look.index + 1
-        if not self._active or following >= len(self.plan.looks):
+        if not self._active or following >= self._looks:
             return None
         return Look(
             index=following,
-            runs=self.plan.looks[following],
-            scenarios=tuple(self._active),
+            runs={s: self._runs_at(s, following) for s in self._active},
             label=self._label(following),
         )
 

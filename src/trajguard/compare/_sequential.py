@@ -133,6 +133,8 @@ class SequentialOutcome:
         variants: the A/B variants (A, B); ``None`` for the nightly regression gate.
         looks: what each look decided.
         stopped: scenario → where it stopped.
+        own_plans: scenario → its runs at each look, for the scenarios whose runs (their own
+            ``runs:``) differ from ``max_runs``.
     """
 
     max_runs: int
@@ -142,6 +144,11 @@ class SequentialOutcome:
     variants: tuple[str, str] | None = None
     looks: tuple[LookRecord, ...] = ()
     stopped: Mapping[str, Stop] = field(default_factory=dict)
+    own_plans: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def plan_of(self, scenario: str) -> tuple[int, ...]:
+        """A scenario's runs at each look (its own plan, else :attr:`plan`)."""
+        return self.own_plans.get(scenario, self.plan)
 
     @property
     def regressed(self) -> bool:
@@ -152,6 +159,10 @@ class SequentialOutcome:
         """Candidate runs made, over all scenarios."""
         return sum(s.runs for s in self.stopped.values())
 
+    def runs_planned(self) -> int:
+        """Candidate runs the plans allowed, over the scenarios that stopped."""
+        return sum(self.plan_of(s)[-1] for s in self.stopped)
+
     def stop_look(self, scenario: str) -> int:
         """The look (0-based) at which a scenario stopped (the last if it never did)."""
         return next(
@@ -160,7 +171,7 @@ class SequentialOutcome:
                 for r in self.looks
                 if scenario in r.decisions and r.decisions[scenario] != Action.CONTINUE.value
             ),
-            len(self.plan) - 1,
+            len(self.plan_of(scenario)) - 1,
         )
 
 

@@ -13,7 +13,7 @@ from trajguard.compare import BudgetedDesign, CompareConfig
 from trajguard.errors import UsageError
 from trajguard.run import BatchOptions, BatchResult, RunEstimate, estimates_from_rows
 from trajguard.store import load_history
-from trajguard.suite import Suite
+from trajguard.suite import Suite, set_runs
 
 __all__ = [
     "BudgetEnded",
@@ -180,5 +180,5 @@ def budgeted_design(suite: Suite, options: BatchOptions, config: CompareConfig) 
     total = (
         budget.max_cost_usd if budget.max_cost_usd is not None else 60 * (budget.max_minutes or 0)
     )
-    own = {s.id: s.runs for s in suite.scenarios if s.id in chosen}
+    own = set_runs(suite, runs=options.runs, scenarios=chosen)
     return BudgetedDesign(budget=total, cost=cost, own_runs=own, config=config)

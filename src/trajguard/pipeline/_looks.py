@@ -29,7 +29,7 @@ from trajguard.pipeline._budget import BudgetEnded, spent_after
 from trajguard.results import DesignRecord
 from trajguard.run import BatchOptions, ObserverFactory, execute
 from trajguard.store import read_runs
-from trajguard.suite import Suite
+from trajguard.suite import Suite, runs_per_scenario
 
 __all__ = ["Job", "choose_design", "design_record", "one_design", "run_job", "variant_sides"]
 
@@ -85,22 +85,18 @@ def choose_design(
     config: CompareConfig,
     variants: tuple[str, str] | None = None,
 ) -> Design:
-    """The design the options ask for: fixed, sequential or escalation.
+    """The design the options ask for: fixed, sequential or escalation, each given every
+    scenario's runs under the one rule (:func:`trajguard.suite.runs_per_scenario`).
 
     Raises:
         UsageError: both ``sequential`` and ``max_runs``.
     """
     one_design(sequential=sequential, max_runs=max_runs)
-    runs = options.runs or suite.defaults.runs
-    scenarios = list(options.scenarios) or [s.id for s in suite.scenarios]
+    runs = runs_per_scenario(suite, runs=options.runs, scenarios=options.scenarios)
     if sequential:
-        return SequentialDesign(
-            max_runs=runs, scenarios=scenarios, config=config, variants=variants
-        )
+        return SequentialDesign(runs=runs, config=config, variants=variants)
     if max_runs is not None:
-        return EscalationDesign(
-            first=runs, max_runs=max_runs, scenarios=len(scenarios), config=config
-        )
+        return EscalationDesign(runs=runs, max_runs=max_runs, config=config)
     return FixedDesign()
 
 
@@ -122,13 +118,8 @@ def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
 
     def run_look(look: Look) -> None:
         nonlocal budgeted
-        options = budgeted
-        if look.runs is not None:
-            options = replace(options, runs=look.runs)
-        if look.scenarios is not None:
-            options = replace(options, scenarios=look.scenarios)
         name = job.label or job.suite.name
-        for part, group in enumerate(_groups(job.design, look, options)):
+        for part, group in enumerate(_groups(look, budgeted)):
             result = execute(
                 job.suite,
                 job.runset,
@@ -144,12 +135,13 @@ def run_job(job: Job, *, observe: ObserverFactory | None = None) -> None:
         drive(job.design, run_look=run_look, sides=job.sides)
 
 
-def _groups(design: Design, look: Look, options: BatchOptions) -> list[BatchOptions]:
-    """The batches of one look: one, or (a design with runs per scenario) one per run count."""
-    if not isinstance(design, BudgetedDesign):
+def _groups(look: Look, options: BatchOptions) -> list[BatchOptions]:
+    """The batches of one look: the batch as its options say, or one per run count of the
+    look's scenarios."""
+    if look.runs is None:
         return [options]
     by_runs: dict[int, list[str]] = {}
-    for scenario, runs in design.runs_of(look).items():
+    for scenario, runs in look.runs.items():
         by_runs.setdefault(runs, []).append(scenario)
     return [replace(options, runs=n, scenarios=tuple(s)) for n, s in sorted(by_runs.items())]
 

@@ -36,7 +36,8 @@ def escalation_section(
         f"divided over the {counted(design.scenarios, 'scenario')} that could have been "
         "escalated), with "
         "a gating metric beyond its band; it stops when it no longer leans, or at the budget."
-        f" Family-wise error at most {design.alpha:g} in all (union bound).",
+        f" Family-wise error at most {design.alpha:g} in all (union bound)."
+        + _own_looks(design, unit),
         "",
         f"| scenario | {unit} | looks (runs: p / level) | stopped because | decided on |",
         "|---|---:|---|---|---|",
@@ -49,3 +50,11 @@ def escalation_section(
             f"| {decided} |"
         )
     return "\n".join(lines)
+
+
+def _own_looks(design: EscalationPlan, unit: str) -> str:
+    own = "; ".join(
+        f"{md(name, limit=40)} at {', '.join(map(str, looks))}"
+        for name, looks in sorted(design.own_looks.items())
+    )
+    return f" Scenarios with their own `runs:` have their own looks ({unit}): {own}." if own else ""

@@ -18,10 +18,14 @@ def _table(outcome: SequentialOutcome, runs: str) -> list[str]:
 
 
 def _usage(outcome: SequentialOutcome, unit: str) -> str:
-    planned = outcome.max_runs * max(len(outcome.stopped), 1)
+    planned = outcome.runs_planned() if outcome.stopped else outcome.max_runs
     used = outcome.runs_used()
     saved = 100 * (1 - used / planned) if planned else 0.0
-    return f"{used} of {planned} planned {unit} made ({saved:.0f}% saved)."
+    own = "; ".join(
+        f"{name} at {', '.join(map(str, plan))}" for name, plan in sorted(outcome.own_plans.items())
+    )
+    mine = f" Scenarios with their own `runs:`: {own}." if own else ""
+    return f"{used} of {planned} planned {unit} made ({saved:.0f}% saved).{mine}"
 
 
 def sequential_section(outcome: SequentialOutcome) -> str:

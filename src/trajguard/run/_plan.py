@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajguard.run._options import BatchOptions
-from trajguard.suite import ResolvedScenario, Suite
+from trajguard.suite import ResolvedScenario, Suite, runs_per_scenario
 
 __all__ = ["Plan", "RunSpec", "derive_seed", "plan_batch"]
 
@@ -41,17 +41,15 @@ Plan = list[tuple[RunSpec, ResolvedScenario]]
 
 def plan_batch(suite: Suite, options: BatchOptions, *, batch_seed: int) -> Plan:
     """Every run of the batch, interleaved across scenarios and variants."""
-    scenario_ids = list(options.scenarios) or [s.id for s in suite.scenarios]
+    runs = runs_per_scenario(suite, runs=options.runs, scenarios=options.scenarios)
     arms: list[ResolvedScenario] = []
-    for scenario_id in scenario_ids:
+    for scenario_id, scenario_runs in runs.items():
         for variant in options.variants:
             resolved = suite.resolve(scenario_id, variant)
-            updates: dict[str, Any] = {}
+            updates: dict[str, Any] = {"runs": scenario_runs}
             if options.model:
                 updates["model"] = options.model
                 updates["api_base"] = options.api_base
-            if options.runs:
-                updates["runs"] = options.runs
             if options.timeout_s:
                 updates["timeout_s"] = options.timeout_s
             arms.append(resolved.model_copy(update=updates))

@@ -44,6 +44,7 @@ from trajguard.suite._models import (
 from trajguard.suite._pairwise import PairwiseJudge
 from trajguard.suite._path_criteria import STATE_ERROR_KEY, STATE_KEY
 from trajguard.suite._references import check_executable, import_object, import_tool
+from trajguard.suite._runs import runs_per_scenario, set_runs
 
 __all__ = [
     "BASE_VARIANT",
@@ -84,5 +85,7 @@ __all__ = [
     "load_suite",
     "parse_criterion",
     "placed_criteria",
+    "runs_per_scenario",
     "scenario_floors",
+    "set_runs",
 ]

@@ -40,6 +40,7 @@ from trajguard.suite._criteria import Criterion, parse_criterion
 from trajguard.suite._files import read_prompt_text
 from trajguard.suite._floors import Floor
 from trajguard.suite._pairwise import PairwiseJudge
+from trajguard.suite._runs import runs_of
 from trajguard.suite._settings import (
     MAX_TIMEOUT_S,
     ExecutorSettings,
@@ -137,6 +138,7 @@ class Scenario(_Strict):
     """Bars its runs must show, with or without a baseline (replaces the default floor)."""
     variants: dict[Annotated[str, Field(pattern=_ID)], Variant] = Field(default_factory=dict)
     runs: int | None = Field(default=None, ge=1)
+    """Its runs instead of ``defaults.runs`` (``--runs N`` overrides both), under every design."""
     max_steps: int | None = Field(default=None, ge=1)
     faults: list[FaultSpec] = Field(default_factory=list)
     """Faults injected into every run of the scenario (a variant's ``faults`` replace them)."""
@@ -335,7 +337,7 @@ def _resolve(suite: Suite, scenario: Scenario, variant: str) -> ResolvedScenario
         max_tokens=defaults.max_tokens,
         max_steps=override.max_steps or scenario.max_steps or defaults.max_steps,
         timeout_s=defaults.timeout_s,
-        runs=scenario.runs or defaults.runs,
+        runs=runs_of(scenario, defaults),
         pass_criteria=scenario.pass_criteria,
         tolerances=scenario.tolerances,
         base_dir=str(base_dir),

@@ -129,6 +129,9 @@ COLUMNS = {
     "judge_cost_usd": "US dollars of the judge's calls of this run (priced like `cost_usd`; a "
     "cached judgement made no call); null without judge calls or when the judge model has no "
     "price",
+    "user_cost_usd": "US dollars of the simulated user's calls of this run (priced like "
+    "`cost_usd`, at the user's `user_model`), apart from the agent's and the judge's; null "
+    "without a simulated user or when its model has no price",
 }
 
 _REGION = re.compile(

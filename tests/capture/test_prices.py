@@ -9,7 +9,14 @@ import sys
 import pytest
 
 from trajguard.atif import Agent, FinalMetrics, Metrics, Step, Trajectory
-from trajguard.capture.prices import Price, call_cost, judge_cost, price_of, trajectory_cost
+from trajguard.capture.prices import (
+    Price,
+    call_cost,
+    judge_cost,
+    price_of,
+    trajectory_cost,
+    user_cost,
+)
 
 MINI = "openai/gpt-4o-mini"
 
@@ -87,6 +94,23 @@ def test_the_judge_is_priced_apart_and_a_cached_judgement_made_no_call() -> None
     assert judge_cost(records) == pytest.approx(2 * (150 + 60) / 1e6)
     assert judge_cost([{"model": "local/smollm2", "samples": [sample]}]) is None
     assert judge_cost([]) is None
+
+
+def test_the_simulated_users_calls_are_priced_apart_at_its_model() -> None:
+    call = {"model": "fake/answered-as", "prompt_tokens": 1000, "completion_tokens": 100}
+    user = Step(step_id=3, source="user", message="it is 1234", extra={"simulated_user": call})
+    run = _trajectory((1000, 100, 0))
+    run.steps.append(user)
+    assert trajectory_cost(run, MINI) == pytest.approx((150 + 60) / 1e6)  # the agent's only
+    assert user_cost(run, MINI) == pytest.approx((150 + 60) / 1e6)
+    local = {"local/smollm2": Price(input=1.0, output=2.0)}
+    assert user_cost(run, "local/smollm2", local) == pytest.approx((1000 + 200) / 1e6)
+    assert user_cost(run, "local/smollm2") is None  # its model has no price: unknown, not 0
+    named = call | {"model": MINI}  # no suite model given: the model the call names
+    run.steps[-1] = user.model_copy(update={"extra": {"simulated_user": named}})
+    assert user_cost(run, None) == pytest.approx((150 + 60) / 1e6)
+    assert user_cost(_trajectory((10, 1, 0)), MINI) is None  # no user call: nothing priced
+    assert user_cost(None, MINI) is None
 
 
 @pytest.mark.parametrize(

@@ -202,3 +202,12 @@ def test_ab_cut_by_max_cost_exits_6_and_resume_finishes(project: Path, cli: Any)
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     assert len(store.read_runs(folder / "runs")) == 8
+
+
+def test_a_cost_budget_smaller_than_one_baseline_run_is_refused(project: Path, cli: Any) -> None:
+    # the baseline's runs cost $0.10 each
+    refused = cli("nightly", "suite.yaml", "--no-progress", "--max-cost", "0.05", cwd=project)
+    assert refused.returncode == 2
+    assert "the budget is smaller than one run: --max-cost $0.05" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (project / "reports").exists(), "nothing was written"

@@ -120,6 +120,7 @@ def test_comparison_json_holds_the_cost_metric_and_each_sides_cost(night: dict[s
         "agent_usd": pytest.approx(float(base["cost_usd"].sum())),
         "judge_usd": None,
         "models": [],
+        "user_usd": None,
     }
     for scenario in document["comparison"]["scenarios"]:
         (cost,) = [m for m in scenario["metrics"] if m["metric"] == "cost"]

@@ -33,11 +33,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trajguard.atif import Trajectory
 
-__all__ = ["Price", "PriceSource", "call_cost", "judge_cost", "price_of", "trajectory_cost"]
+__all__ = [
+    "Price",
+    "PriceSource",
+    "call_cost",
+    "judge_cost",
+    "price_of",
+    "trajectory_cost",
+    "user_cost",
+]
 
 _MAP_FILE = "model_prices_and_context_window_backup.json"
 _MAP_LIMIT_BYTES = 64 << 20
 _PER_MILLION = 1e6
+_SIMULATED_USER = "simulated_user"  # trajguard.agent.users.SIMULATED_USER_KEY (agent is above)
 
 
 class Price(BaseModel):
@@ -149,6 +158,33 @@ def judge_cost(
                 int(sample.get("prompt_tokens") or 0),
                 int(sample.get("completion_tokens") or 0),
             )
+    return total if calls else None
+
+
+def user_cost(
+    trajectory: Trajectory | None, model: str | None, prices: Mapping[str, Price] | None = None
+) -> float | None:
+    """The dollars of a run's simulated user's calls, or ``None`` when it made none or one is
+    not priced. Each user step a model wrote records its call under ``extra.simulated_user``
+    (:data:`trajguard.agent.users.SIMULATED_USER_KEY`: model, tokens); it is priced at the
+    suite's user model (``model``), else at the model the call names."""
+    if trajectory is None:
+        return None
+    total, calls = 0.0, 0
+    for step in trajectory.steps:
+        call = (step.extra or {}).get(_SIMULATED_USER) if step.source == "user" else None
+        if not isinstance(call, Mapping):
+            continue
+        named = call.get("model")
+        found = _first_price((model, named if isinstance(named, str) else None), prices)
+        if found is None:
+            return None
+        calls += 1
+        total += call_cost(
+            found.price,
+            int(call.get("prompt_tokens") or 0),
+            int(call.get("completion_tokens") or 0),
+        )
     return total if calls else None
 
 

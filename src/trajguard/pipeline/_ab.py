@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trajguard.compare import ABResult, CompareConfig, EscalationDesign, compare_ab
 from trajguard.errors import UsageError
-from trajguard.pipeline._compare import with_suite_tolerances
+from trajguard.pipeline._compare import with_suite_gates, with_suite_tolerances
 from trajguard.pipeline._floors import floors_of
 from trajguard.pipeline._looks import (
     Job,
@@ -117,6 +117,7 @@ def ab(
         replace(config or CompareConfig(), two_sided=True, suite_share=0.0),
         {s.id: s.tolerances for s in suite.scenarios},
     )
+    config = with_suite_gates(config, suite.defaults.gate)
     design = choose_design(
         sequential=sequential,
         max_runs=max_runs,

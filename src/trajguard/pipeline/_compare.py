@@ -41,6 +41,7 @@ __all__ = [
     "compare",
     "compare_loaded",
     "load_baseline",
+    "with_suite_gates",
     "with_suite_tolerances",
 ]
 
@@ -92,6 +93,13 @@ def with_suite_tolerances(
     """The settings with each scenario's own tolerance bands (from the suite or its manifest)."""
     own = {scenario: dict(t) for scenario, t in tolerances.items() if t}
     return replace(config, scenario_tolerances=own) if own else config
+
+
+def with_suite_gates(config: CompareConfig, gates: object) -> CompareConfig:
+    """The settings with the suite's own gating metrics (``defaults.gate``, or a manifest's
+    ``gate``) added to the gating family; ``gates`` that name none leave them as they are."""
+    named = frozenset(str(g) for g in gates) if isinstance(gates, list | tuple) else frozenset()
+    return replace(config, gating=config.gating | named) if named - config.gating else config
 
 
 def load_baseline(
@@ -269,6 +277,7 @@ def compare(
         check_finished(side, role=role, allow=allow_unfinished)  # the report says so if allowed
     tolerances: Any = candidate_set.manifest.get("tolerances") or {}
     config = with_suite_tolerances(config or CompareConfig(), tolerances)
+    config = with_suite_gates(config, candidate_set.manifest.get("gate"))
     target = sides.report
     return compare_loaded(
         baseline_set,

@@ -14,6 +14,7 @@ from trajguard.pipeline._compare import (
     CompareOutcome,
     compare_loaded,
     load_baseline,
+    with_suite_gates,
     with_suite_tolerances,
 )
 from trajguard.pipeline._looks import Job, choose_design, design_record, one_design, run_job
@@ -103,6 +104,7 @@ def nightly(
     config = with_suite_tolerances(
         config or CompareConfig(), {s.id: s.tolerances for s in suite.scenarios}
     )
+    config = with_suite_gates(config, suite.defaults.gate)
     options = replace(options or BatchOptions(), variants=(BASE_VARIANT,))
     design = (
         budgeted_design(suite, options, config)

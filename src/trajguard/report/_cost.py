@@ -10,7 +10,8 @@ __all__ = ["cost_cell", "cost_row"]
 
 
 def cost_cell(cost: BatchCost | None) -> str:
-    """One side's cost: the agent's total, per run, the judge's, and what is unknown."""
+    """One side's cost: the agent's total, per run, the judge's, the simulated user's, and
+    what is unknown."""
     if cost is None or cost.runs == 0:
         return "—"
     if cost.priced == 0:
@@ -20,6 +21,8 @@ def cost_cell(cost: BatchCost | None) -> str:
         text += f", {counted(cost.runs - cost.priced, 'run')} unknown"
     if cost.judge_usd is not None:
         text += f"; judge {usd(cost.judge_usd)}"
+    if cost.user_usd is not None:
+        text += f"; simulated user {usd(cost.user_usd)}"
     return md(text, limit=160)
 
 

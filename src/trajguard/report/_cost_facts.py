@@ -11,10 +11,11 @@ __all__ = ["batch_cost"]
 
 
 def batch_cost(runs: pd.DataFrame) -> BatchCost:
-    """The agent's and the judge's dollars of a run table (costs unknown stay out of the sums,
-    and their runs' models are named)."""
+    """The agent's, the judge's and the simulated user's dollars of a run table (costs unknown
+    stay out of the sums, and their runs' models are named)."""
     agent = _numbers(runs, "cost_usd")
     judge = _numbers(runs, "judge_cost_usd")
+    user = _numbers(runs, "user_cost_usd")
     known = agent.notna()
     models = runs["model"] if "model" in runs.columns else pd.Series("", index=runs.index)
     unpriced = sorted({str(m) for m in models[~known] if isinstance(m, str) and m})
@@ -24,6 +25,7 @@ def batch_cost(runs: pd.DataFrame) -> BatchCost:
         agent_usd=float(agent[known].sum()),
         judge_usd=float(judge.sum()) if judge.notna().any() else None,
         models=tuple(unpriced),
+        user_usd=float(user.sum()) if user.notna().any() else None,
     )
 
 

@@ -18,6 +18,8 @@ class BatchCost:
         judge_usd: the judge's calls, summed over the runs where it is known (``None``: no
             run has a known judge cost).
         models: the models of the runs whose cost is unknown (what needs a price).
+        user_usd: the simulated user's calls, summed over the runs where it is known (``None``:
+            no run has a known user cost, e.g. no conversation with a simulated user).
     """
 
     runs: int
@@ -25,6 +27,7 @@ class BatchCost:
     agent_usd: float
     judge_usd: float | None = None
     models: tuple[str, ...] = ()
+    user_usd: float | None = None
 
     @property
     def per_run_usd(self) -> float | None:

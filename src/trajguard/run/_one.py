@@ -16,6 +16,7 @@ from typing import Any
 
 from trajguard._user_code import PREDICATE_TIMEOUT_S, bounded_call, in_thread, within
 from trajguard.atif import Trajectory
+from trajguard.capture.prices import user_cost
 from trajguard.capture.types import ChatModel
 from trajguard.capture.wire import WireServer
 from trajguard.errors import AgentFailure
@@ -125,6 +126,8 @@ async def one_run(
     # Ctrl-C must not wait for them
     built: dict[str, Any] = await in_thread(row, what="the row of a run", name="trajguard-row")
     built.update(conversation_columns(arm, trajectory, built["status"]))
+    user_model = arm.user.user_model if arm.user is not None else None
+    built["user_cost_usd"] = user_cost(trajectory, user_model, arm.prices) if user_model else None
     return built
 
 

@@ -116,6 +116,8 @@ def new_manifest(
         **_descriptions(suite, plan),
         # each scenario's floor (issue 39), only when some scenario has one
         **_floors(suite, plan),
+        # the suite's own gating metrics (issue 38), only when it names some
+        **({"gate": list(suite.defaults.gate)} if suite.defaults.gate else {}),
     }
 
 

@@ -100,6 +100,8 @@ RUN_SCHEMA = pa.schema(
         pa.field("user_turns", pa.int32()),
         # cost (issue 38): the judge's calls, apart from the agent's ``cost_usd``
         pa.field("judge_cost_usd", pa.float64()),
+        # ... and the simulated user's (null for runs without one)
+        pa.field("user_cost_usd", pa.float64()),
     ],
     metadata={_VERSION_KEY: STORE_SCHEMA_VERSION.encode()},
 )

@@ -39,6 +39,7 @@ from trajguard.suite._conversation import ScriptedTurn, SimulatedUserSettings
 from trajguard.suite._criteria import Criterion, parse_criterion
 from trajguard.suite._files import read_prompt_text
 from trajguard.suite._floors import Floor
+from trajguard.suite._gates import check_gates
 from trajguard.suite._pairwise import PairwiseJudge
 from trajguard.suite._runs import runs_of
 from trajguard.suite._settings import (
@@ -96,6 +97,15 @@ class Defaults(_Strict):
     ``$TRAJGUARD_STORE`` names another."""
     floor: Floor | None = None
     """Bars every scenario's runs must show, unless it sets its own ``floor`` (:mod:`._floors`)."""
+    gate: tuple[str, ...] = ()
+    """Metrics that gate besides the default ones (``[cost]``: a night whose cost per run
+    regressed beyond its band fails), in ``nightly``, ``compare`` of its run sets and ``ab``;
+    ``--gate`` adds to them, it does not remove them."""
+
+    @field_validator("gate")
+    @classmethod
+    def _known_gates(cls, gate: tuple[str, ...]) -> tuple[str, ...]:
+        return check_gates(gate)
 
     @field_validator("executor", mode="before")
     @classmethod

@@ -1,7 +1,8 @@
 """The trend page: a suite's nights on one self-contained page (``trend --html``).
 
 Per scenario, its pass rate and crash rate with their 95 % intervals, its tool mix's distance
-from the baseline's and its tokens, night by night, as inline SVG; the monitoring procedure's
+from the baseline's, its tokens and (when its runs were priced) its cost per run, night by night,
+as inline SVG; the monitoring procedure's
 alarms (worded as ``trajguard trend`` words them), the flaky scenarios, the baseline's
 promotions and every night, linked to its report where one is reachable. Styles, script and
 data are inline; the content security policy lets the page load nothing and run no other script.
@@ -108,8 +109,21 @@ def _charts(s: ScenarioTrend, keys: Sequence[tuple[str, str]], promoted: Sequenc
     return "".join(
         f'<figure class="metric"><figcaption>{caption}</figcaption>'
         f"{chart_svg(series, _marks(s, metric, promoted), dates=dates)}</figure>"
-        for caption, series, metric in charts
+        for caption, series, metric in (*charts, *_cost_chart(s, row))
     )
+
+
+def _cost_chart(
+    s: ScenarioTrend, row: Sequence[TrendPoint | None]
+) -> tuple[tuple[str, Series, str], ...]:
+    """The cost per run over the nights, when some night of the scenario has a known cost."""
+    costs = [p.mean_cost_usd if p is not None else None for p in row]
+    top = max((c for c in costs if c is not None), default=None)
+    if top is None:
+        return ()
+    caption = "mean cost per run, US dollars (no interval: the store keeps the mean)"
+    series = Series(label=f"{s.scenario}: cost per run", values=costs, top=top * 1.1, unit="usd")
+    return ((caption, series, "cost"),)
 
 
 def _scenario(
@@ -213,6 +227,7 @@ def _data(facts: TrendFacts, keys: Sequence[tuple[str, str]]) -> str:
                 round(p.crash_rate * p.runs),
                 None if p.tool_distance is None else round(p.tool_distance, 3),
                 None if p.mean_tokens is None else round(p.mean_tokens),
+                None if p.mean_cost_usd is None else float(f"{p.mean_cost_usd:.3g}"),
             ]
             for i, p in enumerate(_aligned(s, keys))
             if p is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from trajguard.report._format import usd
 from trajguard.report.html._escape import attr, text
 
 __all__ = ["HEIGHT", "WIDTH", "Mark", "Series", "chart_svg"]
@@ -30,7 +31,7 @@ class Series:
         high: its high ends.
         top: the y axis's top value (rates: 1).
         unit: how the axis's values are written: ``%`` (rates), ``distance`` (0 to 1),
-            ``''`` (numbers).
+            ``usd`` (US dollars), ``''`` (numbers).
     """
 
     label: str
@@ -125,6 +126,8 @@ def _plot(n: int) -> str:
 def _label(value: float, unit: str) -> str:
     if unit == "%":
         return f"{100 * value:.0f}%"
+    if unit == "usd":
+        return usd(value)
     return f"{value:.1f}" if unit == "distance" else f"{value:,.0f}"
 
 

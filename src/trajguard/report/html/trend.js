@@ -5,6 +5,10 @@
   if (!blob) { document.body.dataset.ready = "1"; return; }
   var data = JSON.parse(blob.textContent);
   function pct(x) { return Math.round(100 * x) + "%"; }
+  function usd(x) {  /* as the report writes dollars: three significant digits, no exponent */
+    if (x === 0) { return "$0"; }
+    return "$" + x.toFixed(Math.max(2, 2 - Math.floor(Math.log10(Math.abs(x)))));
+  }
   function wilson(k, n) {
     if (!n) { return [0, 1]; }
     var z = 1.959964, p = k / n, d = 1 + z * z / n;
@@ -30,6 +34,7 @@
       " (" + pct(ci[0]) + "–" + pct(ci[1]) + ")", "crash " + pct(runs ? row[3] / runs : 0)];
     parts.push(row[4] === null ? "tool mix: no baseline" : "tool mix TVD " + row[4].toFixed(2));
     parts.push(row[5] === null ? "tokens –" : "tokens " + row[5]);
+    if (row[6] !== null && row[6] !== undefined) { parts.push("cost " + usd(row[6]) + " per run"); }
     return parts.join(" · ");
   }
   var SVG = "http://www.w3.org/2000/svg";

@@ -21,6 +21,7 @@ from trajguard.results._comparison_json import (
     document_schema,
     read_document,
 )
+from trajguard.results._conversations import ConversationFacts, Ending, TurnRate
 from trajguard.results._cost import BatchCost
 from trajguard.results._document import (
     DOCUMENT_SCHEMA_VERSION,
@@ -85,6 +86,9 @@ __all__ = [
     "ReportDocument",
     "ReportKind",
     "ResilienceGroup",
+    "ConversationFacts",
+    "Ending",
+    "TurnRate",
     "RunRef",
     "Scalar",
     "ScenarioFacts",

@@ -336,7 +336,10 @@ def build_document(
         design=design or DesignRecord(),
         require_power=require_power,
         conversations=conversation_facts(
-            baseline.runs, candidate.runs, alpha=comparison.config.alpha, seed=comparison.config.seed
+            baseline.runs,
+            candidate.runs,
+            alpha=comparison.config.alpha,
+            seed=comparison.config.seed,
         ),
     )
 

@@ -28,14 +28,13 @@ _STREAM = 101
 def _conversational(table: pd.DataFrame) -> pd.DataFrame:
     if not {"stop_reason", "scenario", "status"} <= set(table.columns):
         return table.iloc[0:0]
-    rows = table[(table["status"] != "harness_error") & table["stop_reason"].notna()]
-    return rows
+    return table[(table["status"] != "harness_error") & table["stop_reason"].notna()]
 
 
 def _turn_counts(rows: pd.DataFrame) -> dict[tuple[int, str], list[int]]:
     counts: dict[tuple[int, str], list[int]] = {}
-    for _, row in rows.iterrows():
-        for outcome in criterion_outcomes(row) or ():
+    for row in rows.to_dict("records"):
+        for outcome in criterion_outcomes({"criteria": row.get("criteria")}) or ():
             found = _TURN.fullmatch(outcome.criterion)
             if found:
                 held_n = counts.setdefault((int(found[1]), found[2]), [0, 0])

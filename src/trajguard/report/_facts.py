@@ -18,6 +18,7 @@ import pandas as pd
 
 from trajguard.compare import ABResult, Comparison, PooledBaseline, Verdict, metric
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
+from trajguard.report._conversation_facts import conversation_facts
 from trajguard.report._cost_facts import batch_cost
 from trajguard.report._explain import explanation
 from trajguard.report._plots import plot_path
@@ -334,6 +335,12 @@ def build_document(
         command=command,
         design=design or DesignRecord(),
         require_power=require_power,
+        conversations=conversation_facts(
+            baseline.runs,
+            candidate.runs,
+            alpha=comparison.config.alpha,
+            seed=comparison.config.seed,
+        ),
     )
 
 

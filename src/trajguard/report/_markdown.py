@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from trajguard._text import counted
 from trajguard.compare import BlindSpot, Comparison, ScenarioResult
+from trajguard.report._conversations import conversations_section
 from trajguard.report._cost import cost_row
 from trajguard.report._design import design_section
 from trajguard.report._floors import floors_section
@@ -344,6 +345,11 @@ def render_report(document: ReportDocument) -> str:
             and comparison.family.method == "omnibus",
         )
     lines += resilience_section(document.resilience, comparison.config.alpha)
+    lines += conversations_section(
+        document.conversations,
+        {r.scenario: r for r in comparison.scenarios},
+        comparison.config.alpha,
+    )
     lines += design_section(document.design)
     lines += _method(comparison)
     lines += _provenance(document.baseline, document.candidate, ab=document.kind is ReportKind.AB)

@@ -21,6 +21,7 @@ from trajguard.results._comparison_json import (
     document_schema,
     read_document,
 )
+from trajguard.results._conversations import ConversationFacts, Ending, TurnRate
 from trajguard.results._cost import BatchCost
 from trajguard.results._document import (
     DOCUMENT_SCHEMA_VERSION,
@@ -70,8 +71,10 @@ __all__ = [
     "ABOverall",
     "BaselineDrift",
     "BatchCost",
+    "ConversationFacts",
     "CriterionShift",
     "DesignRecord",
+    "Ending",
     "Exemplars",
     "Explanation",
     "FlakyFacts",
@@ -98,6 +101,7 @@ __all__ = [
     "TrendFacts",
     "TrendNight",
     "TrendPoint",
+    "TurnRate",
     "document_json",
     "document_schema",
     "dumps",

@@ -30,6 +30,7 @@ from trajguard.compare import (
     SequentialOutcome,
     exit_code,
 )
+from trajguard.results._conversations import ConversationFacts
 from trajguard.results._cost import BatchCost
 from trajguard.results._explanation import Explanation, RateCount
 from trajguard.results._trend import EXIT_ALARM, TrendFacts
@@ -308,6 +309,7 @@ class ReportDocument:
             no ``--store``).
         floors: the scenarios' floors and ceilings checked on the candidate's runs (both
             variants' in an A/B; ``None``: no scenario has a ``floor``).
+        conversations: the conversational scenarios' turn pass rates and endings.
     """
 
     kind: ReportKind
@@ -324,6 +326,7 @@ class ReportDocument:
     require_power: bool = False
     trend: TrendFacts | None = None
     floors: FloorResult | None = None
+    conversations: tuple[ConversationFacts, ...] = ()
 
     def __post_init__(self) -> None:
         compared = {s.scenario for s in self.comparison.scenarios}

@@ -154,6 +154,37 @@
     });
     return box;
   }
+  // A conversation (two or more user messages): the user's and the agent's turns as a chat,
+  // before the steps; a simulated user's messages say so, the agent's tool calls are named.
+  function conversationView(steps) {
+    var users = steps.filter(function (s) { return s.source === "user"; });
+    if (users.length < 2) return null;
+    var chat = el("div", null, "conversation");
+    chat.id = "conversation";
+    var turn = 0;
+    steps.forEach(function (s) {
+      var text = typeof s.message === "string" ? s.message : (s.message ? JSON.stringify(s.message) : "");
+      if (s.source === "user") {
+        turn += 1;
+        var who = "user · turn " + turn + (s.extra && s.extra.simulated_user ? " (simulated)" : "");
+        var said = el("div", null, "turn user");
+        said.appendChild(el("span", who, "who"));
+        said.appendChild(el("p", text));
+        chat.appendChild(said);
+      } else if (s.source === "agent") {
+        var calls = s.tool_calls || [];
+        if (!calls.length && !text) return;
+        var answer = el("div", null, "turn agent");
+        answer.appendChild(el("span", "agent", "who"));
+        calls.forEach(function (c) {
+          answer.appendChild(el("code", "→ " + c.function_name + "(" + JSON.stringify(c.arguments) + ")", "call"));
+        });
+        if (text) answer.appendChild(el("p", text));
+        chat.appendChild(answer);
+      }
+    });
+    return chat;
+  }
   function details(si) {
     var key = "t" + si;
     return state.details[key] || (state.details[key] = decode("traj-" + si));
@@ -177,6 +208,8 @@
       var steps = el("div", null, "steps");
       steps.id = "steps";
       if (trajectory && Array.isArray(trajectory.steps)) {
+        var chat = conversationView(trajectory.steps);
+        if (chat) { view.appendChild(el("h4", "conversation")); view.appendChild(chat); }
         view.appendChild(el("h4", trajectory.steps.length + " steps"));
         trajectory.steps.forEach(function (s, i) { steps.appendChild(stepView(s, i + 1)); });
       } else {

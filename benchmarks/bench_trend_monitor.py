@@ -23,8 +23,15 @@ rate, tool usage and failing paths, each statistic with its threshold). Measured
 4. a path gone (scenario 0's most taken path taken no more from night k): the tool mix named
    within 5 nights, dated within 2 (the bound: ``bench_trend_bound.py``).
 
-    python benchmarks/bench_trend_monitor.py --suites 600 --nights 365 --only aa
-    python benchmarks/bench_trend_monitor.py --runs 30 --binomial --only drop --series 200
+5. flaky A/A suites (``--only flaky``): the flaky test's level and power, and the flaky
+   scenarios' pass-rate alarms; the baseline drift line on flaky A/A series (``--only rule``).
+
+``--offsets`` runs the A/A suites with every threshold moved by each offset, on the same suites
+(how ``MARGIN`` was calibrated).
+
+    python benchmarks/bench_trend_monitor.py --suites 800 --nights 365 --only aa
+    python benchmarks/bench_trend_monitor.py --suites 800 --nights 365 --only aa --offsets 0 0.05
+    python benchmarks/bench_trend_monitor.py --runs 40 --binomial --only drop --series 200
 """
 
 from __future__ import annotations

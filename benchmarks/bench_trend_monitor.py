@@ -23,8 +23,15 @@ rate, tool usage and failing paths, each statistic with its threshold). Measured
 4. a path gone (scenario 0's most taken path taken no more from night k): the tool mix named
    within 5 nights, dated within 2 (the bound: ``bench_trend_bound.py``).
 
-    python benchmarks/bench_trend_monitor.py --suites 600 --nights 365 --only aa
-    python benchmarks/bench_trend_monitor.py --runs 30 --binomial --only drop --series 200
+5. flaky A/A suites (``--only flaky``): the flaky test's level and power, and the flaky
+   scenarios' pass-rate alarms; the baseline drift line on flaky A/A series (``--only rule``).
+
+``--offsets`` runs the A/A suites with every threshold moved by each offset, on the same suites
+(how ``MARGIN`` was calibrated).
+
+    python benchmarks/bench_trend_monitor.py --suites 800 --nights 365 --only aa
+    python benchmarks/bench_trend_monitor.py --suites 800 --nights 365 --only aa --offsets 0 0.05
+    python benchmarks/bench_trend_monitor.py --runs 40 --binomial --only drop --series 200
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from trajguard.nights import (
     cusum,
     drop_named,
     newcombe,
+    overdispersion,
     shape_end,
     shape_of,
     spread_ratio,
@@ -151,23 +159,27 @@ def _suite(
     return suite
 
 
-def _run(suites: list[list[Counts]], nights: int, restart: bool = True) -> tuple[list, list, float]:
+def _run(
+    suites: list[list[Counts]], nights: int, restart: bool = True, offset: float = 0.0
+) -> tuple[list, list, float]:
     """Every suite's streams (each its own thresholds and pools) through one CUSUM call:
-    the alarms, each alarm's (suite, key), and the first suite's pass-rate threshold."""
+    the alarms, each alarm's (suite, key), and the first suite's pass-rate threshold.
+    ``offset`` is added to every threshold (the calibration of ``MARGIN``)."""
     built = [streams_of(suite, nights) for suite in suites]
     keys = [(i, key) for i, st in enumerate(built) for key in st.keys]
-    offset = np.cumsum([0] + [int(st.pool.max()) + 1 for st in built[:-1]])
+    pools = np.cumsum([0] + [int(st.pool.max()) + 1 for st in built[:-1]])
     path = cusum(
         np.vstack([st.passes for st in built]),
         np.vstack([st.runs for st in built]),
-        h=np.concatenate([st.h for st in built]),
-        h_up=np.concatenate([st.h_up for st in built]),
+        h=np.concatenate([st.h for st in built]) + offset,
+        h_up=np.concatenate([st.h_up for st in built]) + offset,
         sides=np.concatenate([st.sides for st in built]),
-        pool=np.concatenate([st.pool + o for st, o in zip(built, offset, strict=True)]),
+        pool=np.concatenate([st.pool + o for st, o in zip(built, pools, strict=True)]),
         allowance=np.concatenate([st.allowance for st in built]),
         restart=restart,
     )
-    return list(path.raised), [keys[r.stream] for r in path.raised], built[0].drop_threshold
+    h = built[0].drop_threshold + offset
+    return list(path.raised), [keys[r.stream] for r in path.raised], h
 
 
 def _share(hits: int, total: int) -> str:
@@ -175,29 +187,57 @@ def _share(hits: int, total: int) -> str:
     return f"{hits / max(total, 1):.3f} ({low:.3f}-{high:.3f}; {hits}/{total})"
 
 
+def _kind(raised, key) -> str:
+    if key.path is not None:
+        return "paths"
+    if key.metric == "crash_rate":
+        return "crash"
+    return "rise" if raised.rise else "drop"
+
+
 def aa(args: argparse.Namespace, scenarios: int, source: str, rho: float, rng) -> str:
-    raised, keys = [], []
+    """The suite's ARL at each ``--offsets`` (the same suites: common random numbers), with
+    the alarms by kind (pass-rate drop, pass-rate rise, crash-rate rise, path statistics)."""
+    offsets = args.offsets
+    raised: dict[float, list] = {o: [] for o in offsets}
+    kinds: dict[float, list] = {o: [] for o in offsets}
     for chunk in range(0, args.suites, 100):  # 100 suites at a time: memory stays under 1 GB
         size = min(100, args.suites - chunk)
         suites = [_suite(scenarios, args.nights, source=source, rho=rho, runs=args.runs, rng=rng)
                   for _ in range(size)]  # fmt: skip
-        found, where, h = _run(suites, args.nights)
-        raised, keys = raised + found, keys + [(i + chunk, key) for i, key in where]
-    alarms = len(raised)
+        for o in offsets:
+            found, where, _ = _run(suites, args.nights, offset=o)
+            raised[o] += [(r, i + chunk) for r, (i, _) in zip(found, where, strict=True)]
+            kinds[o] += [_kind(r, key) for r, (_, key) in zip(found, where, strict=True)]
     exposure = args.suites * args.nights
-    low = exposure / (chi2.ppf(0.975, 2 * alarms + 2) / 2)
-    high = exposure / (chi2.ppf(0.025, 2 * alarms) / 2) if alarms else float("inf")
-    early = {i for r, (i, _) in zip(raised, keys, strict=True) if r.night < 60}
-    paths = sum(key.path is not None for _, key in keys)
     stats = streams_of(suites[0], args.nights)
-    return (
-        f"A/A {source} S={scenarios} rho={rho}: h {h:.2f} (rises {stats.rise_threshold:.2f}, "
-        f"paths {stats.path_threshold or 0:.2f}; "
-        f"{stats.statistics} statistics, {stats.path_statistics} on paths), {alarms} alarms "
-        f"({paths} on paths) in {exposure} suite-nights: ARL {exposure / max(alarms, 1):.0f} "
-        f"(95% {low:.0f}-{high:.0f}); suites alarmed in their first 60 nights "
-        f"{_share(len(early), args.suites)}"
-    )
+    lines = []
+    for o in offsets:
+        alarms = len(raised[o])
+        low = exposure / (chi2.ppf(0.975, 2 * alarms + 2) / 2)
+        high = exposure / (chi2.ppf(0.025, 2 * alarms) / 2) if alarms else float("inf")
+        # a stream's alarms cluster (a restart's short reference), so the suites, not the
+        # alarms, are the independent units: the interval of the mean alarms per suite
+        per = np.bincount([i for _, i in raised[o]], minlength=args.suites)
+        spread = 1.96 * per.std(ddof=1) / np.sqrt(args.suites)
+        s_low = args.nights / (per.mean() + spread)
+        s_high = args.nights / (per.mean() - spread) if per.mean() > spread else float("inf")
+        dispersion = per.var(ddof=1) / max(per.mean(), 1e-9)
+        early = {i for r, i in raised[o] if r.night < 60}
+        by = {k: kinds[o].count(k) for k in ("drop", "rise", "crash", "paths")}
+        lines.append(
+            f"A/A {source} S={scenarios} rho={rho} runs={args.runs} offset={o:+.2f}: "
+            f"h {stats.drop_threshold + o:.2f} (rises {stats.rise_threshold + o:.2f}, "
+            f"paths {(stats.path_threshold or 0) + o:.2f}; "
+            f"{stats.statistics} statistics, {stats.path_statistics} on paths), {alarms} alarms "
+            f"(drop {by['drop']}, rise {by['rise']}, crash {by['crash']}, paths {by['paths']}) "
+            f"in {exposure} suite-nights: ARL {exposure / max(alarms, 1):.0f} "
+            f"(95% {low:.0f}-{high:.0f} Poisson; {s_low:.0f}-{s_high:.0f} over suites, "
+            f"alarms per suite dispersion {dispersion:.2f}); "
+            f"suites alarmed in their first 60 nights "
+            f"{_share(len(early), args.suites)}"
+        )
+    return "\n".join(lines)
 
 
 def _first(raised: list, keys: list, metric: str, k: int) -> int | None:
@@ -325,6 +365,39 @@ def drift_rule(args: argparse.Namespace, rho: float, rng) -> str:
     )
 
 
+def flaky(args: argparse.Namespace, rho: float, rng) -> str:
+    """A/A suites of 4 scenarios over ``--flaky-nights`` nights as the trend reads them: the
+    flaky test (Tarone's, alpha 0.05, around the newest pass-rate alarm's step when there is
+    one, as the product tests it) and the monitoring's pass-rate alarms, with how many of those
+    read as a drift: at rho 0 the flaky test's level, at rho > 0 its power and whether the
+    flaky scenarios' alarms hold their level."""
+    nights, scenarios = args.flaky_nights, 4
+    named = alarmed = drifts = 0
+    for _ in range(args.series):
+        suite = _suite(scenarios, nights, source="sim", rho=rho, runs=args.runs, rng=rng)
+        raised, keys, _ = _run([suite], nights)
+        for s, counts in enumerate(suite):
+            mine = [
+                i
+                for i, (_, key) in enumerate(keys)
+                if key.scenario == s and key.metric == "pass_rate"
+            ]
+            change = None
+            if mine:
+                alarmed += 1
+                lo, shape = _shape(raised, mine[-1], counts, nights)
+                drifts += any(_shape(raised, i, counts, nights)[1].drift for i in mine)
+                change = lo + shape.start if 0 < lo + shape.start < nights else None
+            spread = overdispersion(counts.passes, counts.runs, change=change, sims=199, rng=rng)
+            named += spread.p_value <= 0.05
+    total = args.series * scenarios
+    return (
+        f"A/A flaky rho={rho}, {nights} nights x {args.runs} runs, 4 scenarios: flaky named "
+        f"{_share(named, total)} of scenarios; a pass-rate alarm {_share(alarmed, total)}; "
+        f"one worded a drift {_share(drifts, total)}"
+    )
+
+
 def old_scan(args: argparse.Namespace, rng) -> list[str]:
     """Before (main at 07a0b52): the per-look change scan over the newest 30 nights, re-run
     every night at alpha 0.05, on 60-night A/A streams of a 4-scenario suite; and the night it
@@ -377,12 +450,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261203)
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 20], help="suite sizes")
     parser.add_argument("--binomial", action="store_true", help="binomial and real nights only")
-    parser.add_argument("--only", choices=("aa", "drop", "drift", "gone", "rule", "before"))
+    parser.add_argument(
+        "--offsets", type=float, nargs="+", default=[0.0],
+        help="A/A: added to every threshold, each on the same suites (MARGIN's calibration)",
+    )  # fmt: skip
+    parser.add_argument("--rho", type=float, nargs="+", help="only these rho (0: binomial, real)")
+    parser.add_argument("--sources", nargs="+", choices=("sim", "real"), default=["sim", "real"])
+    parser.add_argument("--flaky-nights", type=int, default=60, help="nights per flaky series")
+    parser.add_argument(
+        "--only", choices=("aa", "drop", "drift", "gone", "rule", "flaky", "before")
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     began = time.process_time()
     cases = [("sim", 0.0), ("sim", 0.1), ("sim", 0.2), ("real", 0.0)]
     cases = [c for c in cases if not args.binomial or c[1] == 0.0]
+    cases = [c for c in cases if c[0] in args.sources and (args.rho is None or c[1] in args.rho)]
     for name, measure in (("aa", aa), ("drop", drop), ("drift", drift), ("gone", gone)):
         for scenarios in args.sizes if args.only in (None, name) else ():
             for source, rho in cases:
@@ -390,6 +473,9 @@ def main() -> None:
     if args.only in (None, "rule"):
         for rho in (0.0, 0.1, 0.2):
             print(drift_rule(args, rho, rng), flush=True)
+    if args.only in (None, "flaky"):
+        for rho in (0.0, 0.1, 0.2):
+            print(flaky(args, rho, rng), flush=True)
     if args.only in (None, "before"):
         for line in old_scan(args, rng):
             print(line, flush=True)

@@ -19,6 +19,7 @@ from trajguard.nights import (
     threshold,
     trend,
 )
+from trajguard.nights._monitor import MARGIN
 from trajguard.nights._streams import RISE_EXCESS
 from trajguard.report import render_trend
 from trajguard.results import TrendPoint
@@ -92,9 +93,11 @@ def test_a_crash_rate_rise_alarms_on_the_crash_rate_and_a_fall_does_not() -> Non
 def test_one_threshold_per_suite_for_a_year_of_nights_between_false_alarms() -> None:
     four, twenty = threshold(12), threshold(60)
     assert 4.0 < four < twenty < 6.5
-    # each statistic gets its share: the suite's false alarms add up to one per TARGET_ARL
+    # each statistic gets its share: the suite's false alarms add up to one per TARGET_ARL on
+    # the line, and the threshold stands MARGIN above it (the line's ARL MARGIN units further)
     for statistics, h in ((12, four), (60, twenty)):
-        assert abs(stream_arl(h) / (statistics * TARGET_ARL) - 1) < 1e-9
+        assert abs(stream_arl(h - MARGIN) / (statistics * TARGET_ARL) - 1) < 1e-9
+        assert stream_arl(h) > statistics * TARGET_ARL
 
 
 def test_tomorrows_trend_keeps_todays_alarms(tmp_path: Path) -> None:

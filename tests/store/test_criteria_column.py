@@ -20,16 +20,29 @@ COMMITTED = sorted(
 )
 
 
-def test_the_committed_run_sets_are_of_schema_1() -> None:
-    assert len(COMMITTED) >= 12
-    for runset in COMMITTED:
-        version = pq.read_schema(runset / "runs.parquet").metadata[
-            b"trajguard.store_schema_version"
-        ]
-        assert version == b"1", runset
+def _version(runset: Path) -> bytes:
+    metadata = pq.read_schema(runset / "runs.parquet").metadata
+    return bytes(metadata[b"trajguard.store_schema_version"])
 
 
-@pytest.mark.parametrize("runset", COMMITTED, ids=lambda p: str(p.relative_to(REPO)))
+SCHEMA_1 = [r for r in COMMITTED if _version(r) == b"1"]
+SCHEMA_2 = [r for r in COMMITTED if _version(r) == b"2"]
+
+
+def test_the_committed_run_sets_are_of_a_schema_this_version_reads() -> None:
+    assert len(SCHEMA_1) >= 12, "the real nights written before the criteria column"
+    assert sorted(SCHEMA_1 + SCHEMA_2) == COMMITTED
+
+
+@pytest.mark.parametrize("runset", SCHEMA_2, ids=lambda p: str(p.relative_to(REPO)))
+def test_committed_schema_2_run_sets_load_with_their_criteria(runset: Path) -> None:
+    frame = store.read_runs(runset)
+    judged = frame[frame["status"] != "harness_error"]
+    assert len(judged) > 0
+    assert all(criterion_outcomes(row) for row in judged.to_dict("records"))
+
+
+@pytest.mark.parametrize("runset", SCHEMA_1, ids=lambda p: str(p.relative_to(REPO)))
 def test_committed_schema_1_run_sets_load_with_criteria_unknown(runset: Path) -> None:
     frame = store.read_runs(runset)
     assert len(frame) > 0

@@ -352,9 +352,9 @@ def _flat_rule(base: float, nights: np.ndarray, runs: float) -> bool:
 
 def drift_rule(args: argparse.Namespace, rho: float, rng) -> str:
     """The baseline drift line on 30 nights against a 20-run baseline night, before (spread
-    around one rate, normal interval) and after (``drift_line``: spread around the best step or broken line,
-    Student's t): A/A series (a rate in 0.2-0.45), and its power on a slide of 1 point a night
-    from the baseline's rate (in 0.55-0.8; ``beyond the band`` on the 30th night)."""
+    around one rate, normal interval) and after (``drift_line``: spread around the best step or
+    broken line, Student's t): A/A series (a rate in 0.2-0.45), and its power on a slide of 1
+    point a night from the baseline's rate (in 0.55-0.8; ``beyond the band`` on night 30)."""
     hits = {"aa before": 0, "aa after": 0, "slide before": 0, "slide after": 0}
     n = np.full(30, float(args.runs))
     for _ in range(args.series):

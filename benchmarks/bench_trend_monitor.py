@@ -49,6 +49,7 @@ from trajguard.nights import (
     Counts,
     change_scan,
     cusum,
+    drift_line,
     drop_named,
     newcombe,
     overdispersion,
@@ -338,30 +339,38 @@ def _beyond(k: float, n: float, bk: float, bn: float, band: float = 0.10) -> boo
     return (low > 0 or high < 0) and abs(d) > band
 
 
+def _flat_rule(base: float, nights: np.ndarray, runs: float) -> bool:
+    """The drift line before issue 36's fix: flaky nights counted as fewer runs by their spread
+    around one rate, the interval read as normal."""
+    n = np.full(len(nights), runs)
+    phi = spread_ratio(nights, n)
+    bk, bn = base / phi, runs / phi
+    return _beyond(nights.sum() / phi, n.sum() / phi, bk, bn) or _beyond(
+        nights[-3:].sum() / phi, n[-3:].sum() / phi, bk, bn
+    )
+
+
 def drift_rule(args: argparse.Namespace, rho: float, rng) -> str:
-    """The baseline drift line on A/A series of 30 nights against a 20-run baseline night:
-    binomial counts (before) and flaky nights, the baseline's among them, counted as fewer
-    runs (after)."""
-    before = after = 0
+    """The baseline drift line on 30 nights against a 20-run baseline night, before (spread
+    around one rate, normal interval) and after (``drift_line``: spread around the best step or
+    broken line, Student's t): A/A series (a rate in 0.2-0.45), and its power on a slide of 1
+    point a night from the baseline's rate (in 0.55-0.8; ``beyond the band`` on night 30)."""
+    hits = {"aa before": 0, "aa after": 0, "slide before": 0, "slide after": 0}
+    n = np.full(30, float(args.runs))
     for _ in range(args.series):
-        p = float(rng.uniform(0.2, 0.45))
-        rates = _rates(np.full(31, p), rho, rng)
-        x = rng.binomial(args.runs, rates).astype(float)
-        base, nights = x[0], x[1:]
-        n = np.full(30, float(args.runs))
-        phi = spread_ratio(nights, n)
-        for scale, count in ((1.0, "before"), (phi, "after")):
-            bk, bn = base / scale, args.runs / scale
-            hit = _beyond(nights.sum() / scale, n.sum() / scale, bk, bn) or _beyond(
-                nights[-3:].sum() / scale, n[-3:].sum() / scale, bk, bn
-            )
-            if count == "before":
-                before += hit
-            else:
-                after += hit
+        for case, p, step in (
+            ("aa", rng.uniform(0.2, 0.45), 0.0),
+            ("slide", rng.uniform(0.55, 0.8), 0.01),
+        ):
+            rates = _rates(np.clip(p - step * np.arange(31), 0, 1), rho, rng)
+            x = rng.binomial(args.runs, rates).astype(float)
+            hits[f"{case} before"] += _flat_rule(x[0], x[1:], float(args.runs))
+            hits[f"{case} after"] += drift_line(x[1:], n, x[0], args.runs, band=0.10).beyond_band
+    share = {case: _share(hit, args.series) for case, hit in hits.items()}
     return (
-        f"drift rule A/A rho={rho}: beyond the band before {_share(before, args.series)}; "
-        f"after {_share(after, args.series)}"
+        f"drift rule rho={rho}: A/A beyond the band before {share['aa before']}; "
+        f"after {share['aa after']} | 1-point-a-night slide, 30 nights: "
+        f"before {share['slide before']}; after {share['slide after']}"
     )
 
 

@@ -17,6 +17,7 @@ from trajguard.nights._alarms import Shape, monitor, shape_end, shape_of
 from trajguard.nights._api import record_night, trend
 from trajguard.nights._append import NIGHT_FILE_SUFFIX, append_night, night_path
 from trajguard.nights._detection import TARGET_NAMED, drop_named, runs_for
+from trajguard.nights._drift_rule import RECENT_NIGHTS, DriftLine, drift_line, line_spread
 from trajguard.nights._location import StoreLocation, is_url, open_location
 from trajguard.nights._monitor import TARGET_ARL, arcsine, cusum, stream_arl, threshold
 from trajguard.nights._nights_list import trend_nights
@@ -50,12 +51,14 @@ __all__ = [
     "PATH_WEIGHT",
     "READABLE_NIGHT_VERSIONS",
     "READ_SCHEMA",
+    "RECENT_NIGHTS",
     "RISE_WEIGHT",
     "TARGET_ARL",
     "TARGET_NAMED",
     "ChangeScan",
     "Counts",
     "Dispersion",
+    "DriftLine",
     "Key",
     "NightFiles",
     "NightInput",
@@ -69,8 +72,10 @@ __all__ = [
     "change_scan",
     "check_webhook",
     "cusum",
+    "drift_line",
     "drop_named",
     "is_url",
+    "line_spread",
     "list_night_files",
     "monitor",
     "newcombe",

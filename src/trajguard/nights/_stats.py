@@ -56,11 +56,13 @@ def wilson(k: float, n: float, *, level: float = 0.95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def newcombe(k1: float, n1: float, k2: float, n2: float) -> tuple[float, float, float]:
-    """``p1 - p2`` and its 95 % interval (Newcombe's hybrid score method, from Wilson's)."""
+def newcombe(
+    k1: float, n1: float, k2: float, n2: float, *, level: float = 0.95
+) -> tuple[float, float, float]:
+    """``p1 - p2`` and its interval (Newcombe's hybrid score method, from Wilson's)."""
     p1, p2 = k1 / n1, k2 / n2
-    l1, u1 = wilson(k1, n1)
-    l2, u2 = wilson(k2, n2)
+    l1, u1 = wilson(k1, n1, level=level)
+    l2, u2 = wilson(k2, n2, level=level)
     d = p1 - p2
     return d, d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
 

@@ -14,7 +14,8 @@ import pandas as pd
 
 from trajguard._json import loads_bounded
 from trajguard.nights._alarms import monitor
-from trajguard.nights._stats import newcombe, overdispersion, spread_ratio, wilson
+from trajguard.nights._drift_rule import drift_line
+from trajguard.nights._stats import overdispersion, wilson
 from trajguard.results import (
     BaselineDrift,
     FlakyFacts,
@@ -24,10 +25,7 @@ from trajguard.results import (
     TrendPoint,
 )
 
-__all__ = ["RECENT_NIGHTS", "trend_of"]
-
-RECENT_NIGHTS = 3
-"""The newest nights the drift rule also looks at on their own (a slide the pooled mean hides)."""
+__all__ = ["trend_of"]
 
 
 def _number(value: object) -> float | None:
@@ -104,13 +102,6 @@ def _age(started: object, newest: str) -> float | None:
     return float((Date.fromisoformat(newest) - begun.date()).days)
 
 
-def _moved(k: float, n: float, base_k: float, base_n: float, band: float) -> bool:
-    if n <= 0 or base_n <= 0:
-        return False
-    d, low, high = newcombe(k, n, base_k, base_n)
-    return (low > 0 or high < 0) and abs(d) > band
-
-
 def _drift(
     records: list[dict[str, Any]],
     points: tuple[TrendPoint, ...],
@@ -132,19 +123,14 @@ def _drift(
     )
     if first is None:
         return None
-    base_n = float(records[first]["baseline_runs"])
-    base_k = float(records[first]["baseline_passes"])
-    since, recent = points[first:], points[first:][-RECENT_NIGHTS:]
-    # flaky nights count as fewer runs (their spread's design effect), the baseline's night too,
-    # so the rule holds its level
-    phi = spread_ratio(
-        np.array([p.passes for p in since], np.float64),
-        np.array([p.runs for p in since], np.float64),
+    since = points[first:]
+    line = drift_line(
+        [p.passes for p in since],
+        [p.runs for p in since],
+        float(records[first]["baseline_passes"]),
+        float(records[first]["baseline_runs"]),
+        band=band,
     )
-    base_n, base_k = base_n / phi, base_k / phi
-    n, k = float(sum(p.runs for p in since)) / phi, float(sum(p.passes for p in since)) / phi
-    rn, rk = float(sum(p.runs for p in recent)) / phi, float(sum(p.passes for p in recent)) / phi
-    d, low, high = newcombe(k, n, base_k, base_n) if n else (0.0, 0.0, 0.0)
     started = records[first].get("baseline_started_at")
     return BaselineDrift(
         batch=batch,
@@ -152,11 +138,11 @@ def _drift(
         age_days=_age(started, points[-1].date),
         pinned=pinned,
         nights=len(since),
-        difference=d,
-        low=low,
-        high=high,
-        recent_difference=rk / rn - base_k / base_n if rn else 0.0,
-        beyond_band=_moved(k, n, base_k, base_n, band) or _moved(rk, rn, base_k, base_n, band),
+        difference=line.difference,
+        low=line.low,
+        high=line.high,
+        recent_difference=line.recent_difference,
+        beyond_band=line.beyond_band,
     )
 
 

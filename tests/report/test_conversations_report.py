@@ -12,27 +12,15 @@ from pathlib import Path
 import jsonschema
 import pandas as pd
 import pytest
-from trajguard_testkit.conversations import RUNS, refund_nights
+from trajguard_testkit.conversations import RUNS, compared_refund_nights
 
-from trajguard import pipeline
-from trajguard.pipeline import ReportOptions
 from trajguard.report._conversation_facts import conversation_facts
 from trajguard.results import SCHEMA_FILE, read_document
 
 
 @pytest.fixture(scope="module")
 def night(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("conversations")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(root)
-        sides = refund_nights(root)
-        outcome = pipeline.compare(
-            sides["baseline"],
-            sides["candidate"],
-            report=root / "report" / "report.md",
-            options=ReportOptions(plots=False),
-        )
-    return {**sides, "report": outcome.report}
+    return compared_refund_nights(tmp_path_factory.mktemp("conversations"))
 
 
 def _section(report: Path) -> str:

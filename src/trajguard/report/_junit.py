@@ -7,13 +7,10 @@ import xml.etree.ElementTree as ET
 from trajguard._text import printable
 from trajguard.compare import Verdict
 from trajguard.report._explanation import explanation_lines, headline_shift, what_broke
+from trajguard.report._scenario import measured
 from trajguard.results import ReportDocument
 
 __all__ = ["junit_xml"]
-
-# Metrics of runs that may not have them (an unpriced model, a scenario of one message): a
-# scenario with none on either side gets no line rather than a test of nothing.
-_OPTIONAL = frozenset({"cost", "user_turns"})
 
 
 def junit_xml(document: ReportDocument) -> str:
@@ -42,7 +39,7 @@ def junit_xml(document: ReportDocument) -> str:
                     f"{m.metric}: {m.verdict.value} (p={m.p_value:.4g}, adjusted "
                     f"{m.p_adjusted:.4g})"
                     for m in scenario.metrics
-                    if m.metric not in _OPTIONAL or m.baseline.n or m.candidate.n
+                    if measured(m)
                 ),
                 *explanation_lines(explanation),
             ]

@@ -11,6 +11,7 @@ from trajguard.compare import MetricResult, ScenarioResult, Verdict, metric
 from trajguard.errors import UsageError
 from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md
+from trajguard.report._scenario import measured
 from trajguard.report.html import failed_runs_fragment, run_fragment
 from trajguard.results import ReportDocument, RunRef
 
@@ -96,12 +97,7 @@ def infrastructure_note(document: ReportDocument) -> list[str]:
 def cost_metrics(document: ReportDocument) -> list[str]:
     """The cost metrics the comparison measured on some run (none in a document written before
     cost was, nor when no run's model had a price)."""
-    names = {
-        m.metric
-        for s in document.comparison.scenarios
-        for m in s.metrics
-        if m.baseline.n or m.candidate.n
-    }
+    names = {m.metric for s in document.comparison.scenarios for m in s.metrics if measured(m)}
     return sorted(n for n in names if "cost" in n)
 
 

@@ -80,9 +80,16 @@ def _gate_line(result: ScenarioResult) -> list[str]:
     ]
 
 
-def _shown(result: MetricResult) -> bool:
-    """A conditional metric (resilience) without a judged run on either side is left out."""
-    return not metric(result.metric).conditional or bool(result.baseline.n or result.candidate.n)
+def measured(result: MetricResult) -> bool:
+    """Whether a report shows the metric: a conditional one (resilience, cost, user turns)
+    without a run measured on either side is left out — a test of nothing. A metric this
+    trajguard does not know (a document of another version) is shown when it has runs."""
+    if result.baseline.n or result.candidate.n:
+        return True
+    try:
+        return not metric(result.metric).conditional
+    except KeyError:
+        return False
 
 
 def scenario_section(
@@ -111,7 +118,7 @@ def scenario_section(
         "| TOST p | verdict |",
         "|---|---|---|---|---|---:|---:|---:|---|",
     ]
-    lines += [_metric_row(m, latency_note) for m in result.metrics if _shown(m)]
+    lines += [_metric_row(m, latency_note) for m in result.metrics if measured(m)]
     legend = EFFECT_LEGEND
     if scenario_adjusted:
         legend += (
@@ -121,7 +128,7 @@ def scenario_section(
     lines += ["", f"<sub>{legend}</sub>"]
     lines += _gate_line(result)
     notes = [
-        f"{metric(m.metric).heading}: {n}" for m in result.metrics if _shown(m) for n in m.notes
+        f"{metric(m.metric).heading}: {n}" for m in result.metrics if measured(m) for n in m.notes
     ]
     if latency_note is not None and any(m.metric == "latency" for m in result.metrics):
         notes.append(latency_note)

@@ -11,25 +11,12 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 from trajguard_testkit.browser import open_report
-from trajguard_testkit.conversations import refund_nights
-
-from trajguard import pipeline
-from trajguard.pipeline import ReportOptions
+from trajguard_testkit.conversations import compared_refund_nights
 
 
 @pytest.fixture(scope="module")
 def night(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("conversationpage")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(root)
-        sides = refund_nights(root)
-        outcome = pipeline.compare(
-            sides["baseline"],
-            sides["candidate"],
-            report=root / "report" / "report.md",
-            options=ReportOptions(plots=False),
-        )
-    return {**sides, "page": outcome.report.parent / "report.html"}
+    return compared_refund_nights(tmp_path_factory.mktemp("conversationpage"))
 
 
 def _open_run(page: Any, scenario: str, side: str) -> dict[str, Any]:

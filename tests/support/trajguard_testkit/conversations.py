@@ -13,12 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from trajguard import pipeline
 from trajguard.capture.types import Message
+from trajguard.pipeline import ReportOptions
 from trajguard.run import BatchOptions, run_batch
 from trajguard.suite import load_suite
 from trajguard_testkit.scripted import Scripted
 
-__all__ = ["RUNS", "SUITE", "refund_nights"]
+__all__ = ["RUNS", "SUITE", "compared_refund_nights", "refund_nights"]
 
 RUNS = 6
 SUITE = f"""name: refunds
@@ -107,3 +111,18 @@ def refund_nights(root: Path) -> dict[str, Path]:
             run_batch(suite, out[name], BatchOptions(seed=seed), make_model=lambda _, m=model: m)
         )
     return out
+
+
+def compared_refund_nights(root: Path) -> dict[str, Path]:
+    """:func:`refund_nights` compared (no plots), run from ``root`` as a user would: the two run
+    sets, ``report`` (report.md) and ``page`` (report.html)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        sides = refund_nights(root)
+        outcome = pipeline.compare(
+            sides["baseline"],
+            sides["candidate"],
+            report=root / "report" / "report.md",
+            options=ReportOptions(plots=False),
+        )
+    return {**sides, "report": outcome.report, "page": outcome.report.parent / "report.html"}

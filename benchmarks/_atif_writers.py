@@ -5,7 +5,7 @@
 * the recorder used directly, including a run that crashes;
 * zero-code capture of unmodified ``litellm.completion`` calls (``mock_response`` and
   ``mock_tool_calls``: litellm's real callback path, no network);
-* the normalised trajectory stored in a run row (``trajguard.run.build_row``), made by
+* the normalised trajectory stored in a run row (``trajguard.runner.build_row``), made by
   :func:`row_documents` for every document trajguard accepts.
 
 Wire capture does not exist yet, so it is not covered. A run that records no step at all
@@ -31,7 +31,7 @@ from trajguard.atif import load_trajectory, trajectory_to_dict
 from trajguard.capture.recorder import TrajectoryRecorder
 from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.examples.demo_tools import calculator, get_weather, lookup_country
-from trajguard.run import RunSpec, build_row
+from trajguard.runner import RunSpec, build_row
 
 Written = tuple[str, dict[str, Any], str]  # (file stem, document, origin)
 CITIES = ("Paris", "Bonn", "Lyon", "Oslo")

@@ -8,7 +8,7 @@ with chance f: a *good* judge leans PASS on right answers (a false flag when fla
 *length* judge leans PASS on long answers (power when flagged). The flag is computed by the
 code ``compare`` runs (``_judged``: the 10-fold cross-validated rule, the Student bounds) on the
 simulated runs' lengths and verdicts; reading them from a run table is tested in
-tests/compare/test_judge_rules.py.
+tests/comparison/test_judge_rules.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 
 import numpy as np
 
-from trajguard.compare._judge_rules import _judged
+from trajguard.comparison._judge_rules import _judged
 from trajguard.stats import wilson_interval
 
 RIGHT_SHARE = 0.7

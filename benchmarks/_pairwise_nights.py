@@ -1,6 +1,6 @@
 """The ``pairwise`` part of bench_judge_calibration.py: A/A nights and power of the pairwise judge's
 test (issue 35, item 4), simulated in process with the scripted pairwise judge's logic
-(_scripted_judge.preferences) and the real test (``trajguard.compare.pairwise_test``).
+(_scripted_judge.preferences) and the real test (``trajguard.comparison.pairwise_test``).
 
 A night: S scenarios, N pairs each (run i of A and of B answering one input), each pair's order
 drawn by a fair coin and a ``--both-orders`` share of pairs (0.5, the suite's default) also
@@ -28,7 +28,7 @@ from _scripted_judge import (
     preferences,
 )
 
-from trajguard.compare import AskedOrder, PairJudgement, Preferences, pairwise_test
+from trajguard.comparison import AskedOrder, PairJudgement, Preferences, pairwise_test
 from trajguard.stats import wilson_interval
 
 __all__ = ["part_pairwise", "part_pairwise_http"]
@@ -161,7 +161,7 @@ def part_pairwise_http(args: argparse.Namespace, tables: object) -> None:
 
     from trajguard import pipeline
     from trajguard.pipeline import ReportOptions
-    from trajguard.run import BatchOptions
+    from trajguard.runner import BatchOptions
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-scripted-judge-0000")  # litellm wants one
     n, nights = 20, args.http_nights

@@ -15,7 +15,7 @@ Nights of 4 scenarios with a baseline of 20 runs per scenario (the demo's), two 
 Both designs are judged by the same gates: per scenario, pass rate down and crash rate up,
 one-sided, Boschloo's exact test, a change beyond its band (10 / 5 points). **fixed N**: one look
 at N runs per scenario at the Bonferroni share alpha / (4 x 2); **budget**: the budgeted design
-(trajguard.compare.BudgetedDesign) driven through the design protocol with the same total. (The
+(trajguard.comparison.BudgetedDesign) driven through the design protocol with the same total. (The
 shipped fixed comparison's combined test and step-down family are a little more powerful than
 this Bonferroni gate; the comparison isolates what the allocation and the looks do.) The budget
 is either runs (equal total runs: N x 4) or seconds (equal wall time: each scenario's runs cost
@@ -47,10 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _demo_shaped import make_batch, scenario_params
 
 from trajguard import stats as st
-from trajguard.compare import CompareConfig
-from trajguard.compare._arms import split_runs
-from trajguard.compare._budget_design import BudgetedDesign, _crossed
-from trajguard.compare._designs import Look
+from trajguard.comparison import CompareConfig
+from trajguard.comparison._arms import split_runs
+from trajguard.comparison._budget_design import BudgetedDesign, _crossed
+from trajguard.comparison._designs import Look
 from trajguard.store import read_runs
 
 DATA = Path(__file__).resolve().parent / "data" / "real-nights-2026-12-01"

@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_compare import make_runs, scenario_params
 
-from trajguard import compare
+from trajguard import comparison as compare
 from trajguard import stats as st
-from trajguard.compare import CompareConfig, compare_runsets
-from trajguard.compare._numeric import evaluate_ratio, evaluate_shift
-from trajguard.compare._tools import evaluate_sequences, evaluate_tools
+from trajguard.comparison import CompareConfig, compare_runsets
+from trajguard.comparison._numeric import evaluate_ratio, evaluate_shift
+from trajguard.comparison._tools import evaluate_sequences, evaluate_tools
 
 TABLE = {10: (49, 50, 51, 55), 20: (26, 32, 35, 39), 30: (18, 24, 27, 31), 50: (11, 18, 20, 23)}
 BASELINES = (1.0, 0.95, 0.90, 0.80)

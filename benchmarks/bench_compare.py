@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trajguard.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.comparison import CompareConfig, Comparison, compare_runsets
 
 TOOLS = ("search", "calculator", "get_weather", "read_file", "write_file", "final_answer")
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compare import make_runs, scenario_params
 
 from trajguard import stats as st
-from trajguard.compare import DEFAULT_GATING, CompareConfig, Verdict, compare_runsets
+from trajguard.comparison import DEFAULT_GATING, CompareConfig, Verdict, compare_runsets
 from trajguard.store import load_runset
 
 PRICE = (0.15, 0.60)  # litellm's bundled map, gpt-4o-mini, US dollars per million tokens

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from trajguard.capture.llm import LiteLLMModel
 from trajguard.judge import JudgeSettings, decide, grade
 from trajguard.local_model import MODEL_STRING, local_model_server
-from trajguard.run._judge_probe import PROBE_ANSWERS
+from trajguard.runner._judge_probe import PROBE_ANSWERS
 from trajguard.stats import wilson_interval
 
 ITEMS = (

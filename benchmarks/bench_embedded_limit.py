@@ -42,7 +42,7 @@ from trajguard.local_model import (
     running_local_server,
     stop_local_server,
 )
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ how often it is met above it (power), at N = 10, 20, 40 runs a night.
 
 Prints:
 1. At the floor, simulated: the share of nights a pass-rate floor is met when the true rate
-   equals it, through trajguard.compare.check_floors (every night one arm), beside the exact
+   equals it, through trajguard.comparison.check_floors (every night one arm), beside the exact
    binomial figure; and the same for Wilson's one-sided bound (the bound not chosen).
 2. Power: the exact chance of meeting a floor of 0.8 (and 0.5) at true rates above it, with a
    simulated check of one point per N.
@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from trajguard.compare import FloorBars, FloorState, check_floors
+from trajguard.comparison import FloorBars, FloorState, check_floors
 from trajguard.outcome import classify
 from trajguard.stats import lower_rate_bound, wilson_interval
 

@@ -164,7 +164,7 @@ def bench_suite(name: str, workdir: Path) -> Path:
 def wire_run(path: Path, runset: Path, scenario: str) -> dict[str, Any]:
     """One run of ``scenario`` in a batch of its own, captured at the wire: its row."""
     from trajguard import store
-    from trajguard.run import BatchOptions, execute
+    from trajguard.runner import BatchOptions, execute
     from trajguard.suite import load_suite
 
     options = BatchOptions(runs=1, seed=SEED, concurrency=1, scenarios=(scenario,))
@@ -186,7 +186,7 @@ def direct_run(arm: Any, seed: int, base_url: str) -> tuple[float, str | None]:
     """The scenario's agent once, its client at ``base_url``: (seconds, error or None)."""
     from trajguard.capture.llm import LiteLLMModel
     from trajguard.capture.recorder import TrajectoryRecorder
-    from trajguard.run import RunContext
+    from trajguard.runner import RunContext
     from trajguard.suite import CallableAgent, import_object
 
     agent = arm.agent
@@ -250,7 +250,7 @@ def _direct_command(arm: Any, seed: int, base_url: str) -> tuple[float, str | No
 
 
 def arms_of(path: Path) -> dict[str, Any]:
-    from trajguard.run import BatchOptions, plan_batch
+    from trajguard.runner import BatchOptions, plan_batch
     from trajguard.suite import load_suite
 
     plan = plan_batch(load_suite(path), BatchOptions(runs=1, seed=SEED), batch_seed=SEED)

@@ -72,7 +72,7 @@ from _scripted_judge import (
     verdicts,
 )
 
-from trajguard.compare import compare_runsets
+from trajguard.comparison import compare_runsets
 from trajguard.stats import newcombe_interval, wilson_interval
 
 SAMPLES = (1, 3, 5)
@@ -226,7 +226,7 @@ def _stability_rows(said: np.ndarray) -> pd.DataFrame:
 
 
 def part_stability(args: argparse.Namespace, tables: dict[int, Decisions]) -> None:
-    from trajguard.compare._judges import judge_consistency
+    from trajguard.comparison._judges import judge_consistency
 
     rng = np.random.default_rng(args.seed + 3)
     nights = args.stability_nights
@@ -289,7 +289,7 @@ async def _http_night(suite: Any, where: Path, night: int, seed: int) -> tuple[i
     from trajguard_testkit.scripted import Scripted
 
     from trajguard import store
-    from trajguard.run import BatchOptions, run_batch
+    from trajguard.runner import BatchOptions, run_batch
 
     sides = []
     for side in ("b", "c"):

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trajguard.compare import CompareConfig, Verdict, compare_runsets
+from trajguard.comparison import CompareConfig, Verdict, compare_runsets
 
 GATES = ("tool_usage", "failing_paths")
 

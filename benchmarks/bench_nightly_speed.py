@@ -36,7 +36,7 @@ from trajguard.local_model import (
     running_local_server,
     stop_local_server,
 )
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
 _BEFORE = {"n_threads": 2, "n_threads_batch": 2, "logits_all": True, "max_slots": 1}

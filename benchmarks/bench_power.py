@@ -44,8 +44,8 @@ from bench_compare import make_runs
 from bench_compare import scenario_params as calibration_params
 
 from trajguard import stats as st
-from trajguard.compare import CompareConfig, compare_runsets
-from trajguard.compare._escalation import escalation_plan, later_look, leaning
+from trajguard.comparison import CompareConfig, compare_runsets
+from trajguard.comparison._escalation import escalation_plan, later_look, leaning
 
 GATING = ("pass_rate", "crash_rate", "tool_usage", "failing_paths")
 DEFAULT = CompareConfig(metrics=GATING)

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _ray_cluster import LocalRayCluster
 
 from trajguard import store
-from trajguard.run import BatchOptions, ExecutorChoice, execute
+from trajguard.runner import BatchOptions, ExecutorChoice, execute
 from trajguard.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]

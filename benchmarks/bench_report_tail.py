@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 sys.path.insert(0, str(Path.cwd() / "benchmarks"))
 from bench_compare import make_runs, scenario_params
-from trajguard.compare import CompareConfig, compare_runsets
+from trajguard.comparison import CompareConfig, compare_runsets
 import trajguard.report as rp
 from trajguard.store import RunSet
 

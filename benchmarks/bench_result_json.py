@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_compare import make_runs, scenario_params
 
-from trajguard.compare import CompareConfig, Comparison, compare_runsets
+from trajguard.comparison import CompareConfig, Comparison, compare_runsets
 from trajguard.results import dumps, from_data, json_schema, loads, to_data
 
 VERSION = "1"

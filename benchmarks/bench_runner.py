@@ -78,7 +78,7 @@ async def raw(runs: int, calls: int, concurrency: int, base_url: str) -> float:
 
 
 def through_runner(runs: int, calls: int, concurrency: int, workdir: Path) -> float:
-    from trajguard.run import BatchOptions, run_batch
+    from trajguard.runner import BatchOptions, run_batch
     from trajguard.suite import load_suite
 
     (workdir / "bench_agent.py").write_text(AGENT.format(calls=calls, prompts=PROMPTS))

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
-from trajguard.compare import run_path
+from trajguard.comparison import run_path
 from trajguard.nights import (
     Counts,
     change_scan,

@@ -60,7 +60,7 @@ def _recording_model(sent: list[dict[str, Any]]) -> Any:
 def run_framework(name: str, runs: int, workdir: Path) -> tuple[list[dict[str, Any]], list[Any]]:
     """Run the example suite ``runs`` times; its rows and the requests its runs forwarded."""
     from trajguard import store
-    from trajguard.run import BatchOptions, run_batch
+    from trajguard.runner import BatchOptions, run_batch
     from trajguard.suite import load_suite
 
     folder = ROOT / "examples" / name

@@ -27,7 +27,7 @@ import pandas as pd
 sys.path.insert(0, str(Path.cwd() / "benchmarks"))
 from bench_compare import make_runs, scenario_params
 try:  # the renderers read a report document (issue 21)
-    from trajguard.compare import CompareConfig, compare_ab, compare_runsets
+    from trajguard.comparison import CompareConfig, compare_ab, compare_runsets
     from trajguard.report import build_ab_document, build_document
     from trajguard.report import junit_xml as _junit, render_ab_report as _ab
     from trajguard.report import render_report as _report
@@ -45,13 +45,13 @@ try:  # the renderers read a report document (issue 21)
         return _ab(build_ab_document(ab, runs=runs))
 except ImportError:
     try:
-        from trajguard.compare import CompareConfig, compare_ab, compare_runsets
+        from trajguard.comparison import CompareConfig, compare_ab, compare_runsets
         from trajguard.report import render_ab_report, render_report
         from trajguard.report import junit_xml as _junit
         from trajguard.store import RunSet
         def side(path, runs):
             return RunSet(path=path, manifest={"suite": "bench", "models": ["m"]}, runs=runs)
-    except ImportError:  # the layout before trajguard.compare / trajguard.report existed
+    except ImportError:  # the layout before trajguard.comparison / trajguard.report existed
         from trajguard.live.ab import compare_ab
         from trajguard.live.ab_report import render_ab_report
         from trajguard.live.compare import CompareConfig, compare_runsets

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from trajguard import store
-from trajguard.run import derive_seed
+from trajguard.runner import derive_seed
 
 AGENT = """
 import json, os, sys

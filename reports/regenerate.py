@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from trajguard import store
-from trajguard.compare import CompareConfig, compare_ab
+from trajguard.comparison import CompareConfig, compare_ab
 from trajguard.pipeline import ReportOptions, with_suite_tolerances
 from trajguard.pipeline._compare import compare_loaded
 from trajguard.pipeline._outputs import run_payload, write_outputs

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import trajguard
-from trajguard.compare import CompareConfig
+from trajguard.comparison import CompareConfig
 from trajguard.pipeline import ABOutcome, CompareOutcome, promote
-from trajguard.run import BatchResult
+from trajguard.runner import BatchResult
 from trajguard.store import read_runs
 
 AGENT = """
@@ -53,12 +53,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_run_compare_nightly_and_ab_from_the_front(project: Path) -> None:
-    first = trajguard.run_suite("suite.yaml", out="runs/first", runs=4, seed=1)
+    first = trajguard.run("suite.yaml", out="runs/first", runs=4, seed=1)
     assert isinstance(first, BatchResult) and first.passed == 8
-    only = trajguard.run_suite("suite.yaml", out="runs/only", scenarios=["two"], seed=2)
+    only = trajguard.run("suite.yaml", out="runs/only", scenarios=["two"], seed=2)
     assert read_runs(only.runset).groupby("scenario").size().to_dict() == {"two": 3}
 
-    compared = trajguard.compare_batches("runs/first", "runs/first", plots=False, html=False)
+    compared = trajguard.compare("runs/first", "runs/first", plots=False, html=False)
     assert isinstance(compared, CompareOutcome) and compared.exit_code == 0
     assert compared.report.is_file() and not (compared.report.parent / "report.html").exists()
 
@@ -77,9 +77,9 @@ def test_bad_settings_are_refused_before_anything_runs(project: Path) -> None:
     with pytest.raises(trajguard.TrajguardError, match="alpha must be in"):
         trajguard.nightly("suite.yaml", alpha=2.0)
     with pytest.raises(trajguard.TrajguardError, match="--runs must be at least 1"):
-        trajguard.run_suite("suite.yaml", runs=0)
+        trajguard.run("suite.yaml", runs=0)
     with pytest.raises(trajguard.TrajguardError, match="unknown metric"):
-        trajguard.compare_batches("a", "b", gate=["speed"])
+        trajguard.compare("a", "b", gate=["speed"])
     assert not (project / "runs").exists() and not (project / "reports").exists()
 
 
@@ -95,13 +95,15 @@ def test_import_trajguard_stays_cheap_and_the_subpackages_keep_their_names() -> 
     code = (
         "import sys, trajguard\n"
         "assert callable(trajguard.nightly) and callable(trajguard.ab)\n"
-        "assert callable(trajguard.compare_batches) and callable(trajguard.run_suite)\n"
+        "assert callable(trajguard.compare) and callable(trajguard.run)\n"
         "heavy = ('trajguard.pipeline', 'pandas', 'litellm')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
-        "import trajguard.compare as c, trajguard.run as r\n"
+        "import trajguard.comparison as c, trajguard.runner as r\n"
         "print(c.__name__, r.__name__)\n"
+        "import trajguard.pipeline\n"
+        "assert trajguard.compare.__module__ == trajguard.run.__module__ == 'trajguard._main_job'\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    assert out == ["[]", "trajguard.compare trajguard.run"]
+    assert out == ["[]", "trajguard.comparison trajguard.runner"]

@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 
-from trajguard.compare import compare_runsets, split_runs
+from trajguard.comparison import compare_runsets, split_runs
 from trajguard.outcome import (
     DEFAULT_CRASH_STATUSES,
     STATUS_TABLE,

@@ -23,7 +23,7 @@ def calculator(expression: str) -> str:
     return evaluate(expression)
 
 
-def build_agent(ctx) -> Any:  # noqa: ANN001 - ctx is trajguard.run.RunContext
+def build_agent(ctx) -> Any:  # noqa: ANN001 - ctx is trajguard.runner.RunContext
     llm = ChatOpenAI(
         model=ctx.model_name,
         base_url=ctx.base_url,

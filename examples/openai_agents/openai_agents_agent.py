@@ -26,7 +26,7 @@ def calculator(expression: str) -> str:
     return evaluate(expression)
 
 
-def client(ctx) -> AsyncOpenAI:  # noqa: ANN001 - ctx is trajguard.run.RunContext
+def client(ctx) -> AsyncOpenAI:  # noqa: ANN001 - ctx is trajguard.runner.RunContext
     return AsyncOpenAI(base_url=ctx.base_url, api_key=ctx.api_key)
 
 

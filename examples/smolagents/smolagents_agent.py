@@ -21,7 +21,7 @@ def calculator(expression: str) -> str:
     return evaluate(expression)
 
 
-def build_agent(ctx) -> ToolCallingAgent:  # noqa: ANN001 - ctx is trajguard.run.RunContext
+def build_agent(ctx) -> ToolCallingAgent:  # noqa: ANN001 - ctx is trajguard.runner.RunContext
     model = OpenAIServerModel(
         model_id=ctx.model_name,
         api_base=ctx.base_url,

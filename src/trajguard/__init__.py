@@ -2,8 +2,8 @@
 
 The public API is importable from here. Names load lazily so that ``import trajguard`` (which
 pytest does for the plugin in every session) costs nothing until a name is used. The main job
-is here with flat keyword arguments: :func:`nightly`, :func:`ab`, :func:`compare_batches` and
-:func:`run_suite` (docs/how-to/python.md).
+is here with flat keyword arguments: :func:`nightly`, :func:`ab`, :func:`compare` and
+:func:`run` (docs/how-to/python.md).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ _EXPORTS = {
     "TrajguardError": "trajguard.errors",
     "nightly": "trajguard._main_job",
     "ab": "trajguard._main_job",
-    "compare_batches": "trajguard._main_job",
-    "run_suite": "trajguard._main_job",
+    "compare": "trajguard._main_job",
+    "run": "trajguard._main_job",
 }
 
 __all__ = [
@@ -52,14 +52,14 @@ __all__ = [
     "ab",
     "canonical_json",
     "check_normative",
-    "compare_batches",
+    "compare",
     "diff",
     "dump_trajectory",
     "load_trajectory",
     "nightly",
     "normalize",
     "render_diff",
-    "run_suite",
+    "run",
     "shape",
     "trajectory_to_dict",
     "unknown_fields",
@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from trajguard._main_job import ab, compare_batches, nightly, run_suite
+    from trajguard._main_job import ab, compare, nightly, run
     from trajguard.atif import (
         Trajectory,
         ValidationReport,

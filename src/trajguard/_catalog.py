@@ -3,9 +3,9 @@ compared: the metrics, the tolerance bands, the default gating metrics, the suit
 alpha and the baselines a promotion keeps.
 
 It imports only the standard library, so ``trajguard --help``, ``trajguard validate`` and the
-suite loader reach these tables without numpy, pandas or scipy (``trajguard.compare`` and
+suite loader reach these tables without numpy, pandas or scipy (``trajguard.comparison`` and
 ``trajguard.store`` import those on import). ``tests/cli/test_catalog.py`` checks that every table
-here is the one :mod:`trajguard.compare` and :mod:`trajguard.store` use: ``compare`` reads its
+here is the one :mod:`trajguard.comparison` and :mod:`trajguard.store` use: ``compare`` reads its
 bands and metric names from here (its registry checks at import that its metrics are these
 names, in this order), so there is one table of each.
 """
@@ -161,7 +161,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "cost",
     "user_turns",
 )
-"""The metrics in the order of ``trajguard.compare.METRICS``."""
+"""The metrics in the order of ``trajguard.comparison.METRICS``."""
 
 DEFAULT_GATING: frozenset[str] = frozenset(
     {"pass_rate", "crash_rate", "tool_usage", "failing_paths"}

@@ -1,13 +1,12 @@
 """The main job from Python with flat keyword arguments: :func:`nightly`, :func:`ab`,
-:func:`compare_batches` and :func:`run_suite`.
+:func:`compare` and :func:`run`.
 
-Each builds the option objects the command line builds (:class:`trajguard.run.BatchOptions`,
-:class:`trajguard.compare.CompareConfig`, :class:`trajguard.pipeline.ReportOptions`) and makes
+Each builds the option objects the command line builds (:class:`trajguard.runner.BatchOptions`,
+:class:`trajguard.comparison.CompareConfig`, :class:`trajguard.pipeline.ReportOptions`) and makes
 the one library call the command makes (:mod:`trajguard.pipeline`); the option objects remain
 for what these leave out (executors, progress display, the report's command line). The
-objects check the values, as they do for the command line. ``trajguard.nightly`` and
-``trajguard.ab`` are these; compare and run keep longer names while ``trajguard.compare`` and
-``trajguard.run`` name subpackages.
+objects check the values, as they do for the command line. The machinery lives in
+``trajguard.comparison`` and ``trajguard.runner``.
 """
 
 from __future__ import annotations
@@ -17,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from trajguard.compare import CompareConfig
+    from trajguard.comparison import CompareConfig
     from trajguard.pipeline import ABOutcome, CompareOutcome, ReportOptions
-    from trajguard.run import BatchOptions, BatchResult
+    from trajguard.runner import BatchOptions, BatchResult
 
-__all__ = ["ab", "compare_batches", "nightly", "run_suite"]
+__all__ = ["ab", "compare", "nightly", "run"]
 
 Explain = Literal["changed", "all", "none"]
 
@@ -39,7 +38,7 @@ def _batch(
     max_cost_usd: float | None,
     max_minutes: float | None,
 ) -> BatchOptions:
-    from trajguard.run import BatchOptions, Budget
+    from trajguard.runner import BatchOptions, Budget
     from trajguard.suite import BASE_VARIANT
 
     return BatchOptions(
@@ -58,7 +57,7 @@ def _batch(
 def _config(
     *, alpha: float, tolerances: Mapping[str, float] | None, gate: Iterable[str] | None
 ) -> CompareConfig:
-    from trajguard.compare import CompareConfig
+    from trajguard.comparison import CompareConfig
 
     settings: dict[str, Any] = {"alpha": alpha, "tolerances": dict(tolerances or {})}
     if gate is not None:
@@ -212,7 +211,7 @@ def ab(
     )
 
 
-def compare_batches(
+def compare(
     baseline: str | Path,
     candidate: str | Path,
     *,
@@ -253,7 +252,7 @@ def compare_batches(
     )
 
 
-def run_suite(
+def run(
     suite: str | Path,
     *,
     runs: int | None = None,
@@ -278,7 +277,7 @@ def run_suite(
         TrajguardError: bad settings, a suite, variant or run set that cannot be used, or a
             model that cannot be reached before the first run (nothing is written then).
     """
-    from trajguard.pipeline import run
+    from trajguard.pipeline import run as run_batch
 
     options = _batch(
         runs=runs,
@@ -292,7 +291,7 @@ def run_suite(
         max_cost_usd=max_cost_usd,
         max_minutes=max_minutes,
     )
-    return run(
+    return run_batch(
         Path(suite),
         options=options,
         out=None if out is None else Path(out),

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 from trajguard import store
-from trajguard.run import _budget
+from trajguard.runner import _budget
 
 AGENT = """import json, sys
 json.dump({"schema_version": "ATIF-v1.7", "session_id": "s",

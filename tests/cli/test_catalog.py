@@ -1,5 +1,5 @@
 """trajguard._catalog (the import-light tables the options and the suite loader read) says what
-trajguard.compare and trajguard.store say: the same bands, names, defaults and checks."""
+trajguard.comparison and trajguard.store say: the same bands, names, defaults and checks."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import math
 
 import pytest
 
-from trajguard import _catalog, compare, store
-from trajguard.compare import CompareConfig
+from trajguard import _catalog, store
+from trajguard import comparison as compare
+from trajguard.comparison import CompareConfig
 
 
 def test_the_tolerance_bands_are_the_comparisons() -> None:

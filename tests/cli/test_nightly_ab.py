@@ -11,7 +11,7 @@ import pytest
 from trajguard_testkit.browser import page_rows
 
 from trajguard import pipeline, store
-from trajguard.run import BatchOptions
+from trajguard.runner import BatchOptions
 
 pytestmark = pytest.mark.live
 

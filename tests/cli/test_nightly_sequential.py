@@ -12,7 +12,7 @@ import pytest
 
 from trajguard import store
 from trajguard.cli import main
-from trajguard.compare import Decision, LookRecord, SequentialDesign, SequentialOutcome, Stop
+from trajguard.comparison import Decision, LookRecord, SequentialDesign, SequentialOutcome, Stop
 from trajguard.pipeline import _nightly as nightly_pipeline
 from trajguard.stats import Action
 

@@ -1,5 +1,5 @@
 """The start-up steps a batch command prints (issue 21): the batch reports them to its observer
-(trajguard.run.StartupObserver), the command line prints each with its time on stderr, with or
+(trajguard.runner.StartupObserver), the command line prints each with its time on stderr, with or
 without --no-progress, and the run summary's time is the whole command's. The steps of the
 embedded model (litellm's import, its servers, its first call) are checked live in
 tests/cli/test_demo_live.py."""
@@ -24,7 +24,7 @@ from trajguard.cli._common import quiet_litellm
 from trajguard.cli._startup import StartupLog
 from trajguard.cli.run import duration
 from trajguard.errors import ModelUnavailable
-from trajguard.run import BatchOptions, StartupObserver, run_batch
+from trajguard.runner import BatchOptions, StartupObserver, run_batch
 from trajguard.suite import load_suite
 
 SUITE = """name: steps

@@ -2,8 +2,8 @@
 
 Every ``docs/….md`` named in src, the README, the docs and benchmarks/RESULTS.md is a file; every
 ``package/_module.py`` named in architecture.md is a file (of src/trajguard, or of the
-repository for ``tests/…`` and ``docs/…``); the "Inside compare"
-table names every module of compare, and nothing else.
+repository for ``tests/…`` and ``docs/…``); the "Inside comparison"
+table names every module of comparison, and nothing else.
 """
 
 from __future__ import annotations
@@ -47,11 +47,11 @@ def test_every_module_architecture_names_exists() -> None:
     assert sorted(n for n in names if not _exists(n)) == []
 
 
-def test_inside_compare_table_names_each_compare_module_once() -> None:
+def test_inside_comparison_table_names_each_module_once() -> None:
     text = ARCHITECTURE.read_text(encoding="utf-8")
     table = text[text.index("| designs |") :].split("\n\n", 1)[0]
     named = [
         m for row in table.splitlines() for m in re.findall(r"`(_[a-z_]+)`", row.split("|")[2])
     ]
-    modules = sorted(p.stem for p in (SRC / "compare").glob("_*.py") if p.stem != "__init__")
+    modules = sorted(p.stem for p in (SRC / "comparison").glob("_*.py") if p.stem != "__init__")
     assert sorted(named) == modules

@@ -27,7 +27,7 @@ import yaml
 
 from trajguard import store
 from trajguard.core.shape import message_text
-from trajguard.run import BatchOptions, execute
+from trajguard.runner import BatchOptions, execute
 from trajguard.suite import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -74,7 +74,7 @@ def test_slots_get_their_own_servers(private_servers) -> None:
 
 
 def test_a_batch_gives_each_concurrent_run_its_own_server(private_servers, tmp_path: Path) -> None:
-    from trajguard.run import BatchOptions, run_batch
+    from trajguard.runner import BatchOptions, run_batch
     from trajguard.suite import load_suite
 
     if local_slots(2) < 2:

@@ -17,10 +17,10 @@ import pytest
 from trajguard_testkit.priced import AGENT, token_server
 
 from trajguard import pipeline
-from trajguard.compare import DEFAULT_GATING, Answer, CompareConfig, Verdict
+from trajguard.comparison import DEFAULT_GATING, Answer, CompareConfig, Verdict
 from trajguard.pipeline import ReportOptions
 from trajguard.results import SCHEMA_FILE
-from trajguard.run import BatchOptions
+from trajguard.runner import BatchOptions
 
 SUITE = """
 name: prompts

@@ -16,10 +16,10 @@ import pytest
 
 from trajguard import pipeline
 from trajguard.cli import main
-from trajguard.compare import Answer
+from trajguard.comparison import Answer
 from trajguard.pipeline import ReportOptions
 from trajguard.results import SCHEMA_FILE
-from trajguard.run import BatchOptions
+from trajguard.runner import BatchOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from _scripted_judge import AGENT, pairwise_server

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from trajguard import pipeline
-from trajguard.compare import Verdict
-from trajguard.run import BatchOptions
+from trajguard.comparison import Verdict
+from trajguard.runner import BatchOptions
 
 pytestmark = pytest.mark.live
 

@@ -15,7 +15,7 @@ import pytest
 from trajguard import pipeline
 from trajguard.cli import main
 from trajguard.results import SCHEMA_FILE, ReportKind, document_schema, read_document
-from trajguard.run import BatchOptions
+from trajguard.runner import BatchOptions
 
 pytestmark = pytest.mark.live
 

@@ -17,7 +17,7 @@ from trajguard_testkit.priced import LOCAL_PRICE, priced_runset
 
 from trajguard import pipeline
 from trajguard.cli import main
-from trajguard.compare import DEFAULT_GATING, CompareConfig, Verdict
+from trajguard.comparison import DEFAULT_GATING, CompareConfig, Verdict
 from trajguard.nights import trend
 from trajguard.pipeline import ReportOptions, StoreRequest
 from trajguard.report import render_trend

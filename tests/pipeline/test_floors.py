@@ -15,7 +15,7 @@ import pytest
 from trajguard import pipeline
 from trajguard.cli import main
 from trajguard.results import SCHEMA_FILE
-from trajguard.run import BatchOptions
+from trajguard.runner import BatchOptions
 
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "real-nights-2026-12-01"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from trajguard import pipeline
-from trajguard.compare import CompareConfig
+from trajguard.comparison import CompareConfig
 from trajguard.errors import UsageError
 from trajguard.pipeline._budget import budgeted_design
-from trajguard.run import BatchOptions, Budget, RunEstimate
+from trajguard.runner import BatchOptions, Budget, RunEstimate
 from trajguard.store import read_runs
 from trajguard.suite import load_suite
 

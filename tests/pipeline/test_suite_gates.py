@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trajguard.compare import DEFAULT_GATING, CompareConfig
+from trajguard.comparison import DEFAULT_GATING, CompareConfig
 from trajguard.errors import SuiteError
 from trajguard.pipeline._compare import with_suite_gates
 from trajguard.suite import load_suite

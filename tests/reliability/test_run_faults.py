@@ -15,7 +15,7 @@ import pytest
 from trajguard import store
 from trajguard.capture.llm import LiteLLMModel
 from trajguard.errors import ModelUnavailable
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import ResolvedScenario, Suite, load_suite
 
 KEY = "sk-live-0123456789abcdefghijklmnop"

@@ -20,7 +20,7 @@ from trajguard._text import has_control, json_safe, printable, safe_str
 from trajguard._user_code import is_signal_interrupt
 from trajguard.capture.types import Message
 from trajguard.errors import StoreError
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
 HOSTILE = "\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ \x1b[31mred\x07 \x9b2J \u202etxet"

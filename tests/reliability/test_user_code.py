@@ -22,7 +22,7 @@ from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
 from trajguard.capture.types import Message
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
 HERE = Path(__file__).parent

@@ -17,7 +17,7 @@ from trajguard_testkit.scripted import Scripted
 from trajguard import store
 from trajguard.capture.types import Message
 from trajguard.outcome import HARNESS_ERROR, USER_CODE_FAILURES, UserCodeFailure, classify
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
 HERE = Path(__file__).parent

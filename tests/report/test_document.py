@@ -175,7 +175,7 @@ def _plain(value: Any, where: str) -> Iterator[str]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_document_holds_plain_data(name: str) -> None:
     document = document_of(CASES[name])
-    # The comparison is trajguard.compare's, whose types the codec maps; the rest is built here.
+    # The comparison is trajguard.comparison's, whose types the codec maps; the rest is built here.
     built = [f.name for f in dataclasses.fields(document) if f.name != "comparison"]
     assert [p for name in built for p in _plain(getattr(document, name), name)] == []
     assert list(_plain(("x", 1.5, {"k": (1,)}), "probe")) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from trajguard.compare import FloorBars, FloorResult, check_floors
+from trajguard.comparison import FloorBars, FloorResult, check_floors
 from trajguard.report import floor_words, floors_section, floors_summary
 from trajguard.report._floors import bar_label
 from trajguard.results import from_data, to_data

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 from trajguard_testkit.rows import pass_rows
 
-from trajguard.compare import (
+from trajguard.comparison import (
     CompareConfig,
     EscalationLook,
     EscalationStop,
     compare_runsets,
     pool_history,
 )
-from trajguard.compare._escalation import escalation_plan
+from trajguard.comparison._escalation import escalation_plan
 from trajguard.report import build_document, escalation_section, render_report
 from trajguard.results import ReportKind
 from trajguard.store import RunSet

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from trajguard.compare import CompareConfig, JudgeProbe, compare_runsets
+from trajguard.comparison import CompareConfig, JudgeProbe, compare_runsets
 from trajguard.report import build_document, render_report
 from trajguard.report.html import render_html
 from trajguard.results import ReportKind, document_json, read_document
@@ -94,7 +94,7 @@ def test_an_unstable_judge_fails_the_night_only_when_asked():
     assert compare_runsets(b, c, config=failing).regressed
     assert "Unstable judge (fails the night: judge_unstable: fail)" in render(noisy, noisy, failing)
     # a design settling the verdicts again (sequential, escalation) keeps the judge's failure
-    from trajguard.compare._results import settle
+    from trajguard.comparison._results import settle
 
     assert settle(compare_runsets(b, c, config=failing)).regressed
     assert not settle(compare_runsets(b, c)).regressed

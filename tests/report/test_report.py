@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from trajguard import compare as mt
-from trajguard.compare import CompareConfig, compare_ab, compare_runsets
-from trajguard.compare._numeric import evaluate_shift
+from trajguard import comparison as mt
+from trajguard.comparison import CompareConfig, compare_ab, compare_runsets
+from trajguard.comparison._numeric import evaluate_shift
 from trajguard.report import build_ab_document, build_document, render_ab_report, render_report
 from trajguard.results import ReportKind
 from trajguard.store import RunSet

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 from scipy import stats
 
-from trajguard.compare import CompareConfig, Verdict, compare_runsets, metric, tolerance
+from trajguard.comparison import CompareConfig, Verdict, compare_runsets, metric, tolerance
 from trajguard.report import build_document, render_report
 from trajguard.results import ReportKind
 from trajguard.stats import wilson_interval

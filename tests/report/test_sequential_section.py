@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajguard.compare import Decision, LookRecord, SequentialOutcome, Stop
+from trajguard.comparison import Decision, LookRecord, SequentialOutcome, Stop
 from trajguard.report import sequential_section
 from trajguard.stats import Action
 

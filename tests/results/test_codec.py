@@ -156,7 +156,7 @@ def test_a_missing_field_is_named_where_it_belongs():
 
 
 def test_the_constructors_checks_apply_to_what_is_read():
-    from trajguard.compare import CompareConfig
+    from trajguard.comparison import CompareConfig
 
     data = to_data(CompareConfig())
     data["alpha"] = 1.5

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from trajguard_testkit.rows import pass_rows, run_row
 
-from trajguard.compare import (
+from trajguard.comparison import (
     ABResult,
     CompareConfig,
     Comparison,
@@ -28,8 +28,8 @@ from trajguard.compare import (
     pool_history,
     split_runs,
 )
-from trajguard.compare._escalation import escalation_plan, later_look, leaning
-from trajguard.compare._sequential import decide_look
+from trajguard.comparison._escalation import escalation_plan, later_look, leaning
+from trajguard.comparison._sequential import decide_look
 from trajguard.results import InvalidResultData, dumps, from_data, json_schema, loads, to_data
 
 VERSION = "1"

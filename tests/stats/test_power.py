@@ -11,8 +11,8 @@ from scipy import stats
 from statsmodels.stats.power import TTestIndPower
 
 from trajguard import stats as tstats
-from trajguard.compare import CompareConfig, plan_assumed, plan_runset
-from trajguard.compare._plan import plan_alphas
+from trajguard.comparison import CompareConfig, plan_assumed, plan_runset
+from trajguard.comparison._plan import plan_alphas
 
 # statistics.md section 5: detectable drop in points, exact one-sided Boschloo, alpha .05, 80%.
 TABLE = {10: (49, 50, 51, 55), 20: (26, 32, 35, 39), 30: (18, 24, 27, 31), 50: (11, 18, 20, 23)}

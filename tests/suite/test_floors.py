@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trajguard.compare import BAR_NAMES, FloorBars
+from trajguard.comparison import BAR_NAMES, FloorBars
 from trajguard.errors import SuiteError
 from trajguard.suite import Floor, load_suite, scenario_floors
 

@@ -26,9 +26,9 @@ from trajguard.errors import UsageError
 
 if TYPE_CHECKING:  # the modules behind these import pandas: each command imports them when it runs
     from trajguard.cli._startup import StartupLog
-    from trajguard.compare import CompareConfig
+    from trajguard.comparison import CompareConfig
     from trajguard.pipeline import ReportOptions
-    from trajguard.run import BatchObserver, BatchOptions, ObserverFactory
+    from trajguard.runner import BatchObserver, BatchOptions, ObserverFactory
 
 __all__ = [
     "add_batch_arguments",
@@ -242,7 +242,7 @@ def startup_log(args: argparse.Namespace) -> StartupLog:
 
 def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions:
     """The batch options of run, nightly and ab (checked by :class:`BatchOptions`)."""
-    from trajguard.run import BatchOptions, Budget
+    from trajguard.runner import BatchOptions, Budget
 
     return BatchOptions(
         runs=args.runs,
@@ -277,7 +277,7 @@ def _tolerance(item: str) -> tuple[str, float]:
 
 def compare_config(args: argparse.Namespace) -> CompareConfig:
     """The comparison settings of ``--alpha``, ``--q``, ``--tolerance`` and ``--gate``."""
-    from trajguard.compare import CompareConfig
+    from trajguard.comparison import CompareConfig
 
     updates: dict[str, Any] = {
         "alpha": args.alpha,

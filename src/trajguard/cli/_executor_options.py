@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from trajguard.errors import UsageError
 
-if TYPE_CHECKING:  # trajguard.run imports pandas: the command imports it when it runs
-    from trajguard.run import ExecutorChoice
+if TYPE_CHECKING:  # trajguard.runner imports pandas: the command imports it when it runs
+    from trajguard.runner import ExecutorChoice
 
 __all__ = ["add_executor_arguments", "executor_choice"]
 
@@ -54,7 +54,7 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
 
 def executor_choice(args: argparse.Namespace) -> ExecutorChoice:
     """``--executor`` and the ``--ray-…`` options (checked by :class:`ExecutorChoice`)."""
-    from trajguard.run import ExecutorChoice
+    from trajguard.runner import ExecutorChoice
 
     given = {
         "address": args.ray_address,

@@ -23,7 +23,7 @@ PREFIX = "trajguard: "
 
 class StartupLog:
     """The start-up of one command: the steps the command line takes itself (:meth:`step`,
-    :meth:`begin`), the steps a batch reports (as a :class:`~trajguard.run.StartupObserver`),
+    :meth:`begin`), the steps a batch reports (as a :class:`~trajguard.runner.StartupObserver`),
     and when the first run began.
 
     Args:

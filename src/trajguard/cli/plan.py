@@ -46,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from trajguard import pipeline
-    from trajguard.compare import CompareConfig, metric
+    from trajguard.comparison import CompareConfig, metric
 
     tolerances = {} if args.target_drop is None else {"pass_rate": args.target_drop}
     plans = pipeline.plan(
@@ -100,7 +100,7 @@ def _judge_notes(baseline: Path | None) -> list[str]:
     if baseline is None:
         return []
     from trajguard import store
-    from trajguard.compare import judged_once
+    from trajguard.comparison import judged_once
 
     return [
         f"scenario {j.scenario}: {j.criterion} ({j.model}) gave one verdict per run "

@@ -18,7 +18,7 @@ from trajguard.errors import UsageError
 
 if TYPE_CHECKING:
     from trajguard.cli._startup import StartupLog
-    from trajguard.run import BatchResult
+    from trajguard.runner import BatchResult
 
 
 NAME = "run"
@@ -119,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
     if floors is not None:
         print(printable(floors.words, keep="\n"))
     if result.budget is not None:
-        from trajguard.compare import EXIT_BUDGET
+        from trajguard.comparison import EXIT_BUDGET
 
         print(printable(f"finish it with: trajguard run {args.suite} --resume {result.runset}"))
         if floors is None or floors.exit_code == 0:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from trajguard.compare import judge_consistency, run_path
+from trajguard.comparison import judge_consistency, run_path
 from trajguard.nights._schema import NIGHT_SCHEMA, NIGHT_SCHEMA_VERSION
 from trajguard.outcome import classify
 
@@ -164,7 +164,7 @@ def _float(value: Any) -> float | None:
 
 def _paths(runs: pd.DataFrame, scenario: object, variant: object) -> tuple[str, str]:
     """The arm's judged runs whose tool use is recorded, by path (the tool a run called most, or
-    none: ``trajguard.compare.run_path``), and those of them that failed, as JSON objects."""
+    none: ``trajguard.comparison.run_path``), and those of them that failed, as JSON objects."""
     taken: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     if "tool_counts" in runs:
@@ -191,7 +191,7 @@ def _paths(runs: pd.DataFrame, scenario: object, variant: object) -> tuple[str, 
 
 def _judge_disagreement(runs: pd.DataFrame, scenario: object, variant: object) -> float | None:
     """The largest pair disagreement of the arm's judges sampled more than once (the chance two
-    verdicts on one run disagree, unbiased: ``trajguard.compare.JudgeConsistency``); ``None``
+    verdicts on one run disagree, unbiased: ``trajguard.comparison.JudgeConsistency``); ``None``
     without such a judge."""
     if "judge_calls" not in runs or "variant" not in runs:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from trajguard.compare import ABResult, CompareConfig, EscalationDesign, compare_ab
+from trajguard.comparison import ABResult, CompareConfig, EscalationDesign, compare_ab
 from trajguard.errors import UsageError
 from trajguard.pipeline._compare import with_suite_gates, with_suite_tolerances
 from trajguard.pipeline._floors import floors_of
@@ -28,7 +28,7 @@ from trajguard.pipeline._outputs import (
 )
 from trajguard.report import build_ab_document, floors_summary
 from trajguard.results import ReportDocument
-from trajguard.run import BatchOptions, ObserverFactory, ask_pairs
+from trajguard.runner import BatchOptions, ObserverFactory, ask_pairs
 from trajguard.store import load_runset
 from trajguard.suite import BASE_VARIANT, load_suite
 
@@ -81,11 +81,11 @@ def ab(
     set and the report (``ab.md``, and JUnit when asked) go to ``reports/<date>-ab-A-B/``. The
     design runs through the same job runner as the nightly's: with ``max_runs`` the scenarios
     that lean towards a difference get more runs of both variants
-    (:class:`trajguard.compare.EscalationDesign`), and the overall answer stays that of the first
+    (:class:`trajguard.comparison.EscalationDesign`), and the overall answer stays that of the first
     look (every scenario at N); with ``sequential`` scenarios stop on a clear pass-rate
     difference. The design settles the per-scenario verdicts, and the answer's words follow
     them. When the suite has a ``pairwise`` judge, it is asked which variant's answer to each
-    input is better (:func:`trajguard.run.ask_pairs`), and its test joins the answer's.
+    input is better (:func:`trajguard.runner.ask_pairs`), and its test joins the answer's.
     ``resume``: the run set of an interrupted A/B (``reports/<date>-ab-A-B/runs``): its
     batch is finished, then compared and reported beside it.
 

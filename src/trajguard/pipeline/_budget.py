@@ -9,9 +9,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from trajguard.compare import BudgetedDesign, CompareConfig
+from trajguard.comparison import BudgetedDesign, CompareConfig
 from trajguard.errors import UsageError
-from trajguard.run import BatchOptions, BatchResult, RunEstimate, estimates_from_rows
+from trajguard.runner import BatchOptions, BatchResult, RunEstimate, estimates_from_rows
 from trajguard.store import load_history
 from trajguard.suite import Suite, set_runs
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from trajguard.compare import (
+from trajguard.comparison import (
     CompareConfig,
     Comparison,
     PooledBaseline,
@@ -106,7 +106,7 @@ def load_baseline(
     path: Path, candidate: RunSet, *, history: int | None = None
 ) -> tuple[RunSet, PooledBaseline | None]:
     """The baseline to compare with: one batch, or the batches of its history pooled per
-    scenario (those with the candidate's definitions; :func:`trajguard.compare.pool_history`).
+    scenario (those with the candidate's definitions; :func:`trajguard.comparison.pool_history`).
 
     Args:
         path: the baseline run set (``baselines/<suite>/`` keeps a history of promoted batches).

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trajguard.compare import FloorBars, FloorResult, check_floors
+from trajguard.comparison import FloorBars, FloorResult, check_floors
 from trajguard.errors import InvalidResultData, StoreError
 from trajguard.report import floors_summary
 from trajguard.results import from_data

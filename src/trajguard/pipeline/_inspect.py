@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.atif import load_trajectory
-from trajguard.compare import CompareConfig, ScenarioPlan, plan_assumed, plan_runset
+from trajguard.comparison import CompareConfig, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.core.shape import Shape, shape
 from trajguard.errors import StoreError, UsageError
 from trajguard.outcome import ErrorCount

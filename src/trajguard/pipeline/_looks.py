@@ -1,7 +1,7 @@
 """The one job runner: a design's looks as batches of one run set, for ``nightly`` and ``ab``.
 
 Every look resumes the same run set, so seeds and rows are those of one batch whatever the
-design (:mod:`trajguard.compare._designs`). A job names its two sides: the baseline against the
+design (:mod:`trajguard.comparison._designs`). A job names its two sides: the baseline against the
 candidate (``nightly``), or variant A against variant B of one batch (``ab``).
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trajguard.compare import (
+from trajguard.comparison import (
     BudgetedDesign,
     CompareConfig,
     Design,
@@ -27,7 +27,7 @@ from trajguard.compare import (
 from trajguard.errors import UsageError
 from trajguard.pipeline._budget import BudgetEnded, spent_after
 from trajguard.results import DesignRecord
-from trajguard.run import BatchOptions, ObserverFactory, execute
+from trajguard.runner import BatchOptions, ObserverFactory, execute
 from trajguard.store import read_runs
 from trajguard.suite import Suite, runs_per_scenario
 

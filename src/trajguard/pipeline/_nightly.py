@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trajguard.compare import CompareConfig, PooledBaseline
+from trajguard.comparison import CompareConfig, PooledBaseline
 from trajguard.errors import StoreError
 from trajguard.pipeline._budget import budgeted_design, with_baseline_estimate
 from trajguard.pipeline._compare import (
@@ -26,7 +26,7 @@ from trajguard.pipeline._outputs import (
     resumable_folder,
 )
 from trajguard.results import ReportKind
-from trajguard.run import BatchOptions, ObserverFactory
+from trajguard.runner import BatchOptions, ObserverFactory
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset, read_manifest, read_runs
 from trajguard.suite import BASE_VARIANT, load_suite
 
@@ -68,7 +68,7 @@ def nightly(
         reports: where the night's folder is made.
         sequential: run in looks and stop early (against the latest baseline batch).
         max_runs: escalate the scenarios that lean harmful up to this many runs
-            (:class:`trajguard.compare.EscalationDesign`).
+            (:class:`trajguard.comparison.EscalationDesign`).
         history: pool at most this many of the baseline's newest batches (default: all kept).
         report: plots, JUnit, the command shown in the report, the job summary.
         observe: progress of the batch.
@@ -76,7 +76,7 @@ def nightly(
         store: append the night to this store of nights, show the trend in the report and (with
             ``promote_to``) promote a clean night the boiling-frog guard lets through.
         budgeted: spend the budget (``options.budget``) in looks where the verdict is open
-            (:class:`trajguard.compare.BudgetedDesign`).
+            (:class:`trajguard.comparison.BudgetedDesign`).
         resume: the run set of an interrupted night (``reports/<date>/runs``): its batch is
             finished, then compared, reported beside it and appended to the store, as the night
             would have been.

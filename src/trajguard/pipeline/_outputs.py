@@ -10,7 +10,7 @@ from pathlib import Path
 
 from trajguard._files import atomic_write_text
 from trajguard._text import json_safe, printable
-from trajguard.compare import Comparison, Verdict
+from trajguard.comparison import Comparison, Verdict
 from trajguard.errors import StoreError
 from trajguard.report import Explain, draw_figures, junit_xml, render_markdown, write_plots
 from trajguard.report.html import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from trajguard.errors import UsageError
 from trajguard.pipeline._outputs import timestamped
-from trajguard.run import BatchOptions, BatchResult, ObserverFactory, describe_batch, execute
+from trajguard.runner import BatchOptions, BatchResult, ObserverFactory, describe_batch, execute
 from trajguard.suite import load_suite
 
 __all__ = ["dry_run", "run"]

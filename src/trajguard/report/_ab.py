@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajguard.compare import metric
+from trajguard.comparison import metric
 from trajguard.report._format import interval_label, md
 from trajguard.report._markdown import render_report
 from trajguard.report._pairwise import pairwise_section

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from trajguard.compare import PassK, ScenarioResult
+from trajguard.comparison import PassK, ScenarioResult
 from trajguard.report._format import interval_label, md, p_cell
 from trajguard.results import ConversationFacts, RateCount
 

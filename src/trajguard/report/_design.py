@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajguard.compare import BudgetOutcome
+from trajguard.comparison import BudgetOutcome
 from trajguard.report._escalation import escalation_section
 from trajguard.report._format import md
 from trajguard.report._sequential import sequential_section

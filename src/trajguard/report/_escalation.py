@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from trajguard._text import counted
-from trajguard.compare import EscalationPlan, EscalationStop, metric
+from trajguard.comparison import EscalationPlan, EscalationStop, metric
 from trajguard.report._format import md
 
 __all__ = ["escalation_section"]

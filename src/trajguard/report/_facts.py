@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from trajguard.compare import ABResult, Comparison, PooledBaseline, Verdict, metric
+from trajguard.comparison import ABResult, Comparison, PooledBaseline, Verdict, metric
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
 from trajguard.report._conversation_facts import conversation_facts
 from trajguard.report._cost_facts import batch_cost
@@ -296,7 +296,7 @@ def build_document(
     """The document every report of ``comparison`` is rendered from.
 
     Args:
-        comparison: the result of :func:`trajguard.compare.compare_runsets`.
+        comparison: the result of :func:`trajguard.comparison.compare_runsets`.
         kind: the job that made it.
         baseline: the baseline run set (path, manifest, runs).
         candidate: the candidate run set.

@@ -4,7 +4,7 @@ would show it at the observed rate), the one-line summary and the report's secti
 from __future__ import annotations
 
 from trajguard._text import counted
-from trajguard.compare import FloorCheck, FloorResult, FloorState
+from trajguard.comparison import FloorCheck, FloorResult, FloorState
 from trajguard.report._format import md
 from trajguard.stats import MAX_RUNS_TO_SHOW
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 
 from trajguard._text import printable
-from trajguard.compare import MetricResult, PassK, Verdict, metric
+from trajguard.comparison import MetricResult, PassK, Verdict, metric
 
 __all__ = [
     "EFFECT_LEGEND",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from trajguard._text import counted
-from trajguard.compare import Comparison, MetricResult, SuiteTest, Verdict, metric
+from trajguard.comparison import Comparison, MetricResult, SuiteTest, Verdict, metric
 from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md, p_cell
 from trajguard.results import Scalar, ScenarioFacts

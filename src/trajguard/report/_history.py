@@ -3,7 +3,7 @@ agree (a drifting baseline is named)."""
 
 from __future__ import annotations
 
-from trajguard.compare import Comparison, Drift, metric
+from trajguard.comparison import Comparison, Drift, metric
 from trajguard.report._format import md, p_cell
 from trajguard.results import HistoryFacts
 

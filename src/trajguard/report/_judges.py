@@ -5,7 +5,7 @@ disagree, and how much of a verdict's variance is the judge's own noise, each wi
 from __future__ import annotations
 
 from trajguard._text import counted
-from trajguard.compare import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
+from trajguard.comparison import UNSTABLE_JUDGE_DISAGREEMENT, Comparison, JudgeConsistency
 from trajguard.local_model import MODEL_STRING, is_local_model
 from trajguard.report._format import md
 from trajguard.suite import EMBEDDED_JUDGE_MEASURED

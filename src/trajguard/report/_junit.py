@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from trajguard._text import printable
-from trajguard.compare import Verdict
+from trajguard.comparison import Verdict
 from trajguard.report._explanation import explanation_lines, headline_shift, what_broke
 from trajguard.report._scenario import measured
 from trajguard.results import ReportDocument

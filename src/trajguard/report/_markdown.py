@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from trajguard._text import counted
-from trajguard.compare import BlindSpot, Comparison, ScenarioResult
+from trajguard.comparison import BlindSpot, Comparison, ScenarioResult
 from trajguard.report._conversations import conversations_section
 from trajguard.report._cost import cost_row
 from trajguard.report._design import design_section

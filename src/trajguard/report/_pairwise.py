@@ -3,7 +3,7 @@ test, the judge's position bias and what it could not judge (a renderer: reads t
 
 from __future__ import annotations
 
-from trajguard.compare import PairwiseResult
+from trajguard.comparison import PairwiseResult
 from trajguard.report._format import md
 
 __all__ = ["pairwise_section"]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from trajguard._text import counted, printable
-from trajguard.compare import ScenarioResult, metric
+from trajguard.comparison import ScenarioResult, metric
 from trajguard.results import ReportDocument, ScenarioFacts
 from trajguard.stats import wilson_interval
 

@@ -12,7 +12,7 @@ import math
 import re
 
 from trajguard._text import counted
-from trajguard.compare import metric
+from trajguard.comparison import metric
 from trajguard.errors import UsageError
 from trajguard.report._ab import detectable_sentence
 from trajguard.report._format import MARK, md

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from trajguard._text import counted
-from trajguard.compare import MetricResult, ScenarioResult, Verdict, metric
+from trajguard.comparison import MetricResult, ScenarioResult, Verdict, metric
 from trajguard.errors import UsageError
 from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from trajguard._text import counted
-from trajguard.compare import MetricResult, ScenarioResult, metric
+from trajguard.comparison import MetricResult, ScenarioResult, metric
 from trajguard.report._explanation import explanation_section
 from trajguard.report._format import (
     EFFECT_LEGEND,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trajguard._text import counted
-from trajguard.compare import SequentialOutcome, metric
+from trajguard.comparison import SequentialOutcome, metric
 from trajguard.stats import Action
 
 __all__ = ["sequential_section"]

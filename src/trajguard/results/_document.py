@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from trajguard.compare import (
+from trajguard.comparison import (
     EXIT_BUDGET,
     EXIT_OK,
     EXIT_REGRESSED,

@@ -2,7 +2,7 @@
 rate uncertain: the worst case of the gate's power over the baseline rates its runs leave
 plausible (their Jeffreys interval), not at the observed rate, which collapses to 0 or 1 when a
 few runs all failed or all passed. ``compare``'s blind spots read it
-(:mod:`trajguard.compare._blind_spots`); ``benchmarks/bench_blindness.py`` calibrates it.
+(:mod:`trajguard.comparison._blind_spots`); ``benchmarks/bench_blindness.py`` calibrates it.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ ceiling the upper bound must stay within; a cost ceiling is one run's cost, whic
 ``share_within_cost`` of the runs (0.8 unless set) must be shown to stay within. The bare words
 a reader could take either way
 (``pass_rate``, ``crash_rate``, ``cost_usd``) are refused with the word to write instead.
-The fields mirror :class:`trajguard.compare.FloorBars` (what the comparison reads from the
+The fields mirror :class:`trajguard.comparison.FloorBars` (what the comparison reads from the
 manifest); this module stays import-light, as the suite loader must.
 """
 

@@ -183,7 +183,7 @@ def test_the_headline_and_tables_read_without_javascript(
 def test_an_ab_pages_pairwise_section_shows_the_judges_answer_and_its_text_stays_text(
     browser: Any, tmp_path: Path
 ) -> None:
-    from trajguard.compare import AskedOrder, PairJudgement, Preferences
+    from trajguard.comparison import AskedOrder, PairJudgement, Preferences
 
     pairs = tuple(
         PairJudgement(

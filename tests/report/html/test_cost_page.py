@@ -13,7 +13,7 @@ from trajguard_testkit.browser import open_report
 from trajguard_testkit.priced import priced_runset
 
 from trajguard import pipeline
-from trajguard.compare import DEFAULT_GATING, CompareConfig
+from trajguard.comparison import DEFAULT_GATING, CompareConfig
 from trajguard.pipeline import ReportOptions
 from trajguard.report._format import usd
 

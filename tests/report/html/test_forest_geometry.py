@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajguard.compare import CompareConfig, compare_runsets
+from trajguard.comparison import CompareConfig, compare_runsets
 from trajguard.report.html._forest import forest_svg
 
 SVG = "{http://www.w3.org/2000/svg}"

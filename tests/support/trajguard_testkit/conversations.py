@@ -18,7 +18,7 @@ import pytest
 from trajguard import pipeline
 from trajguard.capture.types import Message
 from trajguard.pipeline import ReportOptions
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 from trajguard_testkit.scripted import Scripted
 

@@ -66,7 +66,7 @@ def compared(root: Path, *, regressed: bool) -> pipeline.CompareOutcome:
 def ab_compared(root: Path, preferences: Any = None) -> Path:
     """An A/B run set (variants base and b) compared (with a pairwise judge's ``preferences``
     when given); returns the report's folder."""
-    from trajguard.compare import CompareConfig, compare_ab
+    from trajguard.comparison import CompareConfig, compare_ab
     from trajguard.pipeline._outputs import ReportOptions, run_payload, write_outputs
     from trajguard.report import build_ab_document
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from trajguard.capture.cassette import Cassette, Interaction, fingerprint
 from trajguard.capture.types import LLMResponse, Message, Usage
-from trajguard.run import BatchOptions, run_batch
+from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 
 MINI = "openai/gpt-4o-mini"

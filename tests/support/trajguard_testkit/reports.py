@@ -3,7 +3,7 @@ that render them (and for the golden reports those tests compare with).
 
 Each :class:`ReportCase` holds what a pipeline hands the report layer: the comparison (or A/B
 result), both run sets, the pooled history, the command and the extra sections. It names only
-:mod:`trajguard.compare` and :mod:`trajguard.store`, so the same cases can be rendered by any
+:mod:`trajguard.comparison` and :mod:`trajguard.store`, so the same cases can be rendered by any
 checkout's report API.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajguard.compare import (
+from trajguard.comparison import (
     ABResult,
     CompareConfig,
     Comparison,

@@ -1,4 +1,4 @@
-"""Run sets built through the row builder the runner uses (``trajguard.run.build_row``): real
+"""Run sets built through the row builder the runner uses (``trajguard.runner.build_row``): real
 criteria evaluated on hand-made trajectories (for the runs and CLI tests)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pydantic import TypeAdapter
 
 from trajguard import store
 from trajguard.atif import Trajectory
-from trajguard.run import RunSpec, build_row
+from trajguard.runner import RunSpec, build_row
 from trajguard.suite import Criterion, import_object, parse_criterion
 
 ADAPTER: TypeAdapter[Any] = TypeAdapter(Criterion)

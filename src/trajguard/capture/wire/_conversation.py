@@ -1,5 +1,5 @@
 """``POST /runs/TOKEN/conversation``: a command agent hands over its answer to the user's last
-message and gets the next one (``trajguard.run._conversation``).
+message and gets the next one (``trajguard.runner._conversation``).
 
 Request ``{"answer": "..."}``; answer ``{"message": "..."}``, or ``{"message": null,
 "stop_reason": "user_done" | "max_turns" | "error"}`` once the conversation is over.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from trajguard.compare import Comparison, MetricResult, Verdict, metric
+from trajguard.comparison import Comparison, MetricResult, Verdict, metric
 from trajguard.report.html._escape import attr, text
 
 __all__ = ["VERDICT_COLOUR", "forest_svg"]

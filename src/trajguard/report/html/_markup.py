@@ -12,7 +12,7 @@ import html
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from trajguard.compare import Verdict
+from trajguard.comparison import Verdict
 from trajguard.report._format import MARK
 from trajguard.report.html._escape import text
 

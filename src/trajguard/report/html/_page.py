@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 
 from trajguard._text import counted
-from trajguard.compare import Verdict
+from trajguard.comparison import Verdict
 from trajguard.report._render import render_markdown
 from trajguard.report.html._assets import asset, csp_hash
 from trajguard.report.html._escape import anchor, attr, text

@@ -49,7 +49,7 @@ from _demo_shaped import make_batch, scenario_params
 from trajguard import stats as st
 from trajguard.comparison import CompareConfig
 from trajguard.comparison._arms import split_runs
-from trajguard.comparison._budget_design import BudgetedDesign, _crossed
+from trajguard.comparison._budget import BudgetedDesign, _crossed
 from trajguard.comparison._designs import Look
 from trajguard.store import read_runs
 

@@ -11,12 +11,16 @@ described once, in :data:`METRICS` (with :data:`TOLERANCES`); the method is in
 
 from trajguard.comparison._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.comparison._arms import split_runs
-from trajguard.comparison._budget_design import BudgetedDesign, BudgetOutcome
+from trajguard.comparison._budget import BudgetedDesign, BudgetOutcome
 from trajguard.comparison._compare import compare_runsets
 from trajguard.comparison._config import CompareConfig, tolerance_problems
-from trajguard.comparison._designs import Design, FixedDesign, Look, Sides, drive
-from trajguard.comparison._escalation import EscalationLook, EscalationPlan, EscalationStop
-from trajguard.comparison._escalation_design import EscalationDesign
+from trajguard.comparison._designs import Design, FixedDesign, Look, RecordFields, Sides, drive
+from trajguard.comparison._escalation import (
+    EscalationDesign,
+    EscalationLook,
+    EscalationPlan,
+    EscalationStop,
+)
 from trajguard.comparison._evaluation import Evaluation, Resampling, Summary
 from trajguard.comparison._floors import (
     BAR_NAMES,
@@ -68,8 +72,13 @@ from trajguard.comparison._results import (
     SuiteTest,
     TagGroup,
 )
-from trajguard.comparison._sequential import Decision, LookRecord, SequentialOutcome, Stop
-from trajguard.comparison._sequential_design import SequentialDesign
+from trajguard.comparison._sequential import (
+    Decision,
+    LookRecord,
+    SequentialDesign,
+    SequentialOutcome,
+    Stop,
+)
 from trajguard.comparison._verdicts import (
     EXIT_BLIND,
     EXIT_BUDGET,
@@ -132,6 +141,7 @@ __all__ = [
     "PlanRow",
     "PooledBaseline",
     "Preferences",
+    "RecordFields",
     "Resampling",
     "ScenarioGate",
     "ScenarioPlan",

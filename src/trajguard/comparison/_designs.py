@@ -1,10 +1,11 @@
 """Designs: how many runs a comparison makes, look by look, and who decides significance.
 
 A design is an object with one protocol (:class:`Design`): its first look, what it decides after
-each look (which scenarios go on, with how many runs), the settings of the final comparison, and
-how the final comparison's gating verdicts follow from its decisions. :func:`drive` is the one
-loop that runs any design; the pipeline hands it a way to run a look and to read both sides'
-rows so far. Three designs exist:
+each look (which scenarios go on, with how many runs), the settings of the final comparison, how
+the final comparison's gating verdicts follow from its decisions, and its record for the
+document. :func:`drive` is the one loop that runs any design; the pipeline hands it a way to run
+a look and to read both sides' rows so far. Each design is one module holding its rule, its
+object and its record types (the sequential design a small package); these exist:
 
 * :class:`FixedDesign`: one look at N runs; the fixed comparison decides (the default);
 * :class:`trajguard.comparison.SequentialDesign`: up to three looks, stopping early per scenario
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -39,6 +40,7 @@ __all__ = [
     "Design",
     "FixedDesign",
     "Look",
+    "RecordFields",
     "RunLook",
     "Sides",
     "decided_by_design",
@@ -66,6 +68,10 @@ class Look:
 # Rows of the baseline side and of the candidate side of the batch so far.
 Sides = Callable[[], tuple[pd.DataFrame, pd.DataFrame]]
 RunLook = Callable[[Look], None]
+# The fields of the document's design record (trajguard.results.DesignRecord) a design fills: its
+# name and, under its name, its own record. The record type lives in the results layer above
+# this one, so a design hands over its fields rather than the record.
+RecordFields = Mapping[str, Any]
 
 
 class Design(Protocol):
@@ -73,7 +79,7 @@ class Design(Protocol):
 
     @property
     def name(self) -> str:
-        """``fixed``, ``sequential`` or ``escalation``."""
+        """``fixed``, ``sequential``, ``escalation`` or ``budget``."""
         ...
 
     def first(self) -> Look:
@@ -90,6 +96,10 @@ class Design(Protocol):
 
     def settle(self, comparison: Comparison) -> Comparison:
         """The final comparison with its gating verdicts decided by this design."""
+        ...
+
+    def record(self) -> RecordFields:
+        """What the document keeps of this design (:data:`RecordFields`)."""
         ...
 
 
@@ -126,6 +136,10 @@ class FixedDesign:
     def settle(self, comparison: Comparison) -> Comparison:
         """The comparison as it is."""
         return comparison
+
+    def record(self) -> RecordFields:
+        """Nothing of its own: the document's design record says ``fixed``."""
+        return {}
 
 
 def _overturned(m: MetricResult, now: MetricResult, design: str, reason: str) -> str:

@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from trajguard.comparison import (
-    BudgetedDesign,
     CompareConfig,
     Design,
     EscalationDesign,
@@ -147,13 +146,5 @@ def _groups(look: Look, options: BatchOptions) -> list[BatchOptions]:
 
 
 def design_record(design: Design, *, unit: str = "runs") -> DesignRecord:
-    """What the report and ``comparison.json`` keep of the design."""
-    if isinstance(design, SequentialDesign):
-        return DesignRecord(name="sequential", sequential=design.outcome, unit=unit)
-    if isinstance(design, EscalationDesign):
-        return DesignRecord(
-            name="escalation", escalation=design.plan, stops=tuple(design.stops.values()), unit=unit
-        )
-    if isinstance(design, BudgetedDesign):
-        return DesignRecord(name="budget", budget=design.outcome, unit=unit)
-    return DesignRecord(unit=unit)
+    """What the report and ``comparison.json`` keep of the design: the fields its record fills."""
+    return DesignRecord(unit=unit, **design.record())

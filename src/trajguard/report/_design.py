@@ -1,8 +1,14 @@
-"""The report's section on the design the runs were made under (none for a fixed design)."""
+"""The report's section on the design the runs were made under (none for a fixed design).
+
+The section is found by the type of the design's own record (the field of the design record its
+name tags): a renderer registered below for each record type.
+"""
 
 from __future__ import annotations
 
-from trajguard.comparison import BudgetOutcome
+from functools import singledispatch
+
+from trajguard.comparison import BudgetOutcome, EscalationPlan, SequentialOutcome
 from trajguard.report._escalation import escalation_section
 from trajguard.report._format import md
 from trajguard.report._sequential import sequential_section
@@ -13,14 +19,30 @@ __all__ = ["design_section"]
 
 def design_section(design: DesignRecord) -> list[str]:
     """The design's markdown, as lines to append (empty for a fixed design)."""
-    if design.sequential is not None:
-        return ["", sequential_section(design.sequential)]
-    if design.escalation is not None:
-        stops = {stop.scenario: stop for stop in design.stops}
-        return ["", escalation_section(design.escalation, stops, unit=design.unit)]
-    if design.budget is not None:
-        return ["", budget_section(design.budget)]
-    return []
+    section = _section(getattr(design, design.name, None), design)
+    return [] if section is None else ["", section]
+
+
+@singledispatch
+def _section(own: object, design: DesignRecord) -> str | None:
+    """No section: a fixed design has no record of its own."""
+    return None
+
+
+@_section.register
+def _sequential(own: SequentialOutcome, design: DesignRecord) -> str:
+    return sequential_section(own)
+
+
+@_section.register
+def _escalation(own: EscalationPlan, design: DesignRecord) -> str:
+    stops = {stop.scenario: stop for stop in design.stops}
+    return escalation_section(own, stops, unit=design.unit)
+
+
+@_section.register
+def _budget(own: BudgetOutcome, design: DesignRecord) -> str:
+    return budget_section(own)
 
 
 def budget_section(outcome: BudgetOutcome) -> str:

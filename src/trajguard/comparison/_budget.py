@@ -35,7 +35,7 @@ import pandas as pd
 from trajguard import stats as st
 from trajguard.comparison._arms import Arm, split_runs
 from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._designs import Look, decided_by_design
+from trajguard.comparison._designs import Look, RecordFields, decided_by_design
 from trajguard.comparison._results import Comparison
 from trajguard.errors import UsageError
 
@@ -118,6 +118,11 @@ class BudgetedDesign:
     def name(self) -> str:
         """``budget``."""
         return "budget"
+
+    def record(self) -> RecordFields:
+        """Its record in the document: the budget, each scenario's runs and its stop
+        (:attr:`outcome`)."""
+        return {"name": "budget", "budget": self.outcome}
 
     def first(self) -> Look:
         """Every scenario at its own ``runs:`` (else an even share of a third of the budget)."""

@@ -1,7 +1,8 @@
 """The sequential design (docs/explanation/statistics.md §4), an object of the design protocol.
 
-The rules it applies after each look are :func:`trajguard.comparison._sequential.decide_look`
-(nightly, one-sided) and :func:`~trajguard.comparison._sequential.decide_ab_look` (A/B).
+The rules it applies after each look are :func:`~trajguard.comparison._sequential.decide_look`
+(nightly, one-sided) and :func:`~trajguard.comparison._sequential.decide_ab_look` (A/B); its
+record is a :class:`~trajguard.comparison._sequential.SequentialOutcome`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import pandas as pd
 
 from trajguard.comparison._arms import Arm, split_runs
 from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._designs import Look, decided_by_design
+from trajguard.comparison._designs import Look, RecordFields, decided_by_design
 from trajguard.comparison._results import Comparison
-from trajguard.comparison._sequential import (
+from trajguard.comparison._sequential._rules import (
     Decision,
     LookRecord,
     SequentialOutcome,
@@ -83,6 +84,10 @@ class SequentialDesign:
     def name(self) -> str:
         """``sequential``."""
         return "sequential"
+
+    def record(self) -> RecordFields:
+        """Its record in the document: the plan, the looks and the stops (:attr:`outcome`)."""
+        return {"name": "sequential", "sequential": self.outcome}
 
     def _runs_at(self, scenario: str, index: int) -> int:
         plan = self.outcome.plan_of(scenario)

@@ -27,7 +27,7 @@ from trajguard.report._pr_comment import (
 from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
 from trajguard.report._summary import ArmSummary, summarize
-from trajguard.report._trend import render_trend
+from trajguard.report._trend_markdown import render_trend
 
 __all__ = [
     "COMMENT_LIMIT",

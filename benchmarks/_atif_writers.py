@@ -28,8 +28,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must no
 
 from trajguard.agent.loop import ReferenceAgent
 from trajguard.atif import load_trajectory, trajectory_to_dict
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, Message, ToolCallRequest, TrajectoryRecorder, Usage
 from trajguard.examples.demo_tools import calculator, get_weather, lookup_country
 from trajguard.runner import RunSpec, build_row
 

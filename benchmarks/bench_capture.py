@@ -20,8 +20,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from trajguard.agent import AgentConfig, ReferenceAgent
-from trajguard.capture.llm import LiteLLMModel
-from trajguard.capture.recorder import TrajectoryRecorder
+from trajguard.capture import LiteLLMModel, TrajectoryRecorder
 from trajguard.core.normalize import normalize
 from trajguard.core.shape import shape
 from trajguard.examples.demo_tools import calculator, get_weather

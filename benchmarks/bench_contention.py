@@ -28,7 +28,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from trajguard.agent import AgentConfig, ReferenceAgent
-from trajguard.capture.llm import LiteLLMModel
+from trajguard.capture import LiteLLMModel
 from trajguard.examples.demo_tools import calculator, get_weather
 from trajguard.local_model import LocalModelServer
 

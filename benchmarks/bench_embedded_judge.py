@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from trajguard.capture.llm import LiteLLMModel
+from trajguard.capture import LiteLLMModel
 from trajguard.judge import JudgeSettings, decide, grade
 from trajguard.local_model import MODEL_STRING, local_model_server
 from trajguard.runner._judge_probe import PROBE_ANSWERS

@@ -184,8 +184,7 @@ def evict(server: Any) -> None:
 
 def direct_run(arm: Any, seed: int, base_url: str) -> tuple[float, str | None]:
     """The scenario's agent once, its client at ``base_url``: (seconds, error or None)."""
-    from trajguard.capture.llm import LiteLLMModel
-    from trajguard.capture.recorder import TrajectoryRecorder
+    from trajguard.capture import LiteLLMModel, TrajectoryRecorder
     from trajguard.runner import RunContext
     from trajguard.suite import CallableAgent, import_object
 

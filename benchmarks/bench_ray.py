@@ -199,7 +199,7 @@ def bench_fake(cluster: LocalRayCluster, work: Path, runs: int) -> None:
 
 
 def main() -> None:
-    import trajguard.capture.llm  # noqa: F401 - imports litellm: not a cost of any one batch
+    import trajguard.capture._llm  # noqa: F401 - imports litellm: not a cost of any one batch
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--demo-runs", type=int, default=3)

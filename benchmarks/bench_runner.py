@@ -24,7 +24,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 PROMPTS = ["Name a colour.", "Name an animal.", "Name a city.", "Name a fruit."]
 
 AGENT = """
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 CALLS = {calls}
 PROMPTS = {prompts!r}

@@ -44,7 +44,7 @@ FRAMEWORKS = ("openai_agents", "smolagents", "pydantic_ai", "langgraph", "node_c
 
 
 def _recording_model(sent: list[dict[str, Any]]) -> Any:
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
 
     class Recording(LiteLLMModel):
         """The run's model, keeping each request the wire endpoint forwards to it."""
@@ -107,7 +107,7 @@ def _timed(client: httpx.Client, url: str, body: dict[str, Any]) -> tuple[float,
 
 def per_call_overhead(requests: list[Any], pairs: int) -> list[dict[str, float]]:
     """Each request through a wire session and directly, alternately: the wire's cost."""
-    from trajguard.capture.llm import LiteLLMModel, release_loop_clients
+    from trajguard.capture import LiteLLMModel, release_loop_clients
     from trajguard.capture.wire import WireServer
     from trajguard.local_model import get_local_server
 
@@ -210,7 +210,7 @@ def stub_cost(requests: list[Any], pairs: int) -> list[float]:
     """The wire's cost per call, the model replaced by a server that answers at once: each
     recorded request through a wire session (checks, rewrites, litellm, the record) and
     directly, ``pairs`` times in ABBA order."""
-    from trajguard.capture.llm import LiteLLMModel, release_loop_clients
+    from trajguard.capture import LiteLLMModel, release_loop_clients
     from trajguard.capture.wire import WireServer
 
     stub = _Stub()

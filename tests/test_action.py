@@ -178,7 +178,7 @@ def test_the_lint_finds_each_kind_of_mistake(change: Any, problem: str) -> None:
 # --- running it --------------------------------------------------------------------------------
 
 AGENT = """
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)

@@ -17,7 +17,7 @@ from trajguard.runner import BatchResult
 from trajguard.store import read_runs
 
 AGENT = """
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)

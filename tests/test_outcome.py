@@ -20,7 +20,7 @@ from trajguard.outcome import (
     tally,
 )
 from trajguard.report import summarize
-from trajguard.report._facts import _plot_samples
+from trajguard.report.builders._document import _plot_samples
 
 
 def row(status: str = "ok", passed: object = True, crashed: object = False) -> dict[str, object]:

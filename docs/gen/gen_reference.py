@@ -339,7 +339,7 @@ def _model_table(model: type, skip: Iterable[str] = ()) -> list[str]:
 
 def suite_fields() -> str:
     from trajguard import suite
-    from trajguard.capture.prices import Price
+    from trajguard.capture import Price
     from trajguard.faults import FaultSpec
 
     models: list[tuple[str, type, str]] = [

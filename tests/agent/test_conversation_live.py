@@ -20,7 +20,7 @@ def lookup_order(order_id: str) -> str:
 
 @pytest.fixture
 def model(local_model):
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
 
     return LiteLLMModel("local/smollm2")
 

@@ -11,8 +11,7 @@ import pytest
 from trajguard.agent import AgentConfig, ReferenceAgent, derive_seed
 from trajguard.agent.actions import action_schema, final_text, parse_action
 from trajguard.agent.tools import tool
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, ToolCallRequest, TrajectoryRecorder, Usage
 from trajguard.core.shape import shape
 from trajguard.errors import ModelRequestError, ModelUnavailable
 from trajguard.normative import check_normative

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from trajguard.agent import AgentConfig, ReferenceAgent
 from trajguard.agent.tools import ToolArgumentError, tool
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, Message, ToolCallRequest, Usage
 
 
 def book(flight: str, *, state: dict[str, Any]) -> str:

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from trajguard.capture.cassette import (
+from trajguard.capture import (
     REDACTED,
     UNSTORED_PARAMS,
     Cassette,
+    LLMResponse,
     Redactor,
+    ReplayModel,
     fingerprint,
     make_request,
     stored_params,
 )
-from trajguard.capture.replay import ReplayModel
-from trajguard.capture.types import LLMResponse
 from trajguard.errors import RequestDrift
 
 SECRET = "acme-internal-7731"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trajguard._json import MAX_DOCUMENT_BYTES
-from trajguard.capture.cassette import Cassette
+from trajguard.capture import Cassette
 from trajguard.errors import CassetteError
 
 

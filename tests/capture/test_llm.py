@@ -23,9 +23,8 @@ from typing import Any
 
 import pytest
 
-from trajguard.capture import llm
-from trajguard.capture.llm import LiteLLMModel, backoff_delay
-from trajguard.capture.types import ChatModel, LLMResponse, ToolCallRequest
+from trajguard.capture import ChatModel, LiteLLMModel, LLMResponse, ToolCallRequest, backoff_delay
+from trajguard.capture import _llm as llm
 from trajguard.errors import ModelRequestError, ModelUnavailable
 
 litellm = llm._litellm()
@@ -349,7 +348,7 @@ def test_import_is_cheap_and_sets_the_local_cost_map() -> None:
         """
         import os, sys
         os.environ.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)
-        import trajguard.capture.llm
+        import trajguard.capture._llm
         print("litellm" in sys.modules, os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP"))
         """
     )

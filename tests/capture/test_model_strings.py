@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from trajguard.capture.llm import LiteLLMModel, model_problem
+from trajguard.capture import LiteLLMModel, model_problem
 
 pytestmark = pytest.mark.filterwarnings("ignore:Items? .* the `ReadOnly` qualifier:UserWarning")
 
@@ -87,7 +87,7 @@ def test_the_embedded_model_and_the_client_do_not_import_litellm() -> None:
 
     code = (
         "import sys\n"
-        "from trajguard.capture.llm import LiteLLMModel, model_problem\n"
+        "from trajguard.capture._llm import LiteLLMModel, model_problem\n"
         "assert model_problem('local/smollm2', None) is None\n"
         "LiteLLMModel('local/smollm3')\n"
         "print('litellm' in sys.modules)\n"

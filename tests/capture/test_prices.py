@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from trajguard.atif import Agent, FinalMetrics, Metrics, Step, Trajectory
-from trajguard.capture.prices import (
+from trajguard.capture import (
     Price,
     call_cost,
     judge_cost,
@@ -40,7 +40,7 @@ def test_litellm_map_prices_a_provider_model_offline_without_importing_litellm()
     assert (found.price.input, found.price.output) == pytest.approx((0.15, 0.60))
     assert found.price.cached_input == pytest.approx(0.075)
     probe = (
-        "import sys; from trajguard.capture.prices import price_of; "
+        "import sys; from trajguard.capture._prices import price_of; "
         f"assert price_of({MINI!r}) is not None; print('litellm' in sys.modules)"
     )
     done = subprocess.run(

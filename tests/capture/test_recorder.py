@@ -9,8 +9,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from trajguard.atif import ATIF_VERSION, ToolCall, load_trajectory, trajectory_to_dict
-from trajguard.capture.recorder import TrajectoryRecorder, recording, utc_timestamp
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture import (
+    LLMResponse,
+    ToolCallRequest,
+    TrajectoryRecorder,
+    Usage,
+    recording,
+    utc_timestamp,
+)
 from trajguard.core.normalize import normalize
 from trajguard.core.shape import shape
 from trajguard.normative import check_normative

@@ -11,16 +11,21 @@ from typing import Any
 
 import pytest
 
-from trajguard.capture.cassette import (
+from trajguard.capture import (
     REDACTED,
     Cassette,
+    ChatModel,
+    LLMResponse,
+    RecordingModel,
     Redactor,
+    ReplayModel,
+    ToolCallRequest,
+    Usage,
     cassette_path,
+    describe_drift,
     fingerprint,
     make_request,
 )
-from trajguard.capture.replay import RecordingModel, ReplayModel, describe_drift
-from trajguard.capture.types import ChatModel, LLMResponse, ToolCallRequest, Usage
 from trajguard.errors import CassetteError, ModelRequestError, RequestDrift, ScriptExhausted
 
 SECRET_KEY = "sk-proj-abcdefghijklmnop1234567890"

@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.wire import RequestShapeError, WireRequest, WireServer, parse_request
 from trajguard.capture.zerocode import build_trajectory
 from trajguard.errors import ModelRequestError, ModelUnavailable

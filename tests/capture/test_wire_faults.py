@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.wire import WireRequest, WireServer
 from trajguard.capture.zerocode import build_trajectory
 from trajguard.faults import FAULTS_KEY, FaultSpec, ToolFaults, plan_faults

@@ -17,10 +17,8 @@ from typing import Any
 import openai
 import pytest
 
+from trajguard.capture import LiteLLMModel, LLMResponse, ToolCallRequest, TrajectoryRecorder, Usage
 from trajguard.capture._redaction import REDACTED, Redactor, redact_response
-from trajguard.capture.llm import LiteLLMModel
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.wire import WireRequest, WireServer
 from trajguard.capture.zerocode import build_trajectory
 from trajguard.core.normalize import normalize

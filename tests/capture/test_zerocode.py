@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from trajguard.atif import Trajectory, trajectory_to_dict
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.zerocode import capture_litellm
 from trajguard.capture.zerocode._build import CallRecord, build_trajectory
 from trajguard.local_model import get_local_server

@@ -8,7 +8,7 @@ import enum
 from datetime import UTC, datetime
 from typing import Any
 
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture.zerocode import CallRecord, build_trajectory, normalize_messages
 from trajguard.normative import check_normative
 

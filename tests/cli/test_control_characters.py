@@ -75,7 +75,7 @@ def test_no_command_writes_a_raw_control_character(tmp_path: Path) -> None:
 
 
 def test_the_glyph_filter_leaves_the_users_warning_filters_as_they_were(tmp_path: Path) -> None:
-    from trajguard.report import _plots
+    from trajguard.report.builders import _plots
 
     before = list(warnings.filters)
     with warnings.catch_warnings(record=True) as caught:
@@ -91,7 +91,7 @@ def test_the_glyph_filter_leaves_the_users_warning_filters_as_they_were(tmp_path
 
 @pytest.mark.parametrize("name", [HOSTILE, "a" * 200])
 def test_labels_are_escaped_and_cut(name: str) -> None:
-    from trajguard.report._plots import _label
+    from trajguard.report.builders._plots import _label
 
     shown = _label(name, 18)
     assert len(shown) <= 18

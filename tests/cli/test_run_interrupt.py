@@ -18,7 +18,7 @@ TRAJGUARD = [sys.executable, "-m", "trajguard.cli"]
 
 GATED_AGENT = """
 import asyncio, itertools, os
-from trajguard.capture.types import LLMResponse, Usage
+from trajguard.capture import LLMResponse, Usage
 
 _calls = itertools.count(1)
 

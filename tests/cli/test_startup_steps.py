@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from trajguard_testkit.scripted import Scripted
 
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.cli._common import quiet_litellm
 from trajguard.cli._startup import StartupLog
 from trajguard.cli.run import duration

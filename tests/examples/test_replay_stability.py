@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from trajguard.agent import ReferenceAgent
-from trajguard.capture.cassette import Cassette
-from trajguard.capture.replay import ReplayModel
+from trajguard.capture import Cassette, ReplayModel
 from trajguard.core.normalize import normalize
 from trajguard.golden import golden_text
 

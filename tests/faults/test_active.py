@@ -72,7 +72,7 @@ def test_the_same_seed_gives_the_same_faults() -> None:
 
 def test_the_reference_agent_uses_the_active_faults() -> None:
     from trajguard.agent import AgentConfig, ReferenceAgent
-    from trajguard.capture.types import LLMResponse
+    from trajguard.capture import LLMResponse
 
     replies = iter(
         [

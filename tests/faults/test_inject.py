@@ -211,7 +211,7 @@ def test_probability_is_honoured_over_many_calls() -> None:
 
 def test_the_reference_agent_records_the_fault_on_the_step() -> None:
     from trajguard.agent import AgentConfig, ReferenceAgent
-    from trajguard.capture.types import LLMResponse
+    from trajguard.capture import LLMResponse
 
     replies = iter(
         [

@@ -30,7 +30,7 @@ def get_weather(city: str) -> str:
 
 @pytest.fixture
 def model(local_model: Any) -> Any:
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
 
     return LiteLLMModel("local/smollm2")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from trajguard.nights._trend import _distance
+from trajguard.nights._trend_builder import _distance
 
 
 @pytest.mark.parametrize(

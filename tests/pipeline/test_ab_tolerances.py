@@ -18,7 +18,7 @@ from trajguard.runner import BatchOptions
 pytestmark = pytest.mark.live
 
 AGENT = """
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)

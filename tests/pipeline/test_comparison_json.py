@@ -21,7 +21,7 @@ pytestmark = pytest.mark.live
 
 AGENT = """
 import os
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)

@@ -20,7 +20,7 @@ from trajguard.runner import BatchOptions
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "real-nights-2026-12-01"
 
 AGENT = """
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)

@@ -18,7 +18,7 @@ from trajguard.store import read_runs
 from trajguard.suite import load_suite
 
 AGENT = """
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 async def agent(ctx):
     ctx.recorder.user(ctx.input)

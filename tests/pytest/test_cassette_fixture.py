@@ -22,7 +22,7 @@ CASSETTE = Path("cassettes/test_agent/test_run.json")
 TEST_MODULE = """
 import asyncio
 
-from trajguard.capture.types import LLMResponse, Usage
+from trajguard.capture import LLMResponse, Usage
 
 QUESTION = {question!r}
 SEEN = {seen!r}
@@ -428,7 +428,7 @@ GOLDEN_MODULE = """
 import asyncio
 
 from trajguard.agent import AgentConfig, ReferenceAgent
-from trajguard.capture.types import LLMResponse, Usage
+from trajguard.capture import LLMResponse, Usage
 
 
 class Scripted:
@@ -464,7 +464,7 @@ def test_golden_written_while_recording_matches_the_replay(project, model_name):
 PARAMS_CONFTEST = """
 import pytest
 
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 # stands in for trajguard.pytest._cassette._litellm_model(model, model_kwargs)
 class FakeLiteLLM:

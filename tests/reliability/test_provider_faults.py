@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from trajguard.capture.llm import MAX_RETRY_AFTER_S, LiteLLMModel
+from trajguard.capture import MAX_RETRY_AFTER_S, LiteLLMModel
 from trajguard.errors import PROVIDER_FAILURES, ModelUnavailable
 
 HELLO = [{"role": "user", "content": "hi"}]
@@ -24,7 +24,7 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     async def record(seconds: float) -> None:
         asked.append(seconds)
 
-    monkeypatch.setattr("trajguard.capture.llm._sleep", record)
+    monkeypatch.setattr("trajguard.capture._llm._sleep", record)
     return asked
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from trajguard import store
-from trajguard.capture.llm import LiteLLMModel
+from trajguard.capture import LiteLLMModel
 from trajguard.errors import ModelUnavailable
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import ResolvedScenario, Suite, load_suite
@@ -51,7 +51,7 @@ def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     async def skip(seconds: float) -> None:
         return None
 
-    monkeypatch.setattr("trajguard.capture.llm._sleep", skip)
+    monkeypatch.setattr("trajguard.capture._llm._sleep", skip)
 
 
 def suite_at(tmp_path: Path) -> Suite:

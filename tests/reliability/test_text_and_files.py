@@ -18,7 +18,7 @@ from trajguard import store
 from trajguard._json import FileKindError, JSONLimitError, loads_bounded, read_json
 from trajguard._text import has_control, json_safe, printable, safe_str
 from trajguard._user_code import is_signal_interrupt
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.errors import StoreError
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite

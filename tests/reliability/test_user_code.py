@@ -21,7 +21,7 @@ import pytest
 from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 

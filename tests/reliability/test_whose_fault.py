@@ -15,7 +15,7 @@ import pytest
 from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.outcome import HARNESS_ERROR, USER_CODE_FAILURES, UserCodeFailure, classify
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite

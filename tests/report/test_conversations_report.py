@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from trajguard_testkit.conversations import RUNS, compared_refund_nights
 
-from trajguard.report._conversation_facts import conversation_facts
+from trajguard.report.builders._conversation_facts import conversation_facts
 from trajguard.results import SCHEMA_FILE, read_document
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from trajguard.report._cost import cost_cell
-from trajguard.report._cost_facts import batch_cost
 from trajguard.report._format import usd
+from trajguard.report.builders._cost_facts import batch_cost
 
 
 def test_the_simulated_users_cost_is_summed_and_shown_apart() -> None:

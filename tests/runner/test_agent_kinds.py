@@ -20,7 +20,7 @@ from trajguard_testkit.scripted import Scripted
 from trajguard import store
 from trajguard.agent import derive_seed as call_seed
 from trajguard.atif import load_trajectory
-from trajguard.capture.types import ChatModel, LLMResponse, Message
+from trajguard.capture import ChatModel, LLMResponse, Message
 from trajguard.errors import ModelUnavailable, SuiteError
 from trajguard.normative import check_normative
 from trajguard.outcome import classify
@@ -276,8 +276,8 @@ async def test_model_failure_mid_run_is_a_harness_error(project: Project) -> Non
 CALLABLE_AGENTS = """
 import json
 from trajguard.atif import load_trajectory
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, Usage
+from trajguard.capture import TrajectoryRecorder
+from trajguard.capture import LLMResponse, Usage
 
 
 def _atif(ctx, answer):
@@ -682,7 +682,7 @@ async def test_a_crash_never_passes_whatever_its_criteria(project: Project) -> N
 
 SYNC_AGENTS = """
 import threading, time
-from trajguard.capture.types import LLMResponse
+from trajguard.capture import LLMResponse
 
 
 def sleeps(ctx):

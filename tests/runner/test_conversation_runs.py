@@ -14,7 +14,7 @@ from trajguard_testkit.scripted import Scripted
 
 from trajguard.agent import user_seed
 from trajguard.atif import load_trajectory
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.errors import SuiteError
 from trajguard.normative import check_normative
 

@@ -17,7 +17,7 @@ import pytest
 from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.faults import FAULTS_KEY
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.store import RUN_SCHEMA

@@ -186,7 +186,7 @@ async def test_an_unreachable_judge_is_a_harness_error(
     async def no_wait(seconds: float) -> None:
         pass
 
-    monkeypatch.setattr("trajguard.capture.llm._sleep", no_wait)
+    monkeypatch.setattr("trajguard.capture._llm._sleep", no_wait)
     with stub.faulty_provider() as gone:
         api_base = gone.api_base  # stopped: nothing listens there any more
     runs = await batch(tmp_path, make_suite(tmp_path, api_base, samples=3, runs=2))

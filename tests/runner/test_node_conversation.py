@@ -15,7 +15,7 @@ from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
 from trajguard.atif import load_trajectory
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.normative import check_normative
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite

@@ -16,7 +16,7 @@ import pytest
 from trajguard_testkit.scripted import Scripted
 
 from trajguard import store
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import Suite, load_suite
 

@@ -17,7 +17,7 @@ import pytest
 from trajguard_testkit.scripted import PING, Scripted
 
 from trajguard import store
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
+from trajguard.capture import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.runner import BatchOptions, BatchResult, run_batch
 from trajguard.suite import Suite, load_suite
 

@@ -1,7 +1,7 @@
 """The built-in reference agent: a plain tool-calling loop that emits ATIF.
 
 ``ReferenceAgent(AgentConfig(...)).run(model, user_input, seed=...)`` runs it once on any
-:class:`~trajguard.capture.types.ChatModel`. Two action modes: ``native`` (provider tool calls,
+:class:`~trajguard.capture.ChatModel`. Two action modes: ``native`` (provider tool calls,
 for capable models) and ``json`` (JSON-constrained actions, which make the embedded 135M model
 act like a real, noisy agent). See :mod:`trajguard.agent.loop`.
 

@@ -19,8 +19,7 @@ from typing import Any, Literal
 from trajguard.agent.loop import AgentFailure, ReferenceAgent
 from trajguard.agent.users import ConversationUser, StopReason, UserMessage
 from trajguard.atif import Trajectory
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel, TrajectoryRecorder
 from trajguard.errors import ModelRequestError
 
 __all__ = ["CONVERSATION_KEY", "ConversationResult", "converse", "stamp_conversation"]

@@ -28,8 +28,7 @@ from trajguard.agent.actions import FINAL_ANSWER, action_instructions, final_tex
 from trajguard.agent.tools import Tool, tool
 from trajguard.agent.turns import Turns
 from trajguard.atif import Trajectory
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import ChatModel, Message
+from trajguard.capture import ChatModel, Message, TrajectoryRecorder
 from trajguard.errors import ModelRequestError, UserCodeError
 from trajguard.faults import ToolFaults, active_faults
 

@@ -24,8 +24,7 @@ from trajguard.agent.actions import (
 )
 from trajguard.agent.tools import Tool, ToolArgumentError, format_result
 from trajguard.atif import Step, ToolCall
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, Message
+from trajguard.capture import LLMResponse, Message, TrajectoryRecorder
 from trajguard.errors import UserCodeError
 from trajguard.faults import FAULTS_KEY, ToolFaults
 

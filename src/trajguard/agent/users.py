@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from trajguard.capture.types import ChatModel, Message
+from trajguard.capture import ChatModel, Message
 
 __all__ = [
     "DONE_TOKEN",

@@ -9,8 +9,8 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from trajguard.capture._types import LLMResponse, ToolCallRequest, Usage
 from trajguard.capture._unparsed import raw_completion
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
 
 __all__ = [
     "MalformedResponse",

@@ -23,7 +23,7 @@ MODEL_EXAMPLES = "local/smollm2, ollama_chat/qwen2.5:1.5b, openai/gpt-4o-mini"
 
 def model_problem(model: str, api_base: str | None, *, provider: bool = True) -> str | None:
     """What is wrong with a model string and endpoint, or ``None``: the checks
-    :class:`~trajguard.capture.llm.LiteLLMModel` makes, and — unless ``provider`` is false —
+    :class:`~trajguard.capture.LiteLLMModel` makes, and — unless ``provider`` is false —
     that litellm knows the string's provider (this imports litellm, about 3 s, unless the string
     is the embedded model's).
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajguard.capture.types import LLMResponse, ToolCallRequest
+from trajguard.capture._types import LLMResponse, ToolCallRequest
 from trajguard.redaction import BUILTIN_PATTERNS, REDACTED, Redactor
 
 __all__ = ["BUILTIN_PATTERNS", "REDACTED", "Redactor", "redact_response"]

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trajguard.capture._redaction import Redactor
-from trajguard.capture.types import Message
+from trajguard.capture._types import Message
 from trajguard.core.normalize import canonical_json, mask_addresses
 
 __all__ = ["UNSTORED_PARAMS", "fingerprint", "make_request", "stored_params"]
@@ -120,7 +120,7 @@ def make_request(
     ``params`` holds the four arguments of ``ChatModel.complete`` (``None`` when not sent) and
     :func:`stored_params` of ``extra_params``, the parameters the model adds to every call; an
     explicit argument that is not ``None`` wins over the same key in ``extra_params``, as in
-    :class:`~trajguard.capture.llm.LiteLLMModel`.
+    :class:`~trajguard.capture.LiteLLMModel`.
     """
     params = stored_params(extra_params)
     explicit = {

@@ -1,7 +1,7 @@
 """Model-judged criteria: a rubric, a judge model, k verdicts per judged text; and the pairwise
 judge of an A/B (:func:`prefer`: which of two answers to one input is better).
 
-:func:`grade` asks a :class:`~trajguard.capture.types.ChatModel` (the embedded model, any
+:func:`grade` asks a :class:`~trajguard.capture.ChatModel` (the embedded model, any
 litellm model, or a frozen test's cassette model) whether a text meets a rubric, ``samples``
 times; :class:`JudgeCache` keeps each run's judgements (a run asking again is answered from
 it; another run never is: runs stay independent). The judge's calls are its own: they never

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trajguard._text import safe_str
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.judge._prompt import judge_messages, parse_verdict
 from trajguard.local_model import is_local_model
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from trajguard._text import safe_str
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.local_model import is_local_model
 
 __all__ = [

@@ -41,7 +41,7 @@ from trajguard.nights._stats import (
     wilson,
 )
 from trajguard.nights._streams import PATH_WEIGHT, RISE_WEIGHT, Counts, Key, Streams, streams_of
-from trajguard.nights._trend import trend_of
+from trajguard.nights._trend_builder import trend_of
 
 __all__ = [
     "NIGHT_FILE_SUFFIX",

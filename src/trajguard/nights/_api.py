@@ -10,7 +10,7 @@ from trajguard.nights._append import append_night
 from trajguard.nights._location import open_location
 from trajguard.nights._read import newest_dates, read_store
 from trajguard.nights._record import NightInput, night_table
-from trajguard.nights._trend import trend_of
+from trajguard.nights._trend_builder import trend_of
 from trajguard.results import TrendFacts
 
 __all__ = ["record_night", "trend"]

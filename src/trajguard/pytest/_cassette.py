@@ -33,13 +33,11 @@ import pytest
 from trajguard.pytest._session import TrajguardSession, Written
 
 if TYPE_CHECKING:
-    from trajguard.capture.cassette import Redactor
-    from trajguard.capture.replay import RecordingModel, ReplayModel
-    from trajguard.capture.types import ChatModel
+    from trajguard.capture import ChatModel, RecordingModel, Redactor, ReplayModel
 
 __all__ = ["DEFAULT_MODEL", "LLMCassette"]
 
-DEFAULT_MODEL = "local/smollm2"  # trajguard.capture.llm.DEFAULT_MODEL, without importing it
+DEFAULT_MODEL = "local/smollm2"  # trajguard.capture.DEFAULT_MODEL, without importing it
 
 
 class LLMCassette:
@@ -70,7 +68,7 @@ class LLMCassette:
         return f"<llm_cassette mode={self.mode} path={str(self.path)!r}>"
 
     def _path(self, name: str | None) -> Path:
-        from trajguard.capture.cassette import cassette_path
+        from trajguard.capture import cassette_path
 
         node = self._request.node
         return cassette_path(
@@ -112,8 +110,7 @@ class LLMCassette:
                 ``api_base``, ``timeout_s``, ``max_retries``, ``backoff_s``) are not stored.
         """
         __tracebackhide__ = True
-        from trajguard.capture.cassette import Cassette, Redactor
-        from trajguard.capture.replay import RecordingModel, model_params
+        from trajguard.capture import Cassette, RecordingModel, Redactor, model_params
 
         if name is None and None in self._names:
             name = str(len(self._names) + 1)
@@ -166,8 +163,7 @@ class LLMCassette:
         self, path: Path, redactor: Redactor, wanted: str, params: dict[str, Any]
     ) -> ReplayModel:
         __tracebackhide__ = True
-        from trajguard.capture.cassette import Cassette
-        from trajguard.capture.replay import ReplayModel
+        from trajguard.capture import Cassette, ReplayModel
         from trajguard.errors import CassetteError
 
         rerecord = f"re-record it: {self.command('all')}"
@@ -192,14 +188,14 @@ class LLMCassette:
 
     def cassette_errors(self) -> list[str]:
         """Errors replay raised during the test (the agent may have swallowed them)."""
-        from trajguard.capture.replay import ReplayModel
+        from trajguard.capture import ReplayModel
 
         return [str(error) for m in self.models if isinstance(m, ReplayModel) for error in m.errors]
 
     def finish(self, passed: bool) -> None:
         """Teardown: save recordings of a passing test; check that replays were used fully."""
         __tracebackhide__ = True
-        from trajguard.capture.replay import RecordingModel
+        from trajguard.capture import RecordingModel
         from trajguard.errors import CassetteError
 
         if not passed:
@@ -236,7 +232,7 @@ class LLMCassette:
 
     def keep_failed_recordings(self) -> list[str]:
         """A failed test's recordings go to pytest's temp dir, never over the cassette."""
-        from trajguard.capture.replay import RecordingModel
+        from trajguard.capture import RecordingModel
         from trajguard.errors import CassetteError
 
         notes = []
@@ -269,6 +265,6 @@ def _kwargs_params(model_kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _litellm_model(model: str, kwargs: dict[str, Any]) -> ChatModel:
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
 
     return LiteLLMModel(model, **kwargs)

@@ -3,20 +3,21 @@ markdown reports of compare / nightly and A/B, JUnit XML, the distribution plots
 sections of sequential and escalated runs, and the per-scenario summary of a run set
 (``trajguard show``).
 
-:func:`build_document` and :func:`build_ab_document` read the run sets once; every renderer
-reads only the :class:`trajguard.results.ReportDocument` they return. Renderers return text;
-:mod:`trajguard.pipeline` decides where it goes. Model-produced text is escaped (:func:`md`)
-before it enters a table.
+Two halves: :mod:`trajguard.report.builders` computes (the document from the run sets with pandas,
+the figures with matplotlib, the run-set summary); the modules of this package and
+:mod:`trajguard.report.html` render, pure functions of the document that import neither pandas
+nor matplotlib. :func:`build_document` and :func:`build_ab_document` read the run sets once;
+every renderer reads only the :class:`trajguard.results.ReportDocument` they return. Renderers
+return text; :mod:`trajguard.pipeline` decides where it goes. Model-produced text is escaped
+(:func:`md`) before it enters a table.
 """
 
 from trajguard.report._ab import render_ab_report
 from trajguard.report._escalation import escalation_section
-from trajguard.report._facts import Explain, build_ab_document, build_document
 from trajguard.report._floors import floor_words, floors_section, floors_summary
 from trajguard.report._format import MARK, interval_label, md
 from trajguard.report._junit import junit_xml
 from trajguard.report._markdown import render_report
-from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
 from trajguard.report._pr_comment import (
     COMMENT_LIMIT,
     comment_marker,
@@ -26,8 +27,18 @@ from trajguard.report._pr_comment import (
 )
 from trajguard.report._render import render_markdown
 from trajguard.report._sequential import sequential_section
-from trajguard.report._summary import ArmSummary, summarize
-from trajguard.report._trend import render_trend
+from trajguard.report._trend_markdown import render_trend
+from trajguard.report.builders import (
+    SIDE_COLOURS,
+    ArmSummary,
+    Explain,
+    build_ab_document,
+    build_document,
+    draw_figures,
+    plot_path,
+    summarize,
+    write_plots,
+)
 
 __all__ = [
     "COMMENT_LIMIT",

@@ -25,7 +25,7 @@ from trajguard.report._judges import (
 )
 from trajguard.report._resilience import resilience_section
 from trajguard.report._scenario import scenario_section
-from trajguard.report._trend import trend_section
+from trajguard.report._trend_markdown import trend_section
 from trajguard.results import ReportDocument, ReportKind, ScenarioFacts, Side
 
 __all__ = ["render_report"]

@@ -1,5 +1,5 @@
 """The report's resilience section: how the agent did on the runs that met each kind of fault
-(counted by :mod:`._resilience_facts`), each rate with its Wilson interval."""
+(counted by :mod:`.builders._resilience_facts`), each rate with its Wilson interval."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ from trajguard.results._explanation import (
 )
 from trajguard.results._schema import json_schema
 from trajguard.results._skipped import SkippedFile
-from trajguard.results._trend import (
+from trajguard.results._trend_facts import (
     EXIT_ALARM,
     BaselineDrift,
     FlakyFacts,

@@ -33,7 +33,7 @@ from trajguard.comparison import (
 from trajguard.results._conversations import ConversationFacts
 from trajguard.results._cost import BatchCost
 from trajguard.results._explanation import Explanation, RateCount
-from trajguard.results._trend import EXIT_ALARM, TrendFacts
+from trajguard.results._trend_facts import EXIT_ALARM, TrendFacts
 
 __all__ = [
     "DOCUMENT_SCHEMA_VERSION",

@@ -39,7 +39,7 @@ from typing import Any
 from trajguard._text import safe_str
 from trajguard._user_code import as_user_code_error, in_thread, is_signal_interrupt
 from trajguard.atif import Trajectory, load_trajectory
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.errors import AgentFailure, TrajguardError, UserCodeError
 from trajguard.faults import ToolFaults
 from trajguard.runner._captured import RunCapture, agent_name

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from trajguard import store
 from trajguard._text import safe_str
 from trajguard._tools_seen import TOOL_CRITERIA, unseen_tool_warnings
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.errors import BatchInterrupted, EmbeddedModelCrashed
 from trajguard.outcome import ErrorCount, is_crash_row, passed_row
 from trajguard.runner._budget import (

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from trajguard.atif import Trajectory
-from trajguard.capture.recorder import TrajectoryRecorder
+from trajguard.capture import TrajectoryRecorder
 from trajguard.capture.wire import WireServer, WireSession
 from trajguard.capture.zerocode import CallRecord, LiteLLMCapture, build_trajectory
 from trajguard.suite import BuiltinAgent, CallableAgent, ResolvedScenario

@@ -6,8 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel, TrajectoryRecorder
 from trajguard.faults import FaultPlan, ToolFaults
 
 if TYPE_CHECKING:

@@ -34,8 +34,7 @@ from trajguard.agent.users import (
     UserMessage,
 )
 from trajguard.atif import Step, Trajectory
-from trajguard.capture.recorder import utc_timestamp
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel, utc_timestamp
 from trajguard.core.shape import message_text
 from trajguard.errors import ModelRequestError
 from trajguard.suite import ResolvedScenario
@@ -52,7 +51,7 @@ def user_for(arm: ResolvedScenario, model: ChatModel, seed: int) -> Conversation
     assert spec is not None, "user_for is asked for conversational scenarios only"
     user_model = model
     if spec.user_model != arm.model or (spec.api_base or arm.api_base) != arm.api_base:
-        from trajguard.capture.llm import LiteLLMModel
+        from trajguard.capture import LiteLLMModel
 
         user_model = LiteLLMModel(
             spec.user_model, api_base=spec.api_base, timeout_s=max(arm.timeout_s, 1.0)

@@ -24,7 +24,7 @@ from trajguard.judge import JudgeCache, Judgement, JudgeSample, JudgeSettings, R
 from trajguard.suite import JudgeFunction, ResolvedScenario, placed_criteria
 
 if TYPE_CHECKING:
-    from trajguard.capture.types import ChatModel
+    from trajguard.capture import ChatModel
 
 __all__ = ["Judges", "JudgingProgress", "uses_judge"]
 
@@ -66,7 +66,7 @@ class Judges:
         """The client of a judge model (one per model string and endpoint)."""
         key = (settings.model, settings.api_base)
         if key not in self._models:
-            from trajguard.capture.llm import LiteLLMModel
+            from trajguard.capture import LiteLLMModel
 
             self._models[key] = LiteLLMModel(
                 settings.model, api_base=settings.api_base, timeout_s=self.attempt_timeout_s

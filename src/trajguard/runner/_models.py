@@ -6,7 +6,7 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.errors import InfrastructureError, ModelUnavailable, SuiteError
 from trajguard.redaction import scrub
 from trajguard.runner._plan import Plan
@@ -19,7 +19,7 @@ __all__ = ["PREFLIGHT_TIMEOUT_S", "endpoint", "make_models", "preflight", "uses_
 def make_models(
     plan: Plan, make_model: Callable[[ResolvedScenario], ChatModel] | None
 ) -> dict[str, ChatModel]:
-    from trajguard.capture.llm import model_problem
+    from trajguard.capture import model_problem
 
     models: dict[str, ChatModel] = {}
     for _, arm in plan:
@@ -38,7 +38,7 @@ def _client(arm: ResolvedScenario, timeouts: list[float]) -> ChatModel:
     """The model's client. An embedded model's request may take as long as its runs allow: its
     one-threaded server answers requests one after another, so a request cut at 120 s on a
     loaded machine and sent again only queues behind itself; the run's timeout is the bound."""
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
     from trajguard.local_model import is_local_model
 
     if not is_local_model(arm.model):

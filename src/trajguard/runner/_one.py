@@ -16,8 +16,7 @@ from typing import Any
 
 from trajguard._user_code import PREDICATE_TIMEOUT_S, bounded_call, in_thread, within
 from trajguard.atif import Trajectory
-from trajguard.capture.prices import user_cost
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel, user_cost
 from trajguard.capture.wire import WireServer
 from trajguard.errors import AgentFailure
 from trajguard.local_model import fatal_crash

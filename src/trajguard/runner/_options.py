@@ -133,7 +133,7 @@ class BatchOptions:
                 hint="pass --model too, or set api_base in the suite's defaults",
             )
         if self.model is not None:
-            from trajguard.capture.llm import model_problem  # imports litellm: only when needed
+            from trajguard.capture import model_problem  # imports litellm: only when needed
 
             problem = model_problem(self.model, self.api_base)
             if problem is not None:

@@ -24,7 +24,7 @@ from trajguard.redaction import Redactor, environment_secrets
 from trajguard.runner._loop import run_to_end
 
 if TYPE_CHECKING:
-    from trajguard.capture.types import ChatModel
+    from trajguard.capture import ChatModel
     from trajguard.suite import Suite
 
 __all__ = ["ask_pairs"]
@@ -34,7 +34,7 @@ ModelMaker = Callable[[PairwiseSettings, float], "ChatModel"]
 
 
 def _client(settings: PairwiseSettings, timeout_s: float) -> ChatModel:
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
 
     return LiteLLMModel(settings.model, api_base=settings.api_base, timeout_s=timeout_s)
 
@@ -103,7 +103,7 @@ async def _ask(
             scenario=pair["scenario"], run_index=pair["run_index"], orders=tuple(asked)
         )
 
-    from trajguard.capture.llm import release_loop_clients
+    from trajguard.capture import release_loop_clients
 
     try:
         outcomes = await asyncio.gather(*(judged(p) for p in pairs))

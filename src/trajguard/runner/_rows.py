@@ -21,7 +21,7 @@ crash, its pass cannot be decided: the run is a ``harness_error`` (``error_type`
 :data:`JUDGE_FAILED`), never a fail. ``judge_calls`` (JSON) holds every judge criterion's
 samples — verdict, reason, tokens — apart from the agent's own columns, which never count them;
 ``judge_cost_usd`` their dollars, apart from the agent's ``cost_usd`` (both priced by
-:mod:`trajguard.capture.prices` from the suite's ``prices``, else litellm's price map; null when
+:func:`trajguard.capture.price_of` from the suite's ``prices``, else litellm's price map; null when
 unknown).
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 
 from trajguard._text import safe_str
 from trajguard.atif import Trajectory
-from trajguard.capture.prices import Price, judge_cost, trajectory_cost
+from trajguard.capture import Price, judge_cost, trajectory_cost
 from trajguard.core.normalize import canonical_json, normalize
 from trajguard.core.shape import shape
 from trajguard.errors import AgentFailure, ModelUnavailable, UserCodeError

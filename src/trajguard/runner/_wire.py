@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard._files import atomic_write_text
-from trajguard.capture.types import ChatModel, LLMResponse, Message
+from trajguard.capture import ChatModel, LLMResponse, Message
 from trajguard.capture.wire import Forward, WireRequest, WireServer
 from trajguard.faults import ToolFaults
 from trajguard.local_model import current_slot, model_slot
@@ -98,7 +98,7 @@ def batch_wire(
     if not any(_uses_wire(arm) for _, arm in plan):
         yield None, models
         return
-    from trajguard.capture.llm import LiteLLMModel, release_loop_clients
+    from trajguard.capture import LiteLLMModel, release_loop_clients
 
     with WireServer(on_stop=release_loop_clients) as wire:
         yield (
@@ -117,7 +117,7 @@ def forwarder(model: ChatModel, arm: ResolvedScenario, seed: int) -> Forward:
     without a seed gets one derived from the run's seed and the call's position, so any
     framework's runs are independent samples and a batch seed reproduces them.
     """
-    from trajguard.capture.llm import LiteLLMModel
+    from trajguard.capture import LiteLLMModel
 
     calls = itertools.count()
     slot = current_slot()  # the run's embedded-model server; forwards run on the wire's loop

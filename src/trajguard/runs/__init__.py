@@ -6,7 +6,7 @@ read only when that run is shown, exported or diffed.
 """
 
 from trajguard.runs._diff import RunDiff, diff_runs, load_side
-from trajguard.runs._errors import error_summaries
+from trajguard.runs._error_summaries import error_summaries
 from trajguard.runs._export import ExportResult, export_file_name, export_runs
 from trajguard.runs._listing import (
     CRASH_CRITERION,

@@ -1,9 +1,9 @@
 """The checks :func:`~trajguard.suite.load_suite` runs beyond what pydantic validates.
 
 Before validation, :func:`check_raw_criteria` parses each pass criterion so that an error names
-the criterion's own line (a pydantic error is explained by :mod:`._explain`). After validation,
-:func:`check_loaded_suite` checks what the models cannot: unique scenario ids, reserved variant
-names, contradictory prompts, overrides the agent kind would ignore, model
+the criterion's own line (a pydantic error is explained by :mod:`._error_messages`). After
+validation, :func:`check_loaded_suite` checks what the models cannot: unique scenario ids,
+reserved variant names, contradictory prompts, overrides the agent kind would ignore, model
 strings, prompt files, every ``module:function`` import path (tools are built as the agent will
 build them), the tool names the criteria expect, and the programs command agents start.
 """
@@ -19,7 +19,7 @@ from typing import Any
 from trajguard.errors import ImportPathError, SuiteError
 from trajguard.suite._conversation import placed_criteria
 from trajguard.suite._criteria import parse_criterion
-from trajguard.suite._explain import CRITERIA_HINT
+from trajguard.suite._error_messages import CRITERIA_HINT
 from trajguard.suite._fault_checks import check_faults
 from trajguard.suite._files import read_prompt_text
 from trajguard.suite._model_checks import check_models

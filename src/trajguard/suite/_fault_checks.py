@@ -6,7 +6,7 @@ agent's tools run in its own process, out of reach, so it gets model (provider) 
 injected at the wire endpoint — which a callable agent reaches too, and a builtin agent never
 does (it calls its model directly). A tool fault of a builtin agent must name tools the agent
 has under that variant. What pydantic checks (known kinds, probability in [0, 1], one trigger)
-is explained with its line by :mod:`._explain`.
+is explained with its line by :mod:`._error_messages`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from trajguard.errors import SuiteError, suite_problems
 from trajguard.suite._checks import check_loaded_suite, check_raw_criteria
-from trajguard.suite._explain import explain_validation_error
+from trajguard.suite._error_messages import explain_validation_error
 from trajguard.suite._models import Suite
 from trajguard.suite._partial import checkable_part
 from trajguard.suite._row_problems import place_row_problems

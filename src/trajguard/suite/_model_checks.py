@@ -27,7 +27,7 @@ _API = (
 
 def check_models(suite: Suite, report: Report) -> None:
     """Report each model string of ``suite`` that cannot be called, where it is written."""
-    from trajguard.capture.llm import model_problem
+    from trajguard.capture import model_problem
     from trajguard.local_model import is_local_model
 
     api_base = suite.defaults.api_base

@@ -22,7 +22,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from trajguard._catalog import TOLERANCES, tolerance_problems
 from trajguard._files import NAME_PATTERN
-from trajguard.capture.prices import Price
+from trajguard.capture import Price
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import SuiteError
 from trajguard.faults import FaultSpec

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trajguard.suite._explain import data_loc
+from trajguard.suite._error_messages import data_loc
 from trajguard.suite._yaml_lines import Key
 
 __all__ = ["checkable_part"]

@@ -53,7 +53,7 @@ def place_row_problems(
 
 
 _GOT = re.compile(r" \(got .*\)$", re.S)
-"""The value a row gave, which :mod:`._explain` adds to a message."""
+"""The value a row gave, which :mod:`._error_messages` adds to a message."""
 
 
 def _entry_field(field: Key, origin: Origin) -> Key:

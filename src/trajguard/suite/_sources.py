@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from trajguard.errors import SuiteError
 from trajguard.suite._criteria import parse_criterion
-from trajguard.suite._explain import CRITERIA_HINT
+from trajguard.suite._error_messages import CRITERIA_HINT
 from trajguard.suite._from_data import (
     ENTRY_KEYS,
     TEMPLATE_HINT,

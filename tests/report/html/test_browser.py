@@ -13,7 +13,7 @@ import pytest
 from trajguard_testkit.browser import open_report
 from trajguard_testkit.html_nights import HOSTILE, ab_compared, compared
 
-from trajguard.report._criteria import failed_labels
+from trajguard.report.builders._failed_criteria import failed_labels
 from trajguard.results import ReportDocument, read_document
 
 

@@ -15,7 +15,7 @@ from trajguard_testkit.html_nights import HOSTILE, compared
 
 from trajguard import pipeline
 from trajguard.report import md
-from trajguard.report._criteria import failed_labels
+from trajguard.report.builders._failed_criteria import failed_labels
 from trajguard.report.html import ROW_FIELDS, render_html
 from trajguard.report.html._markup import markdown_html
 from trajguard.results import read_document

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from trajguard import pipeline
-from trajguard.capture.types import Message
+from trajguard.capture import Message
 from trajguard.pipeline import ReportOptions
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite

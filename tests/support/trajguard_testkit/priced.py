@@ -14,8 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from trajguard.capture.cassette import Cassette, Interaction, fingerprint
-from trajguard.capture.types import LLMResponse, Message, Usage
+from trajguard.capture import Cassette, Interaction, LLMResponse, Message, Usage, fingerprint
 from trajguard.runner import BatchOptions, run_batch
 from trajguard.suite import load_suite
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from trajguard.capture.types import LLMResponse, Message, Usage
+from trajguard.capture import LLMResponse, Message, Usage
 
 PING: list[Message] = [{"role": "user", "content": "ping"}]
 """The batch's one-word model check: answered ``pong`` and not recorded."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from trajguard.capture.types import LLMResponse
+from trajguard.capture._types import LLMResponse
 from trajguard.capture.zerocode import CallRecord
 from trajguard.faults import FAULTS_KEY, MODEL_CALLS, FaultSpec, fault_kind
 

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from trajguard.capture.types import LLMResponse
+from trajguard.capture._types import LLMResponse
 
 __all__ = ["completion_body", "error_body", "stream_events"]
 

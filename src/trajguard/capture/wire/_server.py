@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from trajguard.capture.types import LLMResponse
+from trajguard.capture._types import LLMResponse
 from trajguard.capture.wire._conversation import turn_handler
 from trajguard.capture.wire._faults import INJECTED, distort_answer, failure_of, mark
 from trajguard.capture.wire._openai import completion_body, error_body, stream_events

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from trajguard.capture.types import LLMResponse
+from trajguard.capture._types import LLMResponse
 from trajguard.capture.wire._request import WireRequest
 from trajguard.capture.zerocode import CallRecord
 from trajguard.faults import ToolFaults

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from trajguard.atif import Step, Trajectory
-from trajguard.capture.recorder import TrajectoryRecorder
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest
+from trajguard.capture._recorder import TrajectoryRecorder
+from trajguard.capture._types import LLMResponse, Message, ToolCallRequest
 from trajguard.capture.zerocode._messages import field_of
 from trajguard.capture.zerocode._messages import text as content_text
 from trajguard.faults import FAULTS_KEY

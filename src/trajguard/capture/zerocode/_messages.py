@@ -13,8 +13,8 @@ from dataclasses import replace
 from enum import Enum
 from typing import Any
 
+from trajguard.capture._types import LLMResponse, Message, ToolCallRequest, Usage
 from trajguard.capture._unparsed import raw_completion
-from trajguard.capture.types import LLMResponse, Message, ToolCallRequest, Usage
 
 __all__ = ["field_of", "is_chat_response", "normalize_messages", "normalize_response", "text"]
 

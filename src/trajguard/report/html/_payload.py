@@ -20,7 +20,7 @@ from typing import Any
 from trajguard._json import loads_bounded
 from trajguard._text import printable
 from trajguard.core import COSTS
-from trajguard.report._criteria import failed_labels
+from trajguard.report.builders import failed_labels
 from trajguard.report.html._pairs import ExemplarKeys, exemplar_pairs
 from trajguard.store import read_table
 

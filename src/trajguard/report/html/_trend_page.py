@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from trajguard.report._trend import _alarm, _drift, _method, _status
+from trajguard.report._trend_markdown import _alarm, _drift, _method, _status
 from trajguard.report.html._assets import asset, csp_hash
 from trajguard.report.html._escape import anchor, attr, text
 from trajguard.report.html._markup import inline

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.capture.wire import WireServer
 from trajguard.local_model import local_slots, model_slot
 from trajguard.runner._judging import Judges

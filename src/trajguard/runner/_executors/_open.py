@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from trajguard.capture.types import ChatModel
+from trajguard.capture import ChatModel
 from trajguard.errors import StoreError, UsageError
 from trajguard.runner._executors._base import RunExecutor
 from trajguard.runner._executors._local import open_local

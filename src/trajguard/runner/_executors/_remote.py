@@ -15,8 +15,7 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from trajguard.capture.llm import LiteLLMModel
-from trajguard.capture.types import ChatModel, LLMResponse, Message
+from trajguard.capture import ChatModel, LiteLLMModel, LLMResponse, Message
 from trajguard.errors import ImportPathError, TrajguardError
 from trajguard.local_model import MODEL_STRING, SERVED_MODEL_NAME, is_local_model
 from trajguard.runner._executors._jobs import decode_job, encode_row

@@ -6,7 +6,7 @@ import pandas as pd
 from trajguard_testkit.rows import run_row
 
 from trajguard.comparison import CompareConfig, compare_runsets
-from trajguard.report import _plots, build_document, plot_path, write_plots
+from trajguard.report.builders import _plots, build_document, plot_path, write_plots
 from trajguard.results import ReportDocument, ReportKind
 from trajguard.store import RunSet
 

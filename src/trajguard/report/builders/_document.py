@@ -18,12 +18,12 @@ import pandas as pd
 
 from trajguard.comparison import ABResult, Comparison, PooledBaseline, Verdict, metric
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
-from trajguard.report._conversation_facts import conversation_facts
-from trajguard.report._cost_facts import batch_cost
-from trajguard.report._explain import explanation
-from trajguard.report._plots import plot_path
-from trajguard.report._resilience_facts import resilience_groups
-from trajguard.report._tools import tool_digest
+from trajguard.report.builders._conversation_facts import conversation_facts
+from trajguard.report.builders._cost_facts import batch_cost
+from trajguard.report.builders._explanation_facts import explanation
+from trajguard.report.builders._plots import plot_path
+from trajguard.report.builders._resilience_facts import resilience_groups
+from trajguard.report.builders._tool_digest import tool_digest
 from trajguard.results import (
     ABOverall,
     DesignRecord,

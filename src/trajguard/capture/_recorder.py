@@ -1,7 +1,7 @@
 """Build an ATIF trajectory (the current version, v1.8) from a run, one call at a time.
 
 A :class:`TrajectoryRecorder` is fed the system prompt, the user turn, one
-:class:`~trajguard.capture.types.LLMResponse` per model call and the tool results, and
+:class:`~trajguard.capture.LLMResponse` per model call and the tool results, and
 :meth:`~TrajectoryRecorder.finish` returns a trajectory that passes every normative rule
 (N1 to N9). It knows nothing about the agent that drives it, so the reference agent, a user's own
 loop or litellm callbacks can all feed it.
@@ -48,7 +48,7 @@ from trajguard.atif import (
     ToolCall,
     Trajectory,
 )
-from trajguard.capture.types import LLMResponse, ToolCallRequest
+from trajguard.capture._types import LLMResponse, ToolCallRequest
 
 __all__ = ["TrajectoryRecorder", "recording", "utc_timestamp"]
 

@@ -16,12 +16,12 @@ import pytest
 
 from trajguard import pipeline
 from trajguard._text import has_control
-from trajguard.report._criteria import failed_labels, legacy_label
-from trajguard.report._explain import explanation, medoid, sequence_distance
 from trajguard.report._explanation import explanation_section
 from trajguard.report._format import md
+from trajguard.report.builders._explanation_facts import explanation, medoid, sequence_distance
+from trajguard.report.builders._failed_criteria import failed_labels, legacy_label
 
-NIGHTS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "real-nights-2026-12-01"
+NIGHTS = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "real-nights-2026-12-01"
 PATHS = ({"": "base"}, {"": "cand"})
 
 

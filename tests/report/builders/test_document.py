@@ -4,8 +4,8 @@ nothing else, and it holds plain data only.
 
 The golden files under ``golden/`` were rendered by a958834 (the last commit whose renderers read
 the run sets) from ``trajguard_testkit.reports``. A deliberate change of a report's words changes
-them: rewrite them with ``PYTHONPATH=src:tests/support python tests/report/test_document.py``
-and review the diff.
+them: rewrite them with
+``PYTHONPATH=src:tests/support python tests/report/builders/test_document.py`` and review the diff.
 """
 
 from __future__ import annotations
@@ -117,10 +117,14 @@ RUN_TABLE_CODE = (
     "/pyarrow/",
     "/trajguard/store/",
     "/trajguard/outcome.py",
-    "/trajguard/report/_facts.py",
-    "/trajguard/report/_resilience_facts.py",
-    "/trajguard/report/_summary.py",
-    "/trajguard/report/_tools.py",
+    "/trajguard/report/builders/_arm_summary.py",
+    "/trajguard/report/builders/_conversation_facts.py",
+    "/trajguard/report/builders/_cost_facts.py",
+    "/trajguard/report/builders/_document.py",
+    "/trajguard/report/builders/_explanation_facts.py",
+    "/trajguard/report/builders/_failed_criteria.py",
+    "/trajguard/report/builders/_resilience_facts.py",
+    "/trajguard/report/builders/_tool_digest.py",
 )
 
 

@@ -24,7 +24,7 @@ request, a context overflow) stores ``"error": {"type", "message", "context_over
 of ``"response"``, and replay raises it again: the agent's error path is part of the run.
 
 **What is stored** is the request the model was sent: messages, tool definitions and every
-request parameter (the four of :meth:`~trajguard.capture.types.ChatModel.complete` --
+request parameter (the four of :meth:`~trajguard.capture.ChatModel.complete` --
 ``temperature``, ``max_tokens``, ``response_format``, ``seed`` -- always, plus a model's
 ``extra_params`` such as ``top_p``, ``stop``, ``parallel_tool_calls`` or ``extra_body``), except
 :data:`UNSTORED_PARAMS` (endpoints, timeouts, retries, headers, metadata: they do not change the
@@ -58,7 +58,7 @@ from trajguard._files import atomic_write_text, test_artifact_path
 from trajguard._json import MAX_DOCUMENT_BYTES, loads_bounded, read_regular_bytes
 from trajguard.capture._redaction import BUILTIN_PATTERNS, REDACTED, Redactor, redact_response
 from trajguard.capture._requests import UNSTORED_PARAMS, fingerprint, make_request, stored_params
-from trajguard.capture.types import LLMResponse, ToolCallRequest, Usage
+from trajguard.capture._types import LLMResponse, ToolCallRequest, Usage
 from trajguard.core.normalize import canonical_json
 from trajguard.errors import CassetteError
 

@@ -1,8 +1,8 @@
 """Tool usage of one side of a report, for every scenario at once (for the report document).
 
 Mean calls per tool come from one grouping of the run table; each scenario's most common
-sequence is what :func:`trajguard.report._summary.summarize` says of its first arm, from one
-call over the whole table (the report used to filter and summarise the table per scenario).
+sequence is what :func:`~trajguard.report.builders.summarize` says of its first arm, from one call
+over the whole table (the report used to filter and summarise the table per scenario).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from trajguard.outcome import HARNESS_ERROR
-from trajguard.report._summary import summarize
+from trajguard.report.builders._arm_summary import summarize
 from trajguard.results import TopSequence
 
 __all__ = ["ToolDigest", "tool_digest"]

@@ -45,7 +45,7 @@ from trajguard.capture._litellm_errors import (
 from trajguard.capture._model_strings import model_problem
 from trajguard.capture._route import Route as _Route
 from trajguard.capture._route import backoff_delay
-from trajguard.capture.types import LLMResponse, Message
+from trajguard.capture._types import LLMResponse, Message
 from trajguard.errors import ModelRequestError, ModelUnavailable
 from trajguard.local_model import (
     MODEL_STRING,
@@ -91,7 +91,7 @@ def _litellm() -> ModuleType:
 
 
 class LiteLLMModel:
-    """A :class:`~trajguard.capture.types.ChatModel` backed by litellm (async).
+    """A :class:`~trajguard.capture.ChatModel` backed by litellm (async).
 
     ``local/smollm2`` (the default) routes to the embedded llama.cpp server, started on first
     use and shared by every model instance in the process. Any other litellm model string

@@ -26,7 +26,7 @@ from trajguard import stats as st
 from trajguard._json import loads_bounded
 from trajguard.core import explain_difference
 from trajguard.outcome import classify
-from trajguard.report._criteria import CRASH_LABEL, failed_labels
+from trajguard.report.builders._failed_criteria import CRASH_LABEL, failed_labels
 from trajguard.results import CriterionShift, Exemplars, Explanation, PathShare, RateCount, RunRef
 
 __all__ = ["explanation", "medoid", "sequence_distance"]

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+__all__ = ["ChatModel", "LLMResponse", "Message", "ToolCallRequest", "Usage"]
+
 Message = dict[str, Any]
 """One OpenAI-style chat message: ``{"role": ..., "content": ..., "tool_calls": ...}``."""
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from trajguard.outcome import HARNESS_ERROR
-from trajguard.report._summary import summarize
-from trajguard.report._tools import tool_digest
+from trajguard.report.builders._arm_summary import summarize
+from trajguard.report.builders._tool_digest import tool_digest
 
 
 def _reference(frame: pd.DataFrame, scenario: str):

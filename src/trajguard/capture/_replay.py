@@ -1,8 +1,8 @@
 """Record model calls into a cassette once; replay them strictly, detecting request drift.
 
-:class:`RecordingModel` wraps any :class:`~trajguard.capture.types.ChatModel`: it forwards each
+:class:`RecordingModel` wraps any :class:`~trajguard.capture.ChatModel`: it forwards each
 call and stores the (redacted) request and response. :class:`ReplayModel` stands in for the
-model and answers from a :class:`~trajguard.capture.cassette.Cassette`, in order:
+model and answers from a :class:`~trajguard.capture.Cassette`, in order:
 
 * a call beyond the recording raises :class:`~trajguard.errors.ScriptExhausted` ("call 4 of 3
   recorded"): an agent that makes one more model call is the regression frozen mode exists for;
@@ -41,8 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from trajguard.capture._drift import describe_drift, last_message
-from trajguard.capture.cassette import (
+from trajguard.capture._cassette import (
     Cassette,
     Interaction,
     RecordedError,
@@ -50,7 +49,8 @@ from trajguard.capture.cassette import (
     make_request,
     redact_response,
 )
-from trajguard.capture.types import ChatModel, LLMResponse, Message
+from trajguard.capture._drift import describe_drift, last_message
+from trajguard.capture._types import ChatModel, LLMResponse, Message
 from trajguard.errors import CassetteError, ModelRequestError, RequestDrift, ScriptExhausted
 
 __all__ = ["RecordingModel", "ReplayModel", "describe_drift", "model_params"]
@@ -70,8 +70,8 @@ class RecordingModel:
         cassette: where the calls go; its ``model_name`` becomes ``inner.model_name`` (redacted)
             and its previous interactions are replaced.
         params: the parameters ``inner`` adds to every call (see
-            :func:`~trajguard.capture.cassette.stored_params`); by default its ``extra_params``
-            attribute, if it has one (:class:`~trajguard.capture.llm.LiteLLMModel` does).
+            :func:`~trajguard.capture.stored_params`); by default its ``extra_params``
+            attribute, if it has one (:class:`~trajguard.capture.LiteLLMModel` does).
     """
 
     def __init__(

@@ -9,25 +9,30 @@ reads only the :class:`trajguard.results.ReportDocument` they return. Renderers 
 before it enters a table.
 """
 
-from trajguard.report._ab import render_ab_report
-from trajguard.report._escalation import escalation_section
-from trajguard.report._facts import Explain, build_ab_document, build_document
-from trajguard.report._floors import floor_words, floors_section, floors_summary
-from trajguard.report._format import MARK, interval_label, md
-from trajguard.report._junit import junit_xml
-from trajguard.report._markdown import render_report
-from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
-from trajguard.report._pr_comment import (
-    COMMENT_LIMIT,
-    comment_marker,
-    comment_size,
-    render_not_compared,
-    render_pr_comment,
-)
-from trajguard.report._render import render_markdown
-from trajguard.report._sequential import sequential_section
-from trajguard.report._summary import ArmSummary, summarize
-from trajguard.report._trend import render_trend
+from typing import TYPE_CHECKING
+
+from trajguard._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from trajguard.report._ab import render_ab_report
+    from trajguard.report._escalation import escalation_section
+    from trajguard.report._facts import Explain, build_ab_document, build_document
+    from trajguard.report._floors import floor_words, floors_section, floors_summary
+    from trajguard.report._format import MARK, interval_label, md
+    from trajguard.report._junit import junit_xml
+    from trajguard.report._markdown import render_report
+    from trajguard.report._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
+    from trajguard.report._pr_comment import (
+        COMMENT_LIMIT,
+        comment_marker,
+        comment_size,
+        render_not_compared,
+        render_pr_comment,
+    )
+    from trajguard.report._render import render_markdown
+    from trajguard.report._sequential import sequential_section
+    from trajguard.report._summary import ArmSummary, summarize
+    from trajguard.report._trend import render_trend
 
 __all__ = [
     "COMMENT_LIMIT",
@@ -58,3 +63,28 @@ __all__ = [
     "summarize",
     "write_plots",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_ab": ("render_ab_report",),
+        "_escalation": ("escalation_section",),
+        "_facts": ("Explain", "build_ab_document", "build_document"),
+        "_floors": ("floor_words", "floors_section", "floors_summary"),
+        "_format": ("MARK", "interval_label", "md"),
+        "_junit": ("junit_xml",),
+        "_markdown": ("render_report",),
+        "_plots": ("SIDE_COLOURS", "draw_figures", "plot_path", "write_plots"),
+        "_pr_comment": (
+            "COMMENT_LIMIT",
+            "comment_marker",
+            "comment_size",
+            "render_not_compared",
+            "render_pr_comment",
+        ),
+        "_render": ("render_markdown",),
+        "_sequential": ("sequential_section",),
+        "_summary": ("ArmSummary", "summarize"),
+        "_trend": ("render_trend",),
+    },
+)

@@ -8,7 +8,7 @@ so the p-value of an observed table, its minimum attainable value and the exact 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from typing import Literal
 
 import numpy as np
@@ -52,7 +52,7 @@ def binom_pmf(n: int, p: npt.ArrayLike) -> FloatArray:
     )
 
 
-@lru_cache(maxsize=64)
+@cache  # built once per process: each is at most 182 kB, a process uses a few sizes
 def _boschloo_greater(n_b: int, n_c: int) -> FloatArray:
     """One-sided Boschloo p-values of every outcome, H1: baseline rate > candidate rate.
 

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from trajguard._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from trajguard.comparison._ab import ABResult, Answer, Overall, compare_ab
+    from trajguard.comparison._ab import ABResult, compare_ab
+    from trajguard.comparison._ab_overall import Overall
+    from trajguard.comparison._answer import Answer
     from trajguard.comparison._arms import split_runs
     from trajguard.comparison._budget_design import BudgetedDesign, BudgetOutcome
     from trajguard.comparison._compare import compare_runsets
@@ -176,7 +178,9 @@ __all__ = [
 __getattr__ = lazy_face(
     __name__,
     {
-        "_ab": ("ABResult", "Answer", "Overall", "compare_ab"),
+        "_ab": ("ABResult", "compare_ab"),
+        "_ab_overall": ("Overall",),
+        "_answer": ("Answer",),
         "_arms": ("split_runs",),
         "_budget_design": ("BudgetedDesign", "BudgetOutcome"),
         "_compare": ("compare_runsets",),

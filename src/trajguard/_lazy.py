@@ -4,8 +4,8 @@ A package whose ``__init__`` imported every private module made each reader pay 
 them: ``trajguard show`` loaded the comparison, scipy and statsmodels to print a table (issue
 40). A lazy package keeps the same ``__all__`` and, for type checkers, the same imports under
 ``if TYPE_CHECKING:``; at run time its ``__getattr__`` (:pep:`562`) imports the one private
-module that holds the name asked for. ``tests/test_lazy_faces.py`` checks that each table
-names exactly the imports its type checkers see.
+module that holds the name asked for. ``tests/test_lazy_faces.py`` checks that every name
+of ``__all__`` resolves to the object of the import its type checkers see.
 """
 
 from __future__ import annotations

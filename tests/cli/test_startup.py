@@ -7,7 +7,6 @@ No timing is asserted (benchmarks/bench_startup.py measures it)."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trajguard_testkit.imports import command_imports
 
 import trajguard
 from trajguard.cli import build_parser
@@ -24,21 +24,6 @@ ATIF_FILE = REPO / "tests/examples/golden/test_frozen_agent/test_reference_agent
 DEMO = REPO / "suites" / "demo.yaml"
 HEAVY = ("pandas", "scipy", "numpy", "statsmodels", "litellm", "matplotlib", "pyarrow")
 
-# Runs the command line exactly as `python -m trajguard.cli ARGS` does (argv[1]: the file to
-# write; the rest: the command's arguments) and records what it imported when the process exits
-# (the command line ends its process after running the atexit handlers).
-WRAPPER = """
-import atexit, json, runpy, sys
-record, sys.argv = sys.argv[1], ["trajguard", *sys.argv[2:]]
-
-def dump():
-    with open(record, "w", encoding="utf-8") as file:
-        json.dump(sorted(sys.modules), file)
-
-atexit.register(dump)
-runpy.run_module("trajguard.cli", run_name="__main__", alter_sys=True)
-"""
-
 
 def _commands() -> list[str]:
     action = next(a for a in build_parser()._actions if a.dest == "command")
@@ -47,24 +32,7 @@ def _commands() -> list[str]:
 
 def _imports(tmp_path: Path, *args: str) -> dict[str, Any]:
     """What ``python -m trajguard.cli ARGS`` imported, in a fresh process of this Python."""
-    record = tmp_path / "modules.json"
-    env = dict(os.environ)
-    source = str(Path(trajguard.__file__).resolve().parents[1])  # the trajguard under test
-    env["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")])
-    result = subprocess.run(
-        [sys.executable, "-c", WRAPPER, str(record), *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return {
-        "code": result.returncode,
-        "modules": json.loads(record.read_text(encoding="utf-8")),
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-    }
+    return command_imports(tmp_path, *args)
 
 
 def _heavy(modules: list[str]) -> list[str]:

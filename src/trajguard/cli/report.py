@@ -49,6 +49,12 @@ def register(commands: Any) -> None:
     parser.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML here")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
+        "--redraw",
+        action="store_true",
+        help="draw the PNG plots again (default: keep the ones beside COMPARISON_JSON, copied "
+        "to --out; drawn only when one is missing)",
+    )
+    parser.add_argument(
         "--html",
         action="store_true",
         help="also write report.html, without its run explorer (that needs the run sets)",
@@ -60,11 +66,11 @@ def main(args: argparse.Namespace) -> int:
     from trajguard import pipeline
 
     if args.format == "pr-comment":
-        if args.junit or args.html or args.no_plots:
+        if args.junit or args.html or args.no_plots or args.redraw:
             from trajguard.errors import UsageError
 
             raise UsageError(
-                "--junit, --html and --no-plots render the report files, not the comment",
+                "--junit, --html, --no-plots and --redraw render the report files, not the comment",
                 hint="run `trajguard report` once per format",
             )
         text = pipeline.pr_comment_text(args.source, page_url=args.page_url, key=args.key)
@@ -80,8 +86,17 @@ def main(args: argparse.Namespace) -> int:
                 raise StoreError(f"cannot write: {error.strerror}", file=args.out) from None
             print(f"wrote the pull-request comment to {args.out}")
         return 0
+    if args.redraw and args.no_plots:
+        from trajguard.errors import UsageError
+
+        raise UsageError("--redraw draws the plots --no-plots skips", hint="pass one of them")
     done = pipeline.rerender(
-        args.source, out=args.out, junit=args.junit, plots=not args.no_plots, html=args.html
+        args.source,
+        out=args.out,
+        junit=args.junit,
+        plots=not args.no_plots,
+        html=args.html,
+        redraw=args.redraw,
     )
     print(f"verdict: {done.document.comparison.verdict.value} → {done.report}")
     return 0

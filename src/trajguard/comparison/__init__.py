@@ -9,87 +9,101 @@ described once, in :data:`METRICS` (with :data:`TOLERANCES`); the method is in
 ``docs/explanation/statistics.md``.
 """
 
-from trajguard.comparison._ab import ABResult, Answer, Overall, compare_ab
-from trajguard.comparison._arms import split_runs
-from trajguard.comparison._budget import BudgetedDesign, BudgetOutcome
-from trajguard.comparison._compare import compare_runsets
-from trajguard.comparison._config import CompareConfig, tolerance_problems
-from trajguard.comparison._designs import Design, FixedDesign, Look, RecordFields, Sides, drive
-from trajguard.comparison._escalation import (
-    EscalationDesign,
-    EscalationLook,
-    EscalationPlan,
-    EscalationStop,
-)
-from trajguard.comparison._evaluation import Evaluation, Resampling, Summary
-from trajguard.comparison._floors import (
-    BAR_NAMES,
-    FloorBars,
-    FloorCheck,
-    FloorResult,
-    FloorState,
-    check_floors,
-)
-from trajguard.comparison._history import Drift, PooledBaseline, pool_history
-from trajguard.comparison._judge_probes import judge_probes
-from trajguard.comparison._judge_results import (
-    UNSTABLE_JUDGE_DISAGREEMENT,
-    JudgeConsistency,
-    JudgeOnce,
-    JudgeProbe,
-    LengthRuleJudge,
-    UniformJudge,
-)
-from trajguard.comparison._judges import judge_consistency, judged_once
-from trajguard.comparison._pairwise import (
-    AskedOrder,
-    PairJudgement,
-    PairwiseResult,
-    Preferences,
-    pair_score,
-    pairwise_test,
-)
-from trajguard.comparison._paths import NO_TOOL, run_path
-from trajguard.comparison._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
-from trajguard.comparison._registry import (
-    DEFAULT_GATING,
-    METRIC_NAMES,
-    METRICS,
-    TOLERANCES,
-    Metric,
-    Tolerance,
-    metric,
-    tolerance,
-)
-from trajguard.comparison._results import (
-    BlindSpot,
-    Comparison,
-    Family,
-    MetricResult,
-    PassK,
-    ScenarioGate,
-    ScenarioResult,
-    SuiteTest,
-    TagGroup,
-)
-from trajguard.comparison._sequential import (
-    Decision,
-    LookRecord,
-    SequentialDesign,
-    SequentialOutcome,
-    Stop,
-)
-from trajguard.comparison._verdicts import (
-    EXIT_BLIND,
-    EXIT_BUDGET,
-    EXIT_OK,
-    EXIT_REGRESSED,
-    Evidence,
-    Verdict,
-    combine_verdicts,
-    exit_code,
-    verdict_of,
-)
+from typing import TYPE_CHECKING
+
+from trajguard._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from trajguard.comparison._ab import ABResult, compare_ab
+    from trajguard.comparison._ab_overall import Overall
+    from trajguard.comparison._answer import Answer
+    from trajguard.comparison._arms import split_runs
+    from trajguard.comparison._budget import BudgetedDesign, BudgetOutcome
+    from trajguard.comparison._compare import compare_runsets
+    from trajguard.comparison._config import CompareConfig, tolerance_problems
+    from trajguard.comparison._designs import (
+        Design,
+        FixedDesign,
+        Look,
+        RecordFields,
+        Sides,
+        drive,
+    )
+    from trajguard.comparison._escalation import (
+        EscalationDesign,
+        EscalationLook,
+        EscalationPlan,
+        EscalationStop,
+    )
+    from trajguard.comparison._evaluation import Evaluation, Resampling, Summary
+    from trajguard.comparison._floors import (
+        BAR_NAMES,
+        FloorBars,
+        FloorCheck,
+        FloorResult,
+        FloorState,
+        check_floors,
+    )
+    from trajguard.comparison._history import Drift, PooledBaseline, pool_history
+    from trajguard.comparison._judge_probes import judge_probes
+    from trajguard.comparison._judge_results import (
+        UNSTABLE_JUDGE_DISAGREEMENT,
+        JudgeConsistency,
+        JudgeOnce,
+        JudgeProbe,
+        LengthRuleJudge,
+        UniformJudge,
+    )
+    from trajguard.comparison._judges import judge_consistency, judged_once
+    from trajguard.comparison._pairwise import (
+        AskedOrder,
+        PairJudgement,
+        PairwiseResult,
+        Preferences,
+        pair_score,
+        pairwise_test,
+    )
+    from trajguard.comparison._paths import NO_TOOL, run_path
+    from trajguard.comparison._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
+    from trajguard.comparison._registry import (
+        DEFAULT_GATING,
+        METRIC_NAMES,
+        METRICS,
+        TOLERANCES,
+        Metric,
+        Tolerance,
+        metric,
+        tolerance,
+    )
+    from trajguard.comparison._results import (
+        BlindSpot,
+        Comparison,
+        Family,
+        MetricResult,
+        PassK,
+        ScenarioGate,
+        ScenarioResult,
+        SuiteTest,
+        TagGroup,
+    )
+    from trajguard.comparison._sequential import (
+        Decision,
+        LookRecord,
+        SequentialDesign,
+        SequentialOutcome,
+        Stop,
+    )
+    from trajguard.comparison._verdicts import (
+        EXIT_BLIND,
+        EXIT_BUDGET,
+        EXIT_OK,
+        EXIT_REGRESSED,
+        Evidence,
+        Verdict,
+        combine_verdicts,
+        exit_code,
+        verdict_of,
+    )
 
 __all__ = [
     "BAR_NAMES",
@@ -177,3 +191,82 @@ __all__ = [
     "tolerance_problems",
     "verdict_of",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_ab": ("ABResult", "compare_ab"),
+        "_ab_overall": ("Overall",),
+        "_answer": ("Answer",),
+        "_arms": ("split_runs",),
+        "_budget": ("BudgetedDesign", "BudgetOutcome"),
+        "_compare": ("compare_runsets",),
+        "_config": ("CompareConfig", "tolerance_problems"),
+        "_designs": ("Design", "FixedDesign", "Look", "RecordFields", "Sides", "drive"),
+        "_escalation": ("EscalationDesign", "EscalationLook", "EscalationPlan", "EscalationStop"),
+        "_evaluation": ("Evaluation", "Resampling", "Summary"),
+        "_floors": (
+            "BAR_NAMES",
+            "FloorBars",
+            "FloorCheck",
+            "FloorResult",
+            "FloorState",
+            "check_floors",
+        ),
+        "_history": ("Drift", "PooledBaseline", "pool_history"),
+        "_judge_probes": ("judge_probes",),
+        "_judge_results": (
+            "UNSTABLE_JUDGE_DISAGREEMENT",
+            "JudgeConsistency",
+            "JudgeOnce",
+            "JudgeProbe",
+            "LengthRuleJudge",
+            "UniformJudge",
+        ),
+        "_judges": ("judge_consistency", "judged_once"),
+        "_pairwise": (
+            "AskedOrder",
+            "PairJudgement",
+            "PairwiseResult",
+            "Preferences",
+            "RecordFields",
+            "pair_score",
+            "pairwise_test",
+        ),
+        "_paths": ("NO_TOOL", "run_path"),
+        "_plan": ("PlanRow", "ScenarioPlan", "plan_assumed", "plan_runset"),
+        "_registry": (
+            "DEFAULT_GATING",
+            "METRIC_NAMES",
+            "METRICS",
+            "TOLERANCES",
+            "Metric",
+            "Tolerance",
+            "metric",
+            "tolerance",
+        ),
+        "_results": (
+            "BlindSpot",
+            "Comparison",
+            "Family",
+            "MetricResult",
+            "PassK",
+            "ScenarioGate",
+            "ScenarioResult",
+            "SuiteTest",
+            "TagGroup",
+        ),
+        "_sequential": ("Decision", "LookRecord", "SequentialDesign", "SequentialOutcome", "Stop"),
+        "_verdicts": (
+            "EXIT_BLIND",
+            "EXIT_BUDGET",
+            "EXIT_OK",
+            "EXIT_REGRESSED",
+            "Evidence",
+            "Verdict",
+            "combine_verdicts",
+            "exit_code",
+            "verdict_of",
+        ),
+    },
+)

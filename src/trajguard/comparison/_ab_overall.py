@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from statsmodels.stats.contingency_tables import StratifiedTable
 
 from trajguard import stats as st
 
@@ -75,6 +74,9 @@ def cmh(
             better=None,
             scenarios=0,
         )
+    # Imported here: 23 statsmodels modules, needed only when two variants are compared.
+    from statsmodels.stats.contingency_tables import StratifiedTable
+
     tables = [np.array([[xb, nb - xb], [xa, na - xa]]) for xa, na, xb, nb in pairs]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")

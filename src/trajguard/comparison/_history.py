@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from trajguard import stats as st
 from trajguard.comparison._arms import Arm
@@ -147,6 +146,8 @@ def _one(
     name: str, arm: Arm, labels: list[str], rng: np.random.Generator, config: CompareConfig
 ) -> tuple[str, float, tuple[float, ...]] | None:
     """(test, p-value, per-batch values) of one metric over one scenario's batches."""
+    from scipy import stats as sps  # when a history is pooled, not when records are read
+
     index = {label: i for i, label in enumerate(labels)}
     groups = np.array([index[b] for b in arm.batches])
     resamples = config.resampling.n_resamples

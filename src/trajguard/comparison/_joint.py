@@ -17,7 +17,6 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
-from scipy import stats as sps
 
 from trajguard import stats as st
 from trajguard.comparison._arms import Arm
@@ -89,6 +88,9 @@ def _rates(
 ) -> Component:
     """Exact p-values of every arrangement for a rate over the ``counted`` runs; ``observed`` is
     (baseline, candidate) counted runs of the real labelling."""
+    # scipy.stats when a comparison runs, not whenever its records are read (report, trend).
+    from scipy import stats as sps
+
     weights = masks[:, counted].astype(float)
     hits = events[counted].astype(float)
     n_c = weights.sum(axis=1).astype(int)

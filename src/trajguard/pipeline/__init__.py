@@ -10,19 +10,25 @@ writes the page of its series.
 The command line only maps options to these and prints what they return.
 """
 
-from trajguard.pipeline._ab import ABOutcome, ab
-from trajguard.pipeline._budget import NightEstimate, estimate_night
-from trajguard.pipeline._compare import CompareOutcome, compare, with_suite_tolerances
-from trajguard.pipeline._floors import FloorOutcome, check_runset_floors
-from trajguard.pipeline._inspect import RunSetView, plan, show
-from trajguard.pipeline._nightly import nightly
-from trajguard.pipeline._nights import ROLLING, StoreRequest, promote_from_store
-from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
-from trajguard.pipeline._pr_comment import PostedComment, pr_comment_text, publish_pr_comment
-from trajguard.pipeline._rerender import Rerendered, rerender
-from trajguard.pipeline._run import dry_run, run
-from trajguard.pipeline._trend_page import write_trend_page
+from typing import TYPE_CHECKING
+
+from trajguard._lazy import lazy_face
 from trajguard.store import promote
+
+if TYPE_CHECKING:
+    from trajguard.pipeline._ab import ABOutcome, ab
+    from trajguard.pipeline._budget import NightEstimate, estimate_night
+    from trajguard.pipeline._compare import CompareOutcome, compare, with_suite_tolerances
+    from trajguard.pipeline._floors import FloorOutcome, check_runset_floors
+    from trajguard.pipeline._inspect import RunSetView, plan, show
+    from trajguard.pipeline._nightly import nightly
+    from trajguard.pipeline._nights import ROLLING, StoreRequest, promote_from_store
+    from trajguard.pipeline._outputs import ReportOptions, plotted_scenarios
+    from trajguard.pipeline._pr_comment import PostedComment, pr_comment_text, publish_pr_comment
+    from trajguard.pipeline._rerender import Rerendered, rerender
+    from trajguard.pipeline._run import dry_run, run
+    from trajguard.pipeline._trend_page import write_trend_page
+
 
 __all__ = [
     "ROLLING",
@@ -53,3 +59,21 @@ __all__ = [
     "with_suite_tolerances",
     "write_trend_page",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_ab": ("ABOutcome", "ab"),
+        "_budget": ("NightEstimate", "estimate_night"),
+        "_compare": ("CompareOutcome", "compare", "with_suite_tolerances"),
+        "_floors": ("FloorOutcome", "check_runset_floors"),
+        "_inspect": ("RunSetView", "plan", "show"),
+        "_nightly": ("nightly",),
+        "_nights": ("ROLLING", "StoreRequest", "promote_from_store"),
+        "_outputs": ("ReportOptions", "plotted_scenarios"),
+        "_pr_comment": ("PostedComment", "pr_comment_text", "publish_pr_comment"),
+        "_rerender": ("Rerendered", "rerender"),
+        "_run": ("dry_run", "run"),
+        "_trend_page": ("write_trend_page",),
+    },
+)

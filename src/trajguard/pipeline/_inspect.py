@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajguard.atif import load_trajectory
-from trajguard.comparison import CompareConfig, ScenarioPlan, plan_assumed, plan_runset
 from trajguard.core.shape import Shape, shape
 from trajguard.errors import StoreError, UsageError
 from trajguard.outcome import ErrorCount
 from trajguard.report import ArmSummary, summarize
 from trajguard.runs import error_summaries
 from trajguard.store import MANIFEST_FILE, RunSet, load_runset
+
+if TYPE_CHECKING:
+    from trajguard.comparison import CompareConfig, ScenarioPlan
 
 __all__ = ["RunSetView", "plan", "show"]
 
@@ -77,6 +79,8 @@ def plan(
     Raises:
         UsageError: neither a baseline nor an assumed pass rate, or a value out of range.
     """
+    from trajguard.comparison import CompareConfig, plan_assumed, plan_runset
+
     config = config or CompareConfig()
     if runs < 2:
         raise UsageError(f"--runs must be at least 2, got {runs}")

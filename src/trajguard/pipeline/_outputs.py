@@ -7,12 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trajguard._files import atomic_write_text
 from trajguard._text import json_safe, printable
 from trajguard.comparison import Comparison, Verdict
 from trajguard.errors import StoreError
-from trajguard.report import Explain, draw_figures, junit_xml, render_markdown, write_plots
+from trajguard.report import draw_figures, junit_xml, render_markdown, write_plots
 from trajguard.report.html import (
     HTML_FILE,
     RunPayload,
@@ -23,6 +24,9 @@ from trajguard.report.html import (
 )
 from trajguard.results import COMPARISON_FILE, ReportDocument, document_json
 from trajguard.store import MANIFEST_FILE, RunSet
+
+if TYPE_CHECKING:
+    from trajguard.report import Explain
 
 __all__ = [
     "ALL_PLOTS_UP_TO",
@@ -177,14 +181,19 @@ def write_outputs(
     *,
     options: ReportOptions,
     runs: RunPayload | None = None,
+    figures: Mapping[str, bytes] | None = None,
 ) -> str:
     """The one output tail of every comparison: the plots, then the report, its
     ``comparison.json`` and ``report.html`` beside it (the runs' explorer from ``runs``) and
     the JUnit file (every target checked before any is written, each written atomically), then
-    the job summary. Returns the report's text."""
+    the job summary. Returns the report's text. ``figures``: the plots' PNGs already at hand,
+    by scenario (written instead of drawn)."""
     html_target = report.with_name(HTML_FILE) if options.html else None
     check_targets(report, options.junit, html_target)
-    figures = draw_figures(document) if options.plots else {}
+    if not options.plots:
+        figures = {}
+    elif figures is None:
+        figures = draw_figures(document)
     if options.plots:
         write_plots(report.parent, document, figures)
     text = render_markdown(document)

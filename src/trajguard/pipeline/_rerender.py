@@ -14,6 +14,8 @@ __all__ = ["Rerendered", "rerender"]
 
 # A 100-scenario comparison with a 5-batch history writes about 2 MB.
 _MAX_BYTES = 512 * 1024 * 1024
+# A plot is about 60 kB; a file far larger is not one a comparison wrote.
+_MAX_PLOT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +39,18 @@ def _read(source: Path) -> bytes:
         ) from None
 
 
+def _kept_figures(document: ReportDocument, folder: Path) -> dict[str, bytes] | None:
+    """The PNG of every plot the document links, as the comparison wrote it into ``folder``;
+    ``None`` when one cannot be read (then all are drawn again)."""
+    figures: dict[str, bytes] = {}
+    for scenario, relative in document.plots.items():
+        try:
+            figures[scenario] = read_regular_bytes(folder / relative, max_bytes=_MAX_PLOT_BYTES)
+        except OSError:
+            return None
+    return figures
+
+
 def rerender(
     source: Path,
     *,
@@ -44,6 +58,7 @@ def rerender(
     junit: Path | None = None,
     plots: bool = True,
     html: bool = False,
+    redraw: bool = False,
 ) -> Rerendered:
     """Render the report of ``source`` (a ``comparison.json``) again: the markdown report
     (``report.md``, or ``ab.md`` for an A/B), its plots and, if asked, JUnit XML, byte for byte
@@ -54,7 +69,9 @@ def rerender(
         out: the folder to write into (default: ``source``'s own folder; the document is
             written there as ``comparison.json`` too).
         junit: also write JUnit XML here.
-        plots: draw the PNGs the report links to.
+        plots: write the PNGs the report links to.
+        redraw: draw every PNG again; otherwise the ones the comparison wrote beside
+            ``source`` are kept (copied to ``out``), and they are drawn only when one is missing.
         html: also write ``report.html`` — without its run explorer, which needs the run
             sets (off by default: it would replace the page the comparison wrote).
 
@@ -67,5 +84,6 @@ def rerender(
     name = "ab.md" if document.kind is ReportKind.AB else "report.md"
     report = folder / name
     options = ReportOptions(plots=plots and bool(document.plots), junit=junit, html=html)
-    write_outputs(document, report, options=options)
+    kept = None if redraw or not options.plots else _kept_figures(document, source.parent)
+    write_outputs(document, report, options=options, figures=kept)
     return Rerendered(document=document, report=report, junit=junit)

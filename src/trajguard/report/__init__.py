@@ -12,33 +12,30 @@ return text; :mod:`trajguard.pipeline` decides where it goes. Model-produced tex
 (:func:`md`) before it enters a table.
 """
 
-from trajguard.report._ab import render_ab_report
-from trajguard.report._escalation import escalation_section
-from trajguard.report._floors import floor_words, floors_section, floors_summary
-from trajguard.report._format import MARK, interval_label, md
-from trajguard.report._junit import junit_xml
-from trajguard.report._markdown import render_report
-from trajguard.report._pr_comment import (
-    COMMENT_LIMIT,
-    comment_marker,
-    comment_size,
-    render_not_compared,
-    render_pr_comment,
-)
-from trajguard.report._render import render_markdown
-from trajguard.report._sequential import sequential_section
-from trajguard.report._trend_markdown import render_trend
-from trajguard.report.builders import (
-    SIDE_COLOURS,
-    ArmSummary,
-    Explain,
-    build_ab_document,
-    build_document,
-    draw_figures,
-    plot_path,
-    summarize,
-    write_plots,
-)
+from typing import TYPE_CHECKING
+
+from trajguard._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from trajguard.report._ab import render_ab_report
+    from trajguard.report._escalation import escalation_section
+    from trajguard.report._floors import floor_words, floors_section, floors_summary
+    from trajguard.report._format import MARK, interval_label, md
+    from trajguard.report._junit import junit_xml
+    from trajguard.report._markdown import render_report
+    from trajguard.report._pr_comment import (
+        COMMENT_LIMIT,
+        comment_marker,
+        comment_size,
+        render_not_compared,
+        render_pr_comment,
+    )
+    from trajguard.report._render import render_markdown
+    from trajguard.report._sequential import sequential_section
+    from trajguard.report._trend_markdown import render_trend
+    from trajguard.report.builders._arm_summary import ArmSummary, summarize
+    from trajguard.report.builders._document import Explain, build_ab_document, build_document
+    from trajguard.report.builders._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
 
 __all__ = [
     "COMMENT_LIMIT",
@@ -69,3 +66,28 @@ __all__ = [
     "summarize",
     "write_plots",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_ab": ("render_ab_report",),
+        "_escalation": ("escalation_section",),
+        "_floors": ("floor_words", "floors_section", "floors_summary"),
+        "_format": ("MARK", "interval_label", "md"),
+        "_junit": ("junit_xml",),
+        "_markdown": ("render_report",),
+        "_pr_comment": (
+            "COMMENT_LIMIT",
+            "comment_marker",
+            "comment_size",
+            "render_not_compared",
+            "render_pr_comment",
+        ),
+        "_render": ("render_markdown",),
+        "_sequential": ("sequential_section",),
+        "_trend_markdown": ("render_trend",),
+        "builders._arm_summary": ("ArmSummary", "summarize"),
+        "builders._document": ("Explain", "build_ab_document", "build_document"),
+        "builders._plots": ("SIDE_COLOURS", "draw_figures", "plot_path", "write_plots"),
+    },
+)

@@ -12,94 +12,99 @@
 The method, and how these pieces make a verdict, is described in ``docs/explanation/statistics.md``.
 """
 
-from trajguard.stats._distributions import norm_ppf, t_cdf, t_ppf, t_sf
-from trajguard.stats._equivalence import (
-    constant_bound,
-    constant_median_tost,
-    constant_shift_tost,
-    tost_rates,
-)
-from trajguard.stats._family import (
-    NullLaw,
-    critical_value,
-    fisher_combination,
-    rank_pvalues,
-    stepdown_independent,
-    two_sided_rank_pvalues,
-    westfall_young,
-)
-from trajguard.stats._floor_bounds import (
-    MAX_RUNS_TO_SHOW,
-    POWER_TO_SHOW,
-    lower_rate_bound,
-    runs_to_show_rate_at_least,
-    upper_rate_bound,
-)
-from trajguard.stats._intervals import (
-    jeffreys_interval,
-    newcombe_interval,
-    pass_hat_k,
-    pass_k_interval,
-    wilson_interval,
-)
-from trajguard.stats._location import LocationTest, brunner_munzel, prob_superiority, welch
-from trajguard.stats._multiplicity import bh, holm
-from trajguard.stats._permutation import (
-    Arrangements,
-    PermutationResult,
-    Statistic,
-    all_arrangements,
-    bm_statistic,
-    distance_statistic,
-    g_statistic,
-    observed_arrangement,
-    permutation_test,
-    tvd_statistic,
-    welch_statistic,
-)
-from trajguard.stats._plausible import PLAUSIBLE, LeastPower, least_power_pass_rate
-from trajguard.stats._power import (
-    EXACT_MAX_N,
-    approx_n_pass_rate,
-    cv_to_sigma,
-    gate_power,
-    mde_crash_rate,
-    mde_pass_rate,
-    mde_ratio,
-    mde_steps,
-    n_needed_pass_rate,
-    n_needed_ratio,
-    n_needed_steps,
-    power_rates,
-    power_ratio,
-)
-from trajguard.stats._rates import (
-    MAX_EXACT_TABLES,
-    Alternative,
-    binom_pmf,
-    boschloo_feasible,
-    boschloo_min_pvalue,
-    boschloo_pvalue,
-    boschloo_pvalues,
-    fisher_min_pvalue,
-    fisher_pvalue,
-)
-from trajguard.stats._shares import largest_rise, rise_statistic
-from trajguard.stats._spending import (
-    Action,
-    combine,
-    obf_thresholds,
-    rate_can_still_regress,
-    rate_stopping,
-    rate_thresholds,
-    sequential_decision,
-)
-from trajguard.stats._stratified import (
-    Homogeneity,
-    cmh_scores,
-    homogeneity_test,
-    rate_homogeneity_test,
-)
+from typing import TYPE_CHECKING
+
+from trajguard._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from trajguard.stats._distributions import norm_ppf, t_cdf, t_ppf, t_sf
+    from trajguard.stats._equivalence import (
+        constant_bound,
+        constant_median_tost,
+        constant_shift_tost,
+        tost_rates,
+    )
+    from trajguard.stats._family import (
+        NullLaw,
+        critical_value,
+        fisher_combination,
+        rank_pvalues,
+        stepdown_independent,
+        two_sided_rank_pvalues,
+        westfall_young,
+    )
+    from trajguard.stats._floor_bounds import (
+        MAX_RUNS_TO_SHOW,
+        POWER_TO_SHOW,
+        lower_rate_bound,
+        runs_to_show_rate_at_least,
+        upper_rate_bound,
+    )
+    from trajguard.stats._intervals import (
+        jeffreys_interval,
+        newcombe_interval,
+        pass_hat_k,
+        pass_k_interval,
+        wilson_interval,
+    )
+    from trajguard.stats._location import LocationTest, brunner_munzel, prob_superiority, welch
+    from trajguard.stats._multiplicity import bh, holm
+    from trajguard.stats._permutation import (
+        Arrangements,
+        PermutationResult,
+        Statistic,
+        all_arrangements,
+        bm_statistic,
+        distance_statistic,
+        g_statistic,
+        observed_arrangement,
+        permutation_test,
+        tvd_statistic,
+        welch_statistic,
+    )
+    from trajguard.stats._plausible import PLAUSIBLE, LeastPower, least_power_pass_rate
+    from trajguard.stats._power import (
+        EXACT_MAX_N,
+        approx_n_pass_rate,
+        cv_to_sigma,
+        gate_power,
+        mde_crash_rate,
+        mde_pass_rate,
+        mde_ratio,
+        mde_steps,
+        n_needed_pass_rate,
+        n_needed_ratio,
+        n_needed_steps,
+        power_rates,
+        power_ratio,
+    )
+    from trajguard.stats._rates import (
+        MAX_EXACT_TABLES,
+        Alternative,
+        binom_pmf,
+        boschloo_feasible,
+        boschloo_min_pvalue,
+        boschloo_pvalue,
+        boschloo_pvalues,
+        fisher_min_pvalue,
+        fisher_pvalue,
+    )
+    from trajguard.stats._shares import largest_rise, rise_statistic
+    from trajguard.stats._spending import (
+        Action,
+        combine,
+        obf_thresholds,
+        rate_can_still_regress,
+        rate_stopping,
+        rate_thresholds,
+        sequential_decision,
+    )
+    from trajguard.stats._stratified import (
+        Homogeneity,
+        cmh_scores,
+        homogeneity_test,
+        rate_homogeneity_test,
+    )
 
 __all__ = [
     "EXACT_MAX_N",
@@ -183,3 +188,92 @@ __all__ = [
     "westfall_young",
     "wilson_interval",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_distributions": ("norm_ppf", "t_cdf", "t_ppf", "t_sf"),
+        "_equivalence": (
+            "constant_bound",
+            "constant_median_tost",
+            "constant_shift_tost",
+            "tost_rates",
+        ),
+        "_family": (
+            "NullLaw",
+            "critical_value",
+            "fisher_combination",
+            "rank_pvalues",
+            "stepdown_independent",
+            "two_sided_rank_pvalues",
+            "westfall_young",
+        ),
+        "_floor_bounds": (
+            "MAX_RUNS_TO_SHOW",
+            "POWER_TO_SHOW",
+            "lower_rate_bound",
+            "runs_to_show_rate_at_least",
+            "upper_rate_bound",
+        ),
+        "_intervals": (
+            "jeffreys_interval",
+            "newcombe_interval",
+            "pass_hat_k",
+            "pass_k_interval",
+            "wilson_interval",
+        ),
+        "_location": ("LocationTest", "brunner_munzel", "prob_superiority", "welch"),
+        "_multiplicity": ("bh", "holm"),
+        "_permutation": (
+            "Arrangements",
+            "PermutationResult",
+            "Statistic",
+            "all_arrangements",
+            "bm_statistic",
+            "distance_statistic",
+            "g_statistic",
+            "observed_arrangement",
+            "permutation_test",
+            "tvd_statistic",
+            "welch_statistic",
+        ),
+        "_plausible": ("PLAUSIBLE", "LeastPower", "least_power_pass_rate"),
+        "_power": (
+            "EXACT_MAX_N",
+            "approx_n_pass_rate",
+            "cv_to_sigma",
+            "gate_power",
+            "mde_crash_rate",
+            "mde_pass_rate",
+            "mde_ratio",
+            "mde_steps",
+            "n_needed_pass_rate",
+            "n_needed_ratio",
+            "n_needed_steps",
+            "power_rates",
+            "power_ratio",
+        ),
+        "_rates": (
+            "MAX_EXACT_TABLES",
+            "Alternative",
+            "binom_pmf",
+            "boschloo_feasible",
+            "boschloo_min_pvalue",
+            "boschloo_pvalue",
+            "boschloo_pvalues",
+            "fisher_min_pvalue",
+            "fisher_pvalue",
+        ),
+        "_shares": ("largest_rise", "rise_statistic"),
+        "_spending": (
+            "Action",
+            "combine",
+            "obf_thresholds",
+            "rate_can_still_regress",
+            "rate_stopping",
+            "rate_thresholds",
+            "sequential_decision",
+        ),
+        "_stratified": ("Homogeneity", "cmh_scores", "homogeneity_test", "rate_homogeneity_test"),
+    },
+)

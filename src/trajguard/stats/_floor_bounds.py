@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = [
     "MAX_RUNS_TO_SHOW",
@@ -53,6 +53,8 @@ def runs_to_show_rate_at_least(rate: float, floor: float, confidence: float) -> 
     ``1 - ceiling``."""
     if not 0.0 < floor < 1.0 or rate <= floor:
         return None
+    from scipy import stats  # when a floor is checked, not when its record is read
+
     n = np.arange(1, MAX_RUNS_TO_SHOW + 1)
     # the fewest passes whose bound clears the floor: P(X >= k | floor) <= 1 - confidence
     needed = stats.binom.ppf(confidence, n, floor) + 1

@@ -10,7 +10,7 @@ step, which is what a single regression has to clear.
 from __future__ import annotations
 
 import math
-from functools import cache, lru_cache
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +41,7 @@ FloatArray = npt.NDArray[np.float64]
 EXACT_MAX_N = 150
 
 
-@lru_cache(maxsize=256)
+@cache  # like the p-value tables it is read from, built once per process
 def _rejects(n_b: int, n_c: int, alpha: float, alternative: st.Alternative) -> FloatArray:
     # The relative slack absorbs the grid error of the p-value table at the boundary.
     region = st.boschloo_pvalues(n_b, n_c, alternative) <= alpha * (1 + 1e-9)

@@ -8,12 +8,12 @@ so the p-value of an observed table, its minimum attainable value and the exact 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special, stats
+from scipy import special
 
 __all__ = [
     "MAX_EXACT_TABLES",
@@ -52,7 +52,7 @@ def binom_pmf(n: int, p: npt.ArrayLike) -> FloatArray:
     )
 
 
-@lru_cache(maxsize=64)
+@cache  # built once per process: each is at most 182 kB, a process uses a few sizes
 def _boschloo_greater(n_b: int, n_c: int) -> FloatArray:
     """One-sided Boschloo p-values of every outcome, H1: baseline rate > candidate rate.
 
@@ -60,6 +60,8 @@ def _boschloo_greater(n_b: int, n_c: int) -> FloatArray:
     alternative="greater").pvalue``: the supremum over the common success probability of the
     probability of a Fisher one-sided p-value at most the observed one.
     """
+    from scipy import stats  # when a test runs, not when its records are read
+
     x_b = np.arange(n_b + 1)
     x_c = np.arange(n_c + 1)
     fisher = stats.hypergeom.sf(x_b[:, None] - 1, n_b + n_c, x_b[:, None] + x_c[None, :], n_b)
@@ -147,6 +149,8 @@ def fisher_pvalue(x_b: int, n_b: int, x_c: int, n_c: int, alternative: Alternati
     Valid at any size and close to Boschloo's test when the arms are large; used where
     Boschloo's table would be too large.
     """
+    from scipy import stats  # when a test runs, not when its records are read
+
     total, successes = n_b + n_c, x_b + x_c
     greater = float(stats.hypergeom.sf(x_b - 1, total, successes, n_b))
     less = float(stats.hypergeom.cdf(x_b, total, successes, n_b))

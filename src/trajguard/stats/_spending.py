@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from trajguard.stats import _rates as st
 
@@ -73,6 +73,8 @@ def _canonical(
     running is carried on a Simpson grid ending at each boundary (Armitage-McPherson-Rowe), and
     each boundary is solved from the exact normal tails of that density.
     """
+    from scipy import stats  # when thresholds are computed, not when records are read
+
     m = 1201
     points, mass = np.zeros(1), np.ones(1)  # all paths start at S(0) = 0
     previous = 0.0
@@ -120,6 +122,8 @@ def obf_thresholds(
         One threshold per look; for ``alpha=0.05`` and 3 looks: 0.0007, 0.0157, 0.0336
         (Bonferroni) or 0.0007, 0.0161, 0.0451 (canonical).
     """
+    from scipy import stats  # when thresholds are computed, not when records are read
+
     fractions = _fractions(looks)
     z = stats.norm.ppf(1 - alpha / 2)
     spent = 2 - 2 * stats.norm.cdf(z / np.sqrt(fractions))

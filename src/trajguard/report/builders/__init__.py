@@ -7,10 +7,15 @@ Everything that reads a run table or draws a figure is here; the renderers of
 import neither pandas nor matplotlib.
 """
 
-from trajguard.report.builders._arm_summary import ArmSummary, summarize
-from trajguard.report.builders._document import Explain, build_ab_document, build_document
-from trajguard.report.builders._failed_criteria import failed_labels
-from trajguard.report.builders._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
+from typing import TYPE_CHECKING
+
+from trajguard._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from trajguard.report.builders._arm_summary import ArmSummary, summarize
+    from trajguard.report.builders._document import Explain, build_ab_document, build_document
+    from trajguard.report.builders._failed_criteria import failed_labels
+    from trajguard.report.builders._plots import SIDE_COLOURS, draw_figures, plot_path, write_plots
 
 __all__ = [
     "SIDE_COLOURS",
@@ -24,3 +29,13 @@ __all__ = [
     "summarize",
     "write_plots",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_arm_summary": ("ArmSummary", "summarize"),
+        "_document": ("Explain", "build_ab_document", "build_document"),
+        "_failed_criteria": ("failed_labels",),
+        "_plots": ("SIDE_COLOURS", "draw_figures", "plot_path", "write_plots"),
+    },
+)

@@ -229,7 +229,6 @@ __getattr__ = lazy_face(
             "PairJudgement",
             "PairwiseResult",
             "Preferences",
-            "RecordFields",
             "pair_score",
             "pairwise_test",
         ),

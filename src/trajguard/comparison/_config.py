@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from trajguard._catalog import canonical_metric, tolerance_problems
+from trajguard._json_sets import SortedNames
 from trajguard.comparison._evaluation import Resampling
 from trajguard.comparison._registry import (
     DEFAULT_GATING,
@@ -29,7 +30,7 @@ class CompareConfig:
     """family-wise level of the whole gating family, and the TOST level."""
     q: float = 0.10
     """false discovery rate of the diagnostic metrics (Benjamini-Hochberg)."""
-    gating: frozenset[str] = DEFAULT_GATING
+    gating: SortedNames = DEFAULT_GATING
     """metrics whose regressions fail the report; the rest are diagnostic."""
     multiplicity: Literal["omnibus", "holm"] = "omnibus"
     """``omnibus`` (default): one combined test of the gating metrics per scenario, step-down min-p
@@ -47,7 +48,7 @@ class CompareConfig:
     """per scenario, bands that replace these (e.g. from the suite file)."""
     two_sided: bool = False
     """two-sided tests (A/B comparisons); otherwise one-sided per direction."""
-    crash_statuses: frozenset[str] = DEFAULT_CRASH_STATUSES
+    crash_statuses: SortedNames = DEFAULT_CRASH_STATUSES
     """statuses that count as a crash."""
     max_k: int = 8
     """largest k of pass^k."""

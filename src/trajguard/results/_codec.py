@@ -6,7 +6,11 @@ reads strictly, as the JSON Schema says: a bool is never an int, an int field ta
 every field must be known and every field without a default present, an enum is one of its
 values; the dataclasses' ``__post_init__`` checks run too. It writes dataclasses as objects in
 field order, enums as their values, tuples as arrays, mappings in their own order and sets
-(:data:`~trajguard._json_sets.SortedNames`) sorted, so equal results are equal bytes.
+(:data:`~trajguard._json_sets.SortedNames`) sorted, so equal results are equal bytes; a value
+that does not fit its field (a list for a tuple, a numpy integer for an ``int``) or a NaN is
+refused. Text is parsed by the bounded reader first (depth, NaN, repeated keys) and its
+``schema_version`` checked; a :class:`pydantic.ValidationError` becomes an
+:class:`~trajguard.errors.InvalidResultData` naming the JSON path of each problem.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from trajguard.errors import InvalidResultData, TrajguardError
 if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
 
-__all__ = ["VERSION_KEY", "adapter", "dumps", "from_data", "loads", "to_data"]
+__all__ = ["VERSION_KEY", "adapter", "dumps", "from_data", "loads", "parse", "to_data"]
 
 VERSION_KEY = "schema_version"
 """The property a versioned document carries its schema version in (first, before the fields)."""
@@ -85,6 +89,26 @@ def _non_finite(data: Any, path: str) -> tuple[str, float] | None:
     return None
 
 
+def _dump(obj: Any, hint: Any, where: str) -> Any:
+    from pydantic_core import PydanticSerializationError
+
+    tp: Any = type(obj) if hint is None else hint
+    try:
+        (data,) = adapter(tp).dump_python([obj], mode="json", warnings="error")
+    except PydanticSerializationError as error:
+        raise ValueError(f"cannot encode {where}: {error}") from None
+    return data
+
+
+def _refuse_non_finite(data: Any, where: str) -> None:
+    bad = _non_finite(data, where)
+    if bad is not None:
+        raise ValueError(
+            f"cannot encode {bad[0]}: {bad[1]} is not a JSON number (results hold None where "
+            "undefined)"
+        )
+
+
 def to_data(obj: Any, *, hint: Any = None, root: str | None = None) -> Any:
     """``obj`` as JSON-compatible data (dicts, lists, str, int, float, bool, None).
 
@@ -98,20 +122,9 @@ def to_data(obj: Any, *, hint: Any = None, root: str | None = None) -> Any:
             names its path (``comparison.scenarios[3].metrics[2].estimate``) or its field.
         TypeError: a type hint has no JSON form.
     """
-    from pydantic_core import PydanticSerializationError
-
     where = _snake(type(obj).__name__) if root is None else root
-    tp: Any = type(obj) if hint is None else hint
-    try:
-        (data,) = adapter(tp).dump_python([obj], mode="json", warnings="error")
-    except PydanticSerializationError as error:
-        raise ValueError(f"cannot encode {where}: {error}") from None
-    bad = _non_finite(data, where)
-    if bad is not None:
-        raise ValueError(
-            f"cannot encode {bad[0]}: {bad[1]} is not a JSON number (results hold None where "
-            "undefined)"
-        )
+    data = _dump(obj, hint, where)
+    _refuse_non_finite(data, where)
     return data
 
 
@@ -169,12 +182,17 @@ def dumps(obj: Any, *, version: str | int | None = None, indent: int | None = 1)
         ValueError: as :func:`to_data`.
         TypeError: ``version`` for a value that is no object, or has a ``schema_version``.
     """
-    data = to_data(obj)
+    where = _snake(type(obj).__name__)
+    data = _dump(obj, None, where)
     if version is not None:
         if not isinstance(data, dict) or VERSION_KEY in data:
             raise TypeError(f"a versioned document is a dataclass without a {VERSION_KEY} field")
         data = {VERSION_KEY: version, **data}
-    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    try:
+        return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:  # a NaN or infinity: find where (only now, the walk costs)
+        _refuse_non_finite(data, where)
+        raise
 
 
 def _no_constant(name: str) -> Any:

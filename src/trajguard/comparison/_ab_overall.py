@@ -28,30 +28,27 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, kw_only=True)
 class Overall:
-    """One metric across all scenarios, B against A.
-
-    Attributes:
-        metric: the metric.
-        test: the stratified test used.
-        estimate: mean within-scenario difference B - A (rates, steps) or geometric-mean ratio
-            B / A (tokens, latency); ``None`` when no scenario had both variants.
-        ci: interval for ``estimate`` (rates only).
-        odds_ratio: Mantel-Haenszel pooled odds ratio (rates only).
-        p_value: two-sided p-value.
-        p_adjusted: Holm across pass and crash rate; BH across the other metrics.
-        better: B is better on this metric's estimate (``None`` without a difference).
-        scenarios: scenarios that contributed.
-    """
+    """One metric across all scenarios, B against A."""
 
     metric: str
+    """the metric."""
     test: str
+    """the stratified test used."""
     estimate: float | None
+    """mean within-scenario difference B - A (rates, steps) or geometric-mean ratio B / A (tokens,
+    latency); ``None`` when no scenario had both variants."""
     ci: tuple[float, float] | None
+    """interval for ``estimate`` (rates only)."""
     odds_ratio: float | None
+    """Mantel-Haenszel pooled odds ratio (rates only)."""
     p_value: float
+    """two-sided p-value."""
     p_adjusted: float
+    """Holm across pass and crash rate; BH across the other metrics."""
     better: bool | None
+    """B is better on this metric's estimate (``None`` without a difference)."""
     scenarios: int
+    """scenarios that contributed."""
 
 
 def _finite(value: float) -> float | None:

@@ -49,23 +49,20 @@ GATES = ("pass_rate", "crash_rate")
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetOutcome:
-    """What the budgeted design did.
-
-    Attributes:
-        budget: the budget, in the unit of ``cost``.
-        spent: the budget the planned runs use.
-        runs: scenario → candidate runs planned so far.
-        stops: scenario → why it got no more runs (and at which look).
-        regressed: scenario → the gates it stopped on as regressed.
-        thresholds: the per-look significance thresholds of each gate.
-    """
+    """What the budgeted design did."""
 
     budget: float
+    """the budget, in the unit of ``cost``."""
     spent: float = 0.0
+    """the budget the planned runs use."""
     runs: Mapping[str, int] = field(default_factory=dict)
+    """scenario → candidate runs planned so far."""
     stops: Mapping[str, str] = field(default_factory=dict)
+    """scenario → why it got no more runs (and at which look)."""
     regressed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """scenario → the gates it stopped on as regressed."""
     thresholds: tuple[float, ...] = ()
+    """the per-look significance thresholds of each gate."""
 
 
 class BudgetedDesign:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from trajguard._catalog import canonical_metric, tolerance_problems
+from trajguard._json_sets import SortedNames
 from trajguard.comparison._evaluation import Resampling
 from trajguard.comparison._registry import (
     DEFAULT_GATING,
@@ -23,53 +24,50 @@ __all__ = ["CompareConfig", "tolerance_problems"]
 
 @dataclass(frozen=True, kw_only=True)
 class CompareConfig:
-    """How to compare. The tolerance bands are the margins of the equivalence tests too.
-
-    Attributes:
-        alpha: family-wise level of the whole gating family, and the TOST level.
-        q: false discovery rate of the diagnostic metrics (Benjamini-Hochberg).
-        gating: metrics whose regressions fail the report; the rest are diagnostic.
-        multiplicity: ``omnibus`` (default): one combined test of the gating metrics per
-            scenario, step-down min-p over scenarios, plus the suite-level tests; ``holm``: one
-            test per gating metric and scenario, Holm (the method before the combined test).
-        suite_share: the share of ``alpha`` given to the suite-level tests (with at least two
-            scenarios; 0 turns them off).
-        metrics: metrics to compute.
-        tolerances: tolerance bands by name (aliases accepted); unset ones take the defaults of
-            :data:`trajguard.comparison.TOLERANCES`.
-        scenario_tolerances: per scenario, bands that replace these (e.g. from the suite file).
-        two_sided: two-sided tests (A/B comparisons); otherwise one-sided per direction.
-        crash_statuses: statuses that count as a crash.
-        max_k: largest k of pass^k.
-        power: power at which the minimum detectable effect is stated.
-        resampling: permutation settings.
-        seed: seed of the permutation generators (one stream per scenario and metric).
-        token_floor: tokens below this count as this before taking logs.
-        latency_floor: seconds below this count as this before taking logs.
-        cost_floor: US dollars below this count as this before taking logs (a run that cost
-            nothing, e.g. at a price of 0, would otherwise have no logarithm).
-        judge_unstable: ``warn`` (default): a judge flagged unstable is a headline line;
-            ``fail``: it also fails the night (``Comparison.regressed``, exit code 1).
-    """
+    """How to compare. The tolerance bands are the margins of the equivalence tests too."""
 
     alpha: float = 0.05
+    """family-wise level of the whole gating family, and the TOST level."""
     q: float = 0.10
-    gating: frozenset[str] = DEFAULT_GATING
+    """false discovery rate of the diagnostic metrics (Benjamini-Hochberg)."""
+    gating: SortedNames = DEFAULT_GATING
+    """metrics whose regressions fail the report; the rest are diagnostic."""
     multiplicity: Literal["omnibus", "holm"] = "omnibus"
+    """``omnibus`` (default): one combined test of the gating metrics per scenario, step-down min-p
+    over scenarios, plus the suite-level tests; ``holm``: one test per gating metric and scenario,
+    Holm (the method before the combined test)."""
     suite_share: float = 0.1
+    """the share of ``alpha`` given to the suite-level tests (with at least two scenarios; 0 turns
+    them off)."""
     metrics: tuple[str, ...] = METRIC_NAMES
+    """metrics to compute."""
     tolerances: Mapping[str, float] = field(default_factory=dict)
+    """tolerance bands by name (aliases accepted); unset ones take the defaults of
+    :data:`trajguard.comparison.TOLERANCES`."""
     scenario_tolerances: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """per scenario, bands that replace these (e.g. from the suite file)."""
     two_sided: bool = False
-    crash_statuses: frozenset[str] = DEFAULT_CRASH_STATUSES
+    """two-sided tests (A/B comparisons); otherwise one-sided per direction."""
+    crash_statuses: SortedNames = DEFAULT_CRASH_STATUSES
+    """statuses that count as a crash."""
     max_k: int = 8
+    """largest k of pass^k."""
     power: float = 0.8
+    """power at which the minimum detectable effect is stated."""
     resampling: Resampling = field(default_factory=Resampling)
+    """permutation settings."""
     seed: int = 0
+    """seed of the permutation generators (one stream per scenario and metric)."""
     token_floor: float = 1.0
+    """tokens below this count as this before taking logs."""
     latency_floor: float = 1e-3
+    """seconds below this count as this before taking logs."""
     cost_floor: float = 1e-12
+    """US dollars below this count as this before taking logs (a run that cost nothing, e.g. at a
+    price of 0, would otherwise have no logarithm)."""
     judge_unstable: Literal["warn", "fail"] = "warn"
+    """``warn`` (default): a judge flagged unstable is a headline line; ``fail``: it also fails the
+    night (``Comparison.regressed``, exit code 1)."""
 
     def __post_init__(self) -> None:
         # Earlier metric names (tool_multiset) are read as today's.

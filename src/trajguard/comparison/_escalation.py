@@ -58,30 +58,27 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True)
 class EscalationPlan:
-    """The escalation plan.
-
-    Attributes:
-        first: candidate runs per scenario at the first look.
-        max_runs: the budget per scenario.
-        looks: candidate runs per escalated scenario at every look (the first included).
-        alpha: the report's family-wise level.
-        alpha_first: the first look's level.
-        thresholds: per later look, the level each escalated scenario's test must reach.
-        lean: the combined p-value at or below which a scenario gets more runs.
-        scenarios: scenarios in the night (the Bonferroni divisor of the later looks).
-        own_looks: scenario → its runs at every look, for the scenarios whose first look (their
-            own ``runs:``) differs from ``first``.
-    """
+    """The escalation plan."""
 
     first: int
+    """candidate runs per scenario at the first look."""
     max_runs: int
+    """the budget per scenario."""
     looks: tuple[int, ...]
+    """candidate runs per escalated scenario at every look (the first included)."""
     alpha: float
+    """the report's family-wise level."""
     alpha_first: float
+    """the first look's level."""
     thresholds: tuple[float, ...]
+    """per later look, the level each escalated scenario's test must reach."""
     lean: float
+    """the combined p-value at or below which a scenario gets more runs."""
     scenarios: int
+    """scenarios in the night (the Bonferroni divisor of the later looks)."""
     own_looks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """scenario → its runs at every look, for the scenarios whose first look (their own ``runs:``)
+    differs from ``first``."""
 
 
 def escalation_plan(
@@ -125,36 +122,30 @@ def escalation_plan(
 
 @dataclass(frozen=True, kw_only=True)
 class EscalationLook:
-    """One look at one scenario: its runs, its combined test's p-value and the level.
-
-    Attributes:
-        runs: candidate runs at this look.
-        p_value: its combined test's p-value on all its runs so far.
-        threshold: the level this look's test had to reach.
-    """
+    """One look at one scenario: its runs, its combined test's p-value and the level."""
 
     runs: int
+    """candidate runs at this look."""
     p_value: float
+    """its combined test's p-value on all its runs so far."""
     threshold: float
+    """the level this look's test had to reach."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class EscalationStop:
-    """Where a scenario stopped and why.
-
-    Attributes:
-        scenario: the scenario.
-        runs: candidate runs it spent.
-        reason: why it stopped, in words.
-        regressed: the gating metrics that regressed where it stopped (empty: it did not).
-        looks: its looks after the first.
-    """
+    """Where a scenario stopped and why."""
 
     scenario: str
+    """the scenario."""
     runs: int
+    """candidate runs it spent."""
     reason: str
+    """why it stopped, in words."""
     regressed: tuple[str, ...] = ()
+    """the gating metrics that regressed where it stopped (empty: it did not)."""
     looks: tuple[EscalationLook, ...] = ()
+    """its looks after the first."""
 
 
 def leaning(first: Comparison, design: EscalationPlan) -> dict[str, EscalationStop | None]:

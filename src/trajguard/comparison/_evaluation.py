@@ -36,45 +36,39 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, kw_only=True)
 class Resampling:
-    """Permutation settings; see :func:`trajguard.stats.permutation_test`.
-
-    Attributes:
-        n_resamples: random arrangements of a permutation test.
-        max_resamples: the most a test may draw when it refines a small p-value.
-        exact_limit: up to this many arrangements a test enumerates them all.
-    """
+    """Permutation settings; see :func:`trajguard.stats.permutation_test`."""
 
     n_resamples: int = 1999
+    """random arrangements of a permutation test."""
     max_resamples: int = 19999
+    """the most a test may draw when it refines a small p-value."""
     exact_limit: int = 50_000
+    """up to this many arrangements a test enumerates them all."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Summary:
-    """One batch's values of one metric (``None`` where undefined, never NaN).
-
-    Attributes:
-        n: runs that entered the metric.
-        mean: the mean; for rates, the rate.
-        median: the median (``None`` for rates).
-        sd: the sample standard deviation (``None`` below 2 runs or for rates).
-        q10: the 10th percentile.
-        q90: the 90th percentile.
-        interval: 95% Wilson interval for rates.
-        detail: named extras: mean calls per tool, or distinct sequences.
-        geometric_mean: geometric mean (tokens, latency; values below the floor count as the
-            floor), what their effect, a ratio of geometric means, compares.
-    """
+    """One batch's values of one metric (``None`` where undefined, never NaN)."""
 
     n: int
+    """runs that entered the metric."""
     mean: float | None = None
+    """the mean; for rates, the rate."""
     median: float | None = None
+    """the median (``None`` for rates)."""
     sd: float | None = None
+    """the sample standard deviation (``None`` below 2 runs or for rates)."""
     q10: float | None = None
+    """the 10th percentile."""
     q90: float | None = None
+    """the 90th percentile."""
     interval: tuple[float, float] | None = None
+    """95% Wilson interval for rates."""
     detail: tuple[tuple[str, float], ...] = ()
+    """named extras: mean calls per tool, or distinct sequences."""
     geometric_mean: float | None = None
+    """geometric mean (tokens, latency; values below the floor count as the floor), what their
+    effect, a ratio of geometric means, compares."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -87,40 +87,37 @@ class FloorState(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class FloorCheck:
-    """One bar of one scenario's arm.
-
-    Attributes:
-        scenario: the scenario.
-        variant: the arm's variant.
-        bar: which bar.
-        limit: the bar's value.
-        confidence: the one-sided bounds' confidence.
-        state: met, not shown, breached or unknown (only met passes).
-        runs: the runs counted (judged runs for the pass rate; behavioural runs otherwise).
-        count: runs that passed (pass rate), crashed (crash rate) or cost at most the ceiling.
-        estimate: the observed rate, or share of runs within the cost ceiling.
-        bound: the bound gated on (lower for a floor, upper for a ceiling).
-        other_bound: the opposite one-sided bound (says whether the bar is breached).
-        runs_needed: at the observed value, about the runs that would show the bar on 8
-            nights in 10 (``None``: met already, or no run count would).
-        missing: runs without a value (a cost not recorded).
-        share: for the cost ceiling, the share of runs that must stay within it.
-    """
+    """One bar of one scenario's arm."""
 
     scenario: str
+    """the scenario."""
     variant: str
+    """the arm's variant."""
     bar: Bar
+    """which bar."""
     limit: float
+    """the bar's value."""
     confidence: float
+    """the one-sided bounds' confidence."""
     state: FloorState
+    """met, not shown, breached or unknown (only met passes)."""
     runs: int
+    """the runs counted (judged runs for the pass rate; behavioural runs otherwise)."""
     count: int | None = None
+    """runs that passed (pass rate), crashed (crash rate) or cost at most the ceiling."""
     estimate: float | None = None
+    """the observed rate, or share of runs within the cost ceiling."""
     bound: float | None = None
+    """the bound gated on (lower for a floor, upper for a ceiling)."""
     other_bound: float | None = None
+    """the opposite one-sided bound (says whether the bar is breached)."""
     runs_needed: int | None = None
+    """at the observed value, about the runs that would show the bar on 8 nights in 10 (``None``:
+    met already, or no run count would)."""
     missing: int = 0
+    """runs without a value (a cost not recorded)."""
     share: float | None = None
+    """for the cost ceiling, the share of runs that must stay within it."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -106,27 +106,24 @@ def pool_history(
 
 @dataclass(frozen=True, kw_only=True)
 class Drift:
-    """Whether one scenario's pooled baseline batches agree on one gating metric.
-
-    Attributes:
-        scenario: the scenario.
-        metric: the metric.
-        batches: the batch labels, in the order of ``values``.
-        values: each batch's value (rate, median, geometric mean, or TVD from the pooled mix).
-        test: how the batches were compared.
-        p_value: the test's p-value.
-        p_adjusted: Benjamini-Hochberg over every drift test of the report.
-        drifting: ``p_adjusted`` at most ``q``.
-    """
+    """Whether one scenario's pooled baseline batches agree on one gating metric."""
 
     scenario: str
+    """the scenario."""
     metric: str
+    """the metric."""
     batches: tuple[str, ...]
+    """the batch labels, in the order of ``values``."""
     values: tuple[float, ...]
+    """each batch's value (rate, median, geometric mean, or TVD from the pooled mix)."""
     test: str
+    """how the batches were compared."""
     p_value: float
+    """the test's p-value."""
     p_adjusted: float
+    """Benjamini-Hochberg over every drift test of the report."""
     drifting: bool
+    """``p_adjusted`` at most ``q``."""
 
 
 def _mixes(

@@ -86,56 +86,53 @@ class Preferences:
 
 @dataclass(frozen=True, kw_only=True)
 class PairwiseResult:
-    """The pairwise judge's preferences, B against A, and their test.
-
-    Attributes:
-        rubric: what the judge was asked to prefer.
-        model: the judge model.
-        test: the test used.
-        pairs: pairs judged (every asked order gave a preference).
-        scenarios: scenarios with a judged pair.
-        b_preferred: pairs whose score favours B.
-        a_preferred: pairs whose score favours A.
-        ties: pairs scored 0 (a tie, or a judge that contradicted itself across orders).
-        estimate: mean over scenarios of the mean pair score, -1 (A always) to +1 (B always);
-            ``None`` without a judged pair.
-        ci: its interval (normal, stratified variance; ``None`` without two pairs).
-        p_value: two-sided p-value of the sign-flip test.
-        p_adjusted: Holm-adjusted with the overall pass- and crash-rate tests.
-        better: B is better by the estimate (``None``: no difference measured).
-        both_orders: pairs asked in both orders (with a preference in both).
-        contradictions: of those, pairs whose two orders preferred different variants.
-        position_bias: mean over both-order pairs of (first-shown preferred - second-shown
-            preferred) / 2, -1 to +1 (0: no bias); ``None`` without such a pair.
-        position_bias_ci: its interval (Student t, with one pseudo-pair at each extreme).
-        judge_failures: pairs not judged because the judge failed (no answer, no preference,
-            the run's timeout); never counted as a tie or as the agent's.
-        failures: up to three distinct reasons (redacted).
-        not_paired: pairs not judged because a run of the pair crashed or has no partner.
-        judgements: every judged pair.
-    """
+    """The pairwise judge's preferences, B against A, and their test."""
 
     rubric: str
+    """what the judge was asked to prefer."""
     model: str
+    """the judge model."""
     test: str
+    """the test used."""
     pairs: int
+    """pairs judged (every asked order gave a preference)."""
     scenarios: int
+    """scenarios with a judged pair."""
     b_preferred: int
+    """pairs whose score favours B."""
     a_preferred: int
+    """pairs whose score favours A."""
     ties: int
+    """pairs scored 0 (a tie, or a judge that contradicted itself across orders)."""
     estimate: float | None
+    """mean over scenarios of the mean pair score, -1 (A always) to +1 (B always); ``None`` without
+    a judged pair."""
     ci: tuple[float, float] | None
+    """its interval (normal, stratified variance; ``None`` without two pairs)."""
     p_value: float
+    """two-sided p-value of the sign-flip test."""
     p_adjusted: float
+    """Holm-adjusted with the overall pass- and crash-rate tests."""
     better: bool | None
+    """B is better by the estimate (``None``: no difference measured)."""
     both_orders: int
+    """pairs asked in both orders (with a preference in both)."""
     contradictions: int
+    """of those, pairs whose two orders preferred different variants."""
     position_bias: float | None
+    """mean over both-order pairs of (first-shown preferred - second-shown preferred) / 2, -1 to +1
+    (0: no bias); ``None`` without such a pair."""
     position_bias_ci: tuple[float, float] | None
+    """its interval (Student t, with one pseudo-pair at each extreme)."""
     judge_failures: int
+    """pairs not judged because the judge failed (no answer, no preference, the run's timeout);
+    never counted as a tie or as the agent's."""
     failures: tuple[str, ...]
+    """up to three distinct reasons (redacted)."""
     not_paired: int
+    """pairs not judged because a run of the pair crashed or has no partner."""
     judgements: tuple[PairJudgement, ...]
+    """every judged pair."""
 
     def answer(self, alpha: float) -> Answer:
         """What the judge's preferences say on their own: helped or hurt when the adjusted p is

@@ -36,172 +36,153 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True)
 class MetricResult:
-    """One metric of one scenario, after multiplicity adjustment.
-
-    Attributes:
-        metric: the metric's name (``trajguard.comparison.METRICS``).
-        kind: gating (its regressions fail the night) or diagnostic.
-        baseline: the baseline's values of the metric.
-        candidate: the candidate's values.
-        effect: what ``estimate`` measures, in words.
-        estimate: the effect (a difference of rates, a ratio, a distance, A).
-        ci: its interval at the report's confidence (``None`` where none is computed).
-        test: the test that gave ``p_value``.
-        verdict: the verdict (``verdict_of(evidence)``, or a design's).
-        notes: what a reader should know about this test (reachability, what N would decide).
-        p_value: raw p-value in the adjusted family: one-sided harmful (or any change for
-            metrics without direction), or two-sided in two-sided mode.
-        p_adjusted: Holm (gating) or BH (diagnostic) adjusted ``p_value``.
-        p_benefit: one-sided beneficial p-value (one-sided mode, directional metrics).
-        p_benefit_adjusted: its adjustment within the improvement family.
-        p_tost: equivalence p-value; ``None`` for report-only metrics.
-        min_p: smallest ``p_value`` this design can produce.
-        reachable: some outcome at this N could be significant in this report: with ``min_p``
-            in place of ``p_value`` and the family's other p-values as observed, the adjusted
-            p-value is at most the level (always true when ``p_adjusted`` is). False for an
-            untested metric.
-        identical: both batches constant at the same value.
-        evidence: what the verdict was decided from (:func:`verdict_of` of it is ``verdict``).
-    """
+    """One metric of one scenario, after multiplicity adjustment."""
 
     metric: str
+    """the metric's name (``trajguard.comparison.METRICS``)."""
     kind: Literal["gating", "diagnostic"]
+    """gating (its regressions fail the night) or diagnostic."""
     baseline: Summary
+    """the baseline's values of the metric."""
     candidate: Summary
+    """the candidate's values."""
     effect: str
+    """what ``estimate`` measures, in words."""
     estimate: float | None
+    """the effect (a difference of rates, a ratio, a distance, A)."""
     ci: tuple[float, float] | None
+    """its interval at the report's confidence (``None`` where none is computed)."""
     test: str
+    """the test that gave ``p_value``."""
     p_value: float
+    """raw p-value in the adjusted family: one-sided harmful (or any change for metrics without
+    direction), or two-sided in two-sided mode."""
     p_adjusted: float
+    """Holm (gating) or BH (diagnostic) adjusted ``p_value``."""
     p_benefit: float | None
+    """one-sided beneficial p-value (one-sided mode, directional metrics)."""
     p_benefit_adjusted: float | None
+    """its adjustment within the improvement family."""
     p_tost: float | None
+    """equivalence p-value; ``None`` for report-only metrics."""
     min_p: float
+    """smallest ``p_value`` this design can produce."""
     reachable: bool
+    """some outcome at this N could be significant in this report: with ``min_p`` in place of
+    ``p_value`` and the family's other p-values as observed, the adjusted p-value is at most the
+    level (always true when ``p_adjusted`` is). False for an untested metric."""
     identical: bool
+    """both batches constant at the same value."""
     verdict: Verdict
+    """the verdict (``verdict_of(evidence)``, or a design's)."""
     evidence: Evidence
+    """what the verdict was decided from (:func:`verdict_of` of it is ``verdict``)."""
     notes: tuple[str, ...] = ()
+    """what a reader should know about this test (reachability, what N would decide)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioGate:
-    """A scenario's combined gating test (docs/explanation/statistics.md §3).
-
-    Attributes:
-        metrics: the gating metrics it combines (those that vary over the arrangements).
-        test: how it was computed.
-        p_value: its permutation p-value.
-        p_adjusted: adjusted over the scenarios (step-down min-p).
-        floor: the smallest p-value it can give (0 when unknown).
-        reachable: its smallest attainable p-value clears the family's first step.
-    """
+    """A scenario's combined gating test (docs/explanation/statistics.md §3)."""
 
     metrics: tuple[str, ...]
+    """the gating metrics it combines (those that vary over the arrangements)."""
     test: str
+    """how it was computed."""
     p_value: float
+    """its permutation p-value."""
     p_adjusted: float
+    """adjusted over the scenarios (step-down min-p)."""
     floor: float
+    """the smallest p-value it can give (0 when unknown)."""
     reachable: bool
+    """its smallest attainable p-value clears the family's first step."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class SuiteTest:
-    """One gating metric across every scenario (the suite-level gate).
-
-    Attributes:
-        metric: the metric.
-        test: the stratified test.
-        estimate: the mean over scenarios of the per-scenario effect (a difference of rates,
-            a TVD, A, an excess share), or the geometric mean of the ratios.
-        p_value: its permutation p-value (scenario labels arranged within each scenario).
-        p_adjusted: Westfall-Young over the suite-level tests.
-        outside: the estimate lies beyond the metric's band on the harmful side.
-        verdict: regressed, changed (within tolerance), improved or inconclusive.
-        scenarios: scenarios that contributed.
-    """
+    """One gating metric across every scenario (the suite-level gate)."""
 
     metric: str
+    """the metric."""
     test: str
+    """the stratified test."""
     estimate: float | None
+    """the mean over scenarios of the per-scenario effect (a difference of rates, a TVD, A, an
+    excess share), or the geometric mean of the ratios."""
     p_value: float
+    """its permutation p-value (scenario labels arranged within each scenario)."""
     p_adjusted: float
+    """Westfall-Young over the suite-level tests."""
     outside: bool
+    """the estimate lies beyond the metric's band on the harmful side."""
     verdict: Verdict
+    """regressed, changed (within tolerance), improved or inconclusive."""
     scenarios: int
+    """scenarios that contributed."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Family:
-    """How the gating family of a report was adjusted.
-
-    Attributes:
-        method: ``omnibus`` (a combined test per scenario, step-down min-p over scenarios, and
-            the suite-level tests) or ``holm`` (one test per metric, Holm).
-        alpha: the family-wise level of the whole gating family.
-        alpha_scenarios: the part of it the per-scenario tests use.
-        alpha_suite: the part the suite-level tests use (0 without them).
-        critical: the p-value a single scenario's test must reach to clear the first step
-            (Holm: alpha over the tests).
-        suite: the suite-level tests.
-    """
+    """How the gating family of a report was adjusted."""
 
     method: str
+    """``omnibus`` (a combined test per scenario, step-down min-p over scenarios, and the
+    suite-level tests) or ``holm`` (one test per metric, Holm)."""
     alpha: float
+    """the family-wise level of the whole gating family."""
     alpha_scenarios: float
+    """the part of it the per-scenario tests use."""
     alpha_suite: float
+    """the part the suite-level tests use (0 without them)."""
     critical: float
+    """the p-value a single scenario's test must reach to clear the first step (Holm: alpha over the
+    tests)."""
     suite: tuple[SuiteTest, ...] = ()
+    """the suite-level tests."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class PassK:
-    """pass^k: the chance that k runs in a row all pass, with its interval.
-
-    Attributes:
-        k: the number of runs in a row.
-        estimate: the unbiased estimate C(passes, k) / C(runs, k).
-        low: the interval's lower end.
-        high: the interval's upper end.
-    """
+    """pass^k: the chance that k runs in a row all pass, with its interval."""
 
     k: int
+    """the number of runs in a row."""
     estimate: float
+    """the unbiased estimate C(passes, k) / C(runs, k)."""
     low: float
+    """the interval's lower end."""
     high: float
+    """the interval's upper end."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioResult:
-    """One scenario: its metrics, verdict, pass^k per batch and detectable pass-rate drop.
-
-    Attributes:
-        scenario: the scenario's id.
-        verdict: its gating metrics' verdicts combined (``combine_verdicts``).
-        metrics: every metric, in the configured order.
-        runs_baseline: baseline runs (harness errors included).
-        runs_candidate: candidate runs (harness errors included).
-        harness_excluded_baseline: baseline harness errors left out of every statistic.
-        harness_excluded_candidate: candidate harness errors left out.
-        pass_k_baseline: the baseline's pass^k for k = 1 .. max_k.
-        pass_k_candidate: the candidate's.
-        mde_pass_rate: the smallest pass-rate drop these runs detect with the stated power at
-            ``mde_alpha`` (``None``: not even a drop to 0 %, or not computed).
-        mde_alpha: the level of that statement (the gating family's first step).
-    """
+    """One scenario: its metrics, verdict, pass^k per batch and detectable pass-rate drop."""
 
     scenario: str
+    """the scenario's id."""
     verdict: Verdict
+    """its gating metrics' verdicts combined (``combine_verdicts``)."""
     metrics: tuple[MetricResult, ...]
+    """every metric, in the configured order."""
     runs_baseline: int
+    """baseline runs (harness errors included)."""
     runs_candidate: int
+    """candidate runs (harness errors included)."""
     harness_excluded_baseline: int
+    """baseline harness errors left out of every statistic."""
     harness_excluded_candidate: int
+    """candidate harness errors left out."""
     pass_k_baseline: tuple[PassK, ...]
+    """the baseline's pass^k for k = 1 .. max_k."""
     pass_k_candidate: tuple[PassK, ...]
+    """the candidate's."""
     mde_pass_rate: float | None
+    """the smallest pass-rate drop these runs detect with the stated power at ``mde_alpha``
+    (``None``: not even a drop to 0 %, or not computed)."""
     mde_alpha: float
+    """the level of that statement (the gating family's first step)."""
     baseline_pass_rate: float | None = None
     """The baseline pass rate the detectable drop was computed from (``None``: not computed)."""
     gate: ScenarioGate | None = None
@@ -236,84 +217,74 @@ class ScenarioResult:
 
 @dataclass(frozen=True, kw_only=True)
 class BlindSpot:
-    """A scenario whose gating tests could not see a pass-rate drop the size of its band.
-
-    Attributes:
-        scenario: the scenario.
-        drop: the drop looked for: its pass-rate band.
-        detectable: the smallest drop these runs detect with the stated power from ``rate``
-            (``None``: not even a drop to 0 %).
-        runs_needed: runs per side that would detect ``drop`` from ``rate`` (``None``: more
-            than 100,000).
-        rate: the baseline pass rate the judgement was made at: the least favourable of the
-            rates the baseline's runs leave plausible (their 90 % Jeffreys interval, at least
-            the band), not the observed rate, which a few runs that all failed or all passed
-            would collapse to 0 or 1 (``None``: a document written before it was kept).
-    """
+    """A scenario whose gating tests could not see a pass-rate drop the size of its band."""
 
     scenario: str
+    """the scenario."""
     drop: float
+    """the drop looked for: its pass-rate band."""
     detectable: float | None
+    """the smallest drop these runs detect with the stated power from ``rate`` (``None``: not even a
+    drop to 0 %)."""
     runs_needed: int | None
+    """runs per side that would detect ``drop`` from ``rate`` (``None``: more than 100,000)."""
     rate: float | None = None
+    """the baseline pass rate the judgement was made at: the least favourable of the rates the
+    baseline's runs leave plausible (their 90 % Jeffreys interval, at least the band), not the
+    observed rate, which a few runs that all failed or all passed would collapse to 0 or 1
+    (``None``: a document written before it was kept)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class TagGroup:
-    """The scenarios of one tag: pass rates, and the stratified pass-rate test over them.
-
-    Attributes:
-        tag: the tag.
-        scenarios: compared scenarios with this tag.
-        pass_rate_baseline: judged passes over judged runs of those scenarios (``None``: none).
-        pass_rate_candidate: the candidate's.
-        estimate: the mean over its scenarios of the pass-rate change (candidate - baseline).
-        p_value: the stratified permutation test (CMH over its scenarios) of the pass rate.
-        p_adjusted: Holm over the tag groups (diagnostic: tags never gate).
-    """
+    """The scenarios of one tag: pass rates, and the stratified pass-rate test over them."""
 
     tag: str
+    """the tag."""
     scenarios: int
+    """compared scenarios with this tag."""
     pass_rate_baseline: float | None
+    """judged passes over judged runs of those scenarios (``None``: none)."""
     pass_rate_candidate: float | None
+    """the candidate's."""
     estimate: float | None
+    """the mean over its scenarios of the pass-rate change (candidate - baseline)."""
     p_value: float | None
+    """the stratified permutation test (CMH over its scenarios) of the pass rate."""
     p_adjusted: float | None
+    """Holm over the tag groups (diagnostic: tags never gate)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Comparison:
-    """A whole report: headline verdict, exit-code flag and every scenario.
-
-    Attributes:
-        verdict: the report's verdict (scenarios and suite-level tests combined).
-        regressed: the night failed: some gating metric or suite-level test regressed.
-        scenarios: every scenario both sides ran, sorted by id.
-        pass_k_baseline: the mean over scenarios of the baseline's pass^k.
-        pass_k_candidate: the candidate's.
-        gating_tests: testable gating tests.
-        diagnostic_tests: testable diagnostic tests.
-        harness_excluded_baseline: baseline harness errors left out, over all scenarios.
-        harness_excluded_candidate: candidate harness errors left out.
-        only_in_baseline: scenarios only the baseline ran (not compared).
-        only_in_candidate: scenarios only the candidate ran (not compared).
-        config: the settings of the comparison.
-        family: how the gating family was adjusted (``None`` without gating metrics).
-    """
+    """A whole report: headline verdict, exit-code flag and every scenario."""
 
     verdict: Verdict
+    """the report's verdict (scenarios and suite-level tests combined)."""
     regressed: bool
+    """the night failed: some gating metric or suite-level test regressed."""
     scenarios: tuple[ScenarioResult, ...]
+    """every scenario both sides ran, sorted by id."""
     pass_k_baseline: tuple[PassK, ...]
+    """the mean over scenarios of the baseline's pass^k."""
     pass_k_candidate: tuple[PassK, ...]
+    """the candidate's."""
     gating_tests: int
+    """testable gating tests."""
     diagnostic_tests: int
+    """testable diagnostic tests."""
     harness_excluded_baseline: int
+    """baseline harness errors left out, over all scenarios."""
     harness_excluded_candidate: int
+    """candidate harness errors left out."""
     only_in_baseline: tuple[str, ...]
+    """scenarios only the baseline ran (not compared)."""
     only_in_candidate: tuple[str, ...]
+    """scenarios only the candidate ran (not compared)."""
     config: CompareConfig
+    """the settings of the comparison."""
     family: Family | None = None
+    """how the gating family was adjusted (``None`` without gating metrics)."""
     drift: tuple[Drift, ...] = ()
     """Whether pooled baseline batches agree (only with a baseline history)."""
     blind: tuple[BlindSpot, ...] = ()

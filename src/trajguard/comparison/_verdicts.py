@@ -65,31 +65,28 @@ was found in the runs it made: the finished runs are kept, ``--resume`` finishes
 
 @dataclass(frozen=True, kw_only=True)
 class Evidence:
-    """What a verdict is decided from.
-
-    Attributes:
-        testable: both sides had runs for this metric.
-        significant: the change is significant where it is judged (its family's adjusted
-            p-value, its scenario's combined test, a suite-level test, or a design's threshold).
-        beyond_band: the estimate lies beyond the tolerance band (on the harmful side for a
-            directional metric).
-        directional: the metric has a better and a worse direction.
-        two_sided: the comparison is two-sided (A/B).
-        beneficial_side: two-sided, the estimate points in the beneficial direction.
-        gating: the metric gates (its regressions fail the night).
-        improved: one-sided, the improvement family is significant.
-        equivalent: the equivalence test (TOST) shows the change within the band.
-    """
+    """What a verdict is decided from."""
 
     testable: bool = True
+    """both sides had runs for this metric."""
     significant: bool = False
+    """the change is significant where it is judged (its family's adjusted p-value, its scenario's
+    combined test, a suite-level test, or a design's threshold)."""
     beyond_band: bool = False
+    """the estimate lies beyond the tolerance band (on the harmful side for a directional metric).
+    """
     directional: bool = True
+    """the metric has a better and a worse direction."""
     two_sided: bool = False
+    """the comparison is two-sided (A/B)."""
     beneficial_side: bool = False
+    """two-sided, the estimate points in the beneficial direction."""
     gating: bool = True
+    """the metric gates (its regressions fail the night)."""
     improved: bool = False
+    """one-sided, the improvement family is significant."""
     equivalent: bool = False
+    """the equivalence test (TOST) shows the change within the band."""
 
 
 def verdict_of(evidence: Evidence) -> Verdict:

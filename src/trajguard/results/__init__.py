@@ -5,11 +5,12 @@ the A/B answer, both sides' provenance, per-scenario tool usage, plot data and e
 resilience, the
 baseline history, the design); the renderers in :mod:`trajguard.report` read nothing else.
 
-The codec is generic over keyword-only frozen dataclasses: :func:`to_data` / :func:`from_data`
-follow the fields' type hints (dataclasses, enums, ``Literal``, scalars, unions, tuples, lists,
-mappings, frozensets), :func:`dumps` / :func:`loads` add JSON text and a ``schema_version``, and
-:func:`json_schema` describes the same documents (draft 2020-12). Nothing here does I/O or
-imports numpy or pandas.
+The result types are frozen stdlib dataclasses, read and written through pydantic (one strict
+``TypeAdapter`` per type, built on first use): :func:`to_data` / :func:`from_data` follow the
+fields' type hints, :func:`dumps` / :func:`loads` add JSON text and a ``schema_version``, and
+:func:`json_schema` is pydantic's schema of the same documents (draft 2020-12), each field
+described by its attribute docstring. Nothing here does I/O; the codec imports neither numpy nor
+pandas, and pydantic only when a document is first read or written.
 """
 
 from trajguard.errors import InvalidResultData

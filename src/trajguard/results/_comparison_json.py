@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from trajguard.errors import InvalidResultData
-from trajguard.results._codec import dumps, loads, to_data
+from trajguard.results._codec import dumps, from_data, parse
 from trajguard.results._document import DOCUMENT_SCHEMA_VERSION, ReportDocument
 from trajguard.results._sanity import impossible_values
 from trajguard.results._schema import json_schema
@@ -37,10 +37,9 @@ def read_document(text: str | bytes, *, file: str | Path | None = None) -> Repor
             holding impossible values (a rate or p-value outside [0, 1], a negative or absurd
             count); the message names the JSON path.
     """
-    document: ReportDocument = loads(
-        ReportDocument, text, version=DOCUMENT_SCHEMA_VERSION, file=file
-    )
-    wrong = impossible_values(to_data(document))
+    data = parse(text, version=DOCUMENT_SCHEMA_VERSION, file=file)
+    document: ReportDocument = from_data(ReportDocument, data, file=file)
+    wrong = impossible_values(data)
     if wrong:
         raise InvalidResultData(
             f"{len(wrong)} impossible value(s): {wrong[0]}",

@@ -13,21 +13,18 @@ __all__ = ["ConversationFacts", "Ending", "TurnRate"]
 
 @dataclass(frozen=True, kw_only=True)
 class TurnRate:
-    """How often one scripted turn's criterion held on each side.
-
-    Attributes:
-        turn: the turn's number (1 is the first user message).
-        criterion: the criterion's label without its turn (``tool_not_called: issue_refund``).
-        baseline: baseline runs where it held, of those that stored it (``None``: none did).
-        candidate: candidate runs where it held.
-        p_value: two-sided Fisher exact p-value of the two rates (``None``: a side has none).
-    """
+    """How often one scripted turn's criterion held on each side."""
 
     turn: int
+    """the turn's number (1 is the first user message)."""
     criterion: str
+    """the criterion's label without its turn (``tool_not_called: issue_refund``)."""
     baseline: RateCount | None = None
+    """baseline runs where it held, of those that stored it (``None``: none did)."""
     candidate: RateCount | None = None
+    """candidate runs where it held."""
     p_value: float | None = None
+    """two-sided Fisher exact p-value of the two rates (``None``: a side has none)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,20 +38,16 @@ class Ending:
 
 @dataclass(frozen=True, kw_only=True)
 class ConversationFacts:
-    """One conversational scenario: its turns' pass rates and where its conversations ended.
-
-    Attributes:
-        scenario: the scenario's id.
-        turns: per scripted turn and criterion, in turn order.
-        endings: conversations per stop reason, most common (both sides) first.
-        endings_tvd: total-variation distance between the sides' stop-reason mixes (0: the
-            same mix, 1: disjoint).
-        endings_p_value: the permutation test of that distance (``None``: a side has no
-            conversation).
-    """
+    """One conversational scenario: its turns' pass rates and where its conversations ended."""
 
     scenario: str
+    """the scenario's id."""
     turns: tuple[TurnRate, ...] = ()
+    """per scripted turn and criterion, in turn order."""
     endings: tuple[Ending, ...] = ()
+    """conversations per stop reason, most common (both sides) first."""
     endings_tvd: float = 0.0
+    """total-variation distance between the sides' stop-reason mixes (0: the same mix, 1: disjoint).
+    """
     endings_p_value: float | None = None
+    """the permutation test of that distance (``None``: a side has no conversation)."""

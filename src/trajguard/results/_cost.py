@@ -9,25 +9,22 @@ __all__ = ["BatchCost"]
 
 @dataclass(frozen=True, kw_only=True)
 class BatchCost:
-    """The cost of one side's runs, in US dollars.
-
-    Attributes:
-        runs: its runs (harness errors included: a failed call may still have been paid).
-        priced: those whose agent cost is known.
-        agent_usd: the agent's calls of the priced runs, summed.
-        judge_usd: the judge's calls, summed over the runs where it is known (``None``: no
-            run has a known judge cost).
-        models: the models of the runs whose cost is unknown (what needs a price).
-        user_usd: the simulated user's calls, summed over the runs where it is known (``None``:
-            no run has a known user cost, e.g. no conversation with a simulated user).
-    """
+    """The cost of one side's runs, in US dollars."""
 
     runs: int
+    """its runs (harness errors included: a failed call may still have been paid)."""
     priced: int
+    """those whose agent cost is known."""
     agent_usd: float
+    """the agent's calls of the priced runs, summed."""
     judge_usd: float | None = None
+    """the judge's calls, summed over the runs where it is known (``None``: no run has a known judge
+    cost)."""
     models: tuple[str, ...] = ()
+    """the models of the runs whose cost is unknown (what needs a price)."""
     user_usd: float | None = None
+    """the simulated user's calls, summed over the runs where it is known (``None``: no run has a
+    known user cost, e.g. no conversation with a simulated user)."""
 
     @property
     def per_run_usd(self) -> float | None:

@@ -76,111 +76,99 @@ class Side:
 
     Manifest values are kept as the provenance table shows them: as text, ``None`` where the
     manifest has no value (or an empty one).
-
-    Attributes:
-        label: the side as the resilience table names it (``baseline (base)`` when all its runs
-            are of one variant).
-        path: the run set as the report shows it (``runs (variant A)`` in an A/B report).
-        suite: the suite its manifest names.
-        models: the models it ran.
-        git_sha: the commit it ran at.
-        started_at: when its batch started (ISO 8601).
-        finished_at: when its batch finished.
-        trajguard_version: the trajguard that ran it.
-        batch_seed: the batch seed.
-        config_hashes: ``scenario/variant`` → the definition's config hash.
-        machine: the machine record of its manifest (``None`` when it has none).
-        history_batches: the batches pooled from a baseline history (newest first; empty
-            without one).
-        status: the batch's status (``finished`` once complete).
-        batch_id: the batch's id.
-        imported_from: the tool whose eval logs the run set was imported from (``inspect``,
-            ``promptfoo``, ``harbor``; ``None``: trajguard ran it).
-        lacks: what those logs do not record (missing in its rows: trajectories, token usage).
-        pass_rule: how the logs' scores became ``passed``, as the importer stated it.
-        source_files: the logs it was imported from, as given to ``trajguard import``.
-        source_figures: the tool's own headline figure beside trajguard's pass rate, and why
-            they differ, as the import summary printed them.
-        stopped: why the batch stopped before its plan, as its manifest says (``None``: it
-            did not stop early, or does not say).
-        budget_not_run: scenario → the planned runs a budget (``--max-cost``,
-            ``--max-minutes``) left unmade (empty: no budget ended the batch).
     """
 
     label: str
+    """the side as the resilience table names it (``baseline (base)`` when all its runs are of one
+    variant)."""
     path: str
+    """the run set as the report shows it (``runs (variant A)`` in an A/B report)."""
     suite: str | None = None
+    """the suite its manifest names."""
     models: tuple[str, ...] = ()
+    """the models it ran."""
     git_sha: str | None = None
+    """the commit it ran at."""
     started_at: str | None = None
+    """when its batch started (ISO 8601)."""
     finished_at: str | None = None
+    """when its batch finished."""
     trajguard_version: str | None = None
+    """the trajguard that ran it."""
     batch_seed: str | None = None
+    """the batch seed."""
     config_hashes: Mapping[str, str] = field(default_factory=dict)
+    """``scenario/variant`` → the definition's config hash."""
     machine: Mapping[str, Scalar] | None = None
+    """the machine record of its manifest (``None`` when it has none)."""
     history_batches: tuple[str, ...] = ()
+    """the batches pooled from a baseline history (newest first; empty without one)."""
     status: str | None = None
+    """the batch's status (``finished`` once complete)."""
     batch_id: str | None = None
+    """the batch's id."""
     imported_from: str | None = None
+    """the tool whose eval logs the run set was imported from (``inspect``, ``promptfoo``,
+    ``harbor``; ``None``: trajguard ran it)."""
     lacks: tuple[str, ...] = ()
+    """what those logs do not record (missing in its rows: trajectories, token usage)."""
     pass_rule: str | None = None
+    """how the logs' scores became ``passed``, as the importer stated it."""
     source_files: tuple[str, ...] = ()
+    """the logs it was imported from, as given to ``trajguard import``."""
     source_figures: tuple[str, ...] = ()
+    """the tool's own headline figure beside trajguard's pass rate, and why they differ, as the
+    import summary printed them."""
     stopped: str | None = None
+    """why the batch stopped before its plan, as its manifest says (``None``: it did not stop early,
+    or does not say)."""
     budget_not_run: Mapping[str, int] = field(default_factory=dict)
+    """scenario → the planned runs a budget (``--max-cost``, ``--max-minutes``) left unmade (empty:
+    no budget ended the batch)."""
     cost: BatchCost | None = None
     """What its runs cost (``None``: a document written before costs were kept)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class TopSequence:
-    """The most common tool sequence of a scenario's first arm (in ``summarize``'s order).
-
-    Attributes:
-        sequence: the tools called, in order.
-        count: behavioural runs that called exactly this sequence.
-        runs: every run of the arm, harness errors included.
-        distinct: distinct sequences among its behavioural runs.
-    """
+    """The most common tool sequence of a scenario's first arm (in ``summarize``'s order)."""
 
     sequence: tuple[str, ...]
+    """the tools called, in order."""
     count: int
+    """behavioural runs that called exactly this sequence."""
     runs: int
+    """every run of the arm, harness errors included."""
     distinct: int
+    """distinct sequences among its behavioural runs."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ToolUse:
-    """One side's tool usage in one scenario.
-
-    Attributes:
-        calls: tool → mean calls per behavioural run.
-        top: its most common sequence (``None`` when no run recorded one).
-    """
+    """One side's tool usage in one scenario."""
 
     calls: Mapping[str, float] = field(default_factory=dict)
+    """tool → mean calls per behavioural run."""
     top: TopSequence | None = None
+    """its most common sequence (``None`` when no run recorded one)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class PlotSample:
-    """One side of one scenario as its distribution plot draws it (behavioural runs only).
-
-    Attributes:
-        pass_rate: passed over judged runs (``None`` when none was judged).
-        crash_rate: crashed over behavioural runs (``None`` without any).
-        judged: judged runs, as :func:`trajguard.outcome.tally` counts them.
-        steps: the step count of each run that recorded one.
-        prompt_tokens: the prompt tokens of each run that recorded them.
-        latency: the duration in seconds of each run that recorded one.
-    """
+    """One side of one scenario as its distribution plot draws it (behavioural runs only)."""
 
     pass_rate: float | None = None
+    """passed over judged runs (``None`` when none was judged)."""
     crash_rate: float | None = None
+    """crashed over behavioural runs (``None`` without any)."""
     judged: int = 0
+    """judged runs, as :func:`trajguard.outcome.tally` counts them."""
     steps: tuple[float, ...] = ()
+    """the step count of each run that recorded one."""
     prompt_tokens: tuple[float, ...] = ()
+    """the prompt tokens of each run that recorded them."""
     latency: tuple[float, ...] = ()
+    """the duration in seconds of each run that recorded one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,61 +181,54 @@ class SideFacts:
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioFacts:
-    """One compared scenario's tool usage and plot data, per side, and how it changed.
-
-    Attributes:
-        baseline: the baseline's tool usage and plot data.
-        candidate: the candidate's.
-        explanation: what broke, the runs that show it and where the runs went (``None``: the
-            scenario is not explained — it did not change, and not every scenario was asked for).
-        description: the scenario's description in the suite, as the candidate's run set
-            recorded it (else the baseline's; empty when neither has one).
-    """
+    """One compared scenario's tool usage and plot data, per side, and how it changed."""
 
     baseline: SideFacts = field(default_factory=SideFacts)
+    """the baseline's tool usage and plot data."""
     candidate: SideFacts = field(default_factory=SideFacts)
+    """the candidate's."""
     explanation: Explanation | None = None
+    """what broke, the runs that show it and where the runs went (``None``: the scenario is not
+    explained — it did not change, and not every scenario was asked for)."""
     description: str = ""
+    """the scenario's description in the suite, as the candidate's run set recorded it (else the
+    baseline's; empty when neither has one)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ResilienceGroup:
     """The runs of one side that met one kind of fault (``(none met)``: faults planned, none
     met), and how they did; each rate is ``None`` when no run of the group was judged on it.
-
-    Attributes:
-        side: the side's label (:attr:`Side.label`).
-        fault_kind: the fault kind.
-        runs: behavioural runs in the group.
-        passed: runs that passed.
-        retried: runs that retried after the fault.
-        recovered_or_escalated: runs that recovered or escalated.
-        no_fabricated_result: runs that presented no fabricated result.
     """
 
     side: str
+    """the side's label (:attr:`Side.label`)."""
     fault_kind: str
+    """the fault kind."""
     runs: int
+    """behavioural runs in the group."""
     passed: RateCount | None = None
+    """runs that passed."""
     retried: RateCount | None = None
+    """runs that retried after the fault."""
     recovered_or_escalated: RateCount | None = None
+    """runs that recovered or escalated."""
     no_fabricated_result: RateCount | None = None
+    """runs that presented no fabricated result."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class HistoryFacts:
     """How the baseline was pooled from its history (what ``PooledBaseline`` says, without its
     rows).
-
-    Attributes:
-        batches: per scenario, the labels of the batches pooled (newest first).
-        changed: scenarios whose candidate definition matches no kept batch.
-        available: batches in the history.
     """
 
     batches: Mapping[str, tuple[str, ...]]
+    """per scenario, the labels of the batches pooled (newest first)."""
     changed: tuple[str, ...]
+    """scenarios whose candidate definition matches no kept batch."""
     available: int
+    """batches in the history."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -266,67 +247,60 @@ class ABOverall:
 
 @dataclass(frozen=True, kw_only=True)
 class DesignRecord:
-    """How many runs the comparison made, look by look, and who decided significance.
-
-    Attributes:
-        name: ``fixed`` (one look; the comparison decides), ``sequential``, ``escalation`` or
-            ``budget`` (the design decides its gating verdicts; docs/explanation/statistics.md §4).
-        sequential: the sequential design's plan, looks and stops.
-        escalation: the escalation plan (its looks, levels and lean rule).
-        stops: where each scenario of an escalated run stopped, and why (in the order decided).
-        unit: what a run count counts (``runs``, or ``runs per variant`` in an A/B).
-        budget: the budgeted design's budget, runs per scenario and stops.
-    """
+    """How many runs the comparison made, look by look, and who decided significance."""
 
     name: Literal["fixed", "sequential", "escalation", "budget"] = "fixed"
+    """``fixed`` (one look; the comparison decides), ``sequential``, ``escalation`` or ``budget``
+    (the design decides its gating verdicts; docs/explanation/statistics.md §4)."""
     sequential: SequentialOutcome | None = None
+    """the sequential design's plan, looks and stops."""
     escalation: EscalationPlan | None = None
+    """the escalation plan (its looks, levels and lean rule)."""
     stops: tuple[EscalationStop, ...] = ()
+    """where each scenario of an escalated run stopped, and why (in the order decided)."""
     unit: str = "runs"
+    """what a run count counts (``runs``, or ``runs per variant`` in an A/B)."""
     budget: BudgetOutcome | None = None
+    """the budgeted design's budget, runs per scenario and stops."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ReportDocument:
-    """Everything the reports of one comparison say.
-
-    Attributes:
-        kind: the job that made it.
-        comparison: the per-scenario comparison (in an A/B document, variant A plays the
-            baseline).
-        ab: the A/B answer and overall tests (``None`` unless ``kind`` is ``ab``).
-        baseline: the baseline side.
-        candidate: the candidate side.
-        scenarios: per compared scenario, its tool usage and plot data.
-        resilience: the resilience table's groups, in the order shown.
-        history: the baseline history's pooling (``None``: a single baseline batch).
-        plots: scenario → the path of its PNG, relative to the report (``plots/<name>.png``,
-            one file name of letters, digits, ``_``, ``.`` and ``-``).
-        command: the command that reproduces the report.
-        design: the design the runs were made under.
-        require_power: a blind night (``comparison.blind``) exits 4 (``--require-power``).
-        trend: the suite's nights from the store of nights, this one the newest (``None``:
-            no ``--store``).
-        floors: the scenarios' floors and ceilings checked on the candidate's runs (both
-            variants' in an A/B; ``None``: no scenario has a ``floor``).
-        conversations: the conversational scenarios' turn pass rates and endings.
-    """
+    """Everything the reports of one comparison say."""
 
     kind: ReportKind
+    """the job that made it."""
     comparison: Comparison
+    """the per-scenario comparison (in an A/B document, variant A plays the baseline)."""
     ab: ABOverall | None = None
+    """the A/B answer and overall tests (``None`` unless ``kind`` is ``ab``)."""
     baseline: Side
+    """the baseline side."""
     candidate: Side
+    """the candidate side."""
     scenarios: Mapping[str, ScenarioFacts]
+    """per compared scenario, its tool usage and plot data."""
     resilience: tuple[ResilienceGroup, ...] = ()
+    """the resilience table's groups, in the order shown."""
     history: HistoryFacts | None = None
+    """the baseline history's pooling (``None``: a single baseline batch)."""
     plots: Mapping[str, str] = field(default_factory=dict)
+    """scenario → the path of its PNG, relative to the report (``plots/<name>.png``, one file name
+    of letters, digits, ``_``, ``.`` and ``-``)."""
     command: str | None = None
+    """the command that reproduces the report."""
     design: DesignRecord = field(default_factory=DesignRecord)
+    """the design the runs were made under."""
     require_power: bool = False
+    """a blind night (``comparison.blind``) exits 4 (``--require-power``)."""
     trend: TrendFacts | None = None
+    """the suite's nights from the store of nights, this one the newest (``None``: no ``--store``).
+    """
     floors: FloorResult | None = None
+    """the scenarios' floors and ceilings checked on the candidate's runs (both variants' in an A/B;
+    ``None``: no scenario has a ``floor``)."""
     conversations: tuple[ConversationFacts, ...] = ()
+    """the conversational scenarios' turn pass rates and endings."""
 
     def __post_init__(self) -> None:
         compared = {s.scenario for s in self.comparison.scenarios}

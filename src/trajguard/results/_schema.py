@@ -1,155 +1,51 @@
-"""The JSON Schema (draft 2020-12) of what :func:`~trajguard.results.to_data` writes for a type.
+"""The JSON Schema (draft 2020-12) of what :func:`~trajguard.results.to_data` writes for a type,
+as pydantic generates it.
 
-One ``$defs`` entry per dataclass and per enum, named after the class; two classes of one name
-in different modules are both named by module and class instead, so they never merge. Every
-object is closed (``additionalProperties: false``); ``required`` lists the fields without a
-default; a property's ``description`` comes from the class's docstrings (``_docs``) and its
-``default`` is the field's default as it would be written.
-
-The schema is a little looser than the reader in one place JSON Schema cannot express: it takes
-``3.0`` as an integer, which ``from_data`` refuses for an ``int`` field (the writer never
-writes one).
+One ``$defs`` entry per dataclass and per enum; every object is closed
+(``additionalProperties: false``); ``required`` lists the fields without a default. A class is
+described by its docstring up to its first section (``Args:``, ``Raises:``), a field by its
+attribute docstring (the string right after it in the class body), each in one line.
 """
 
 from __future__ import annotations
 
-import contextlib
-import enum
 import re
-import typing
-from collections import defaultdict
 from typing import Any
 
-from trajguard.results._codec import VERSION_KEY, to_data
-from trajguard.results._docs import class_description, field_descriptions
-from trajguard.results._forms import Form, fields_of, form_of, key_is_text
+from trajguard.results._codec import VERSION_KEY, adapter
 
 __all__ = ["DRAFT", "json_schema"]
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
-_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
+_SECTION = re.compile(r"^\w[\w ]*:\s*$")
 
 
-def _classes(root: Any) -> list[type]:
-    """Every dataclass and enum reachable from ``root``, depth first, each once."""
-    found: list[type] = []
-    seen: set[Any] = set()
-
-    def walk(hint: Any) -> None:
-        if hint in seen:
-            return
-        seen.add(hint)
-        form = form_of(hint)
-        if form.kind in ("dataclass", "enum"):
-            found.append(form.hint)
-        if form.kind == "dataclass":
-            for f in fields_of(form.hint):
-                walk(f.hint)
-        elif form.kind != "literal":
-            for arg in form.args:
-                walk(arg)
-
-    walk(root)
-    return found
+def _one_line(text: str) -> str:
+    """A docstring's words up to its first section, on one line."""
+    lines = []
+    for line in text.splitlines():
+        if _SECTION.match(line):
+            break
+        lines.append(line)
+    return " ".join(" ".join(lines).split())
 
 
-def _names(classes: list[type]) -> dict[type, str]:
-    """Each class's ``$defs`` name: its own, or module and qualified name where two share one."""
-    by_name: dict[str, list[type]] = defaultdict(list)
-    for cls in classes:
-        by_name[cls.__name__].append(cls)
-    names: dict[type, str] = {}
-    for name, group in by_name.items():
-        if len(group) == 1:
-            names[group[0]] = name
-            continue
-        for cls in group:
-            full = re.sub(
-                r"[^\w.-]", "", f"{cls.__module__}.{cls.__qualname__}".replace("<locals>.", "")
-            )
-            taken = set(names.values())
-            unique, n = full, 2
-            while unique in taken:
-                unique, n = f"{full}-{n}", n + 1
-            names[cls] = unique
-    return names
-
-
-class _Builder:
-    def __init__(self, names: dict[type, str]) -> None:
-        self.names = names
-        self.referenced: set[str] = set()
-
-    def ref(self, cls: type) -> dict[str, Any]:
-        name = self.names[cls]
-        self.referenced.add(name)
-        return {"$ref": f"#/$defs/{name}"}
-
-    def schema(self, hint: Any) -> dict[str, Any]:
-        form = form_of(hint)
-        kind = form.kind
-        if kind in _TYPES:
-            return {"type": _TYPES[kind]}
-        if kind in ("dataclass", "enum"):
-            return self.ref(form.hint)
-        if kind == "literal":
-            values = [to_data(v, hint=type(v)) for v in form.args]
-            return {"const": values[0]} if len(values) == 1 else {"enum": values}
-        if kind == "union":
-            return {"anyOf": [self.schema(a) for a in form.args]}
-        if kind == "array":
-            return {"type": "array", "items": self.schema(form.args[0])}
-        if kind == "set":
-            return {"type": "array", "items": self.schema(form.args[0]), "uniqueItems": True}
-        if kind == "fixed":
-            return self.fixed(form.args)
-        return self.mapping(form)
-
-    def fixed(self, args: tuple[Any, ...]) -> dict[str, Any]:
-        return {
-            "type": "array",
-            "prefixItems": [self.schema(a) for a in args],
-            "items": False,
-            "minItems": len(args),
-            "maxItems": len(args),
-        }
-
-    def mapping(self, form: Form) -> dict[str, Any]:
-        key, value = form.args
-        if not key_is_text(key):
-            return {"type": "array", "items": self.fixed((key, value))}
-        out: dict[str, Any] = {"type": "object", "additionalProperties": self.schema(value)}
-        if form_of(key).kind != "str":
-            out["propertyNames"] = self.schema(key)
-        return out
-
-    def definition(self, cls: type) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if description := class_description(cls):
-            out["description"] = description
-        if form_of(cls).kind == "enum":
-            values = [member.value for member in typing.cast(type[enum.Enum], cls)]
-            if all(isinstance(v, str) for v in values):
-                out["type"] = "string"
-            return out | {"enum": values}
-        docs = field_descriptions(cls)
-        properties = {}
-        for f in fields_of(cls):
-            prop = self.schema(f.hint)
-            if f.name in docs:
-                prop["description"] = docs[f.name]
-            if f.default is not None:
-                # A default without a JSON form is no reason to have no schema.
-                with contextlib.suppress(ValueError, TypeError):
-                    prop["default"] = to_data(f.default(), hint=f.hint)
-            properties[f.name] = prop
-        return out | {
-            "type": "object",
-            "properties": properties,
-            "required": [f.name for f in fields_of(cls) if f.required],
-            "additionalProperties": False,
-        }
+def _tidy(node: Any) -> None:
+    """Descriptions on one line, and no titles (pydantic's are the field names again)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if isinstance(node.get("title"), str):
+                del node["title"]
+            if isinstance(node.get("description"), str):
+                node["description"] = _one_line(node["description"])
+            properties = node.get("properties")
+            stack.extend(properties.values() if isinstance(properties, dict) else ())
+            stack.extend(v for k, v in node.items() if k != "properties")
 
 
 def json_schema(tp: Any, *, title: str, version: str | int) -> dict[str, Any]:
@@ -162,19 +58,20 @@ def json_schema(tp: Any, *, title: str, version: str | int) -> dict[str, Any]:
         version: the schema version a document must carry.
 
     Raises:
-        TypeError: ``tp`` is no dataclass, has a ``schema_version`` field, or a hint has no
-            JSON form.
+        TypeError: ``tp``'s schema is no object, or it has a ``schema_version`` field.
     """
-    if form_of(tp).kind != "dataclass":
+    generated = adapter(tp, described=True).json_schema(mode="validation")
+    defs = generated.get("$defs", {})
+    name = generated["items"]["$ref"].rpartition("/")[2] if "$ref" in generated["items"] else None
+    root = defs.get(name) if name else None
+    if root is None or root.get("type") != "object":
         raise TypeError(f"a versioned document holds a dataclass, not {tp!r}")
-    if any(f.name == VERSION_KEY for f in fields_of(tp)):
+    if VERSION_KEY in root["properties"]:
         raise TypeError(f"{tp.__name__} has a field {VERSION_KEY!r}, which the version takes")
-    classes = _classes(tp)
-    builder = _Builder(_names(classes))
-    defs = {builder.names[cls]: builder.definition(cls) for cls in classes}
-    root = defs[builder.names[tp]]
-    if builder.names[tp] not in builder.referenced:  # only the document itself is one
-        del defs[builder.names[tp]]
+    if not _refers_to(defs, f"#/$defs/{name}"):  # no entry for the document but itself
+        del defs[name]
+    _tidy(defs)
+    _tidy(root)
     version_property = {
         "const": version,
         "description": "the version of this schema the document was written in",
@@ -182,8 +79,22 @@ def json_schema(tp: Any, *, title: str, version: str | int) -> dict[str, Any]:
     return {
         "$schema": DRAFT,
         "title": title,
-        **{k: v for k, v in root.items() if k != "properties" and k != "required"},
+        **{k: v for k, v in root.items() if k not in ("properties", "required")},
         "properties": {VERSION_KEY: version_property, **root["properties"]},
-        "required": [VERSION_KEY, *root["required"]],
+        "required": [VERSION_KEY, *root.get("required", [])],
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def _refers_to(defs: dict[str, Any], ref: str) -> bool:
+    """Whether any definition holds ``ref``."""
+    stack: list[Any] = list(defs.values())
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("$ref") == ref:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False

@@ -9,15 +9,12 @@ __all__ = ["SkippedFile"]
 
 @dataclass(frozen=True, kw_only=True)
 class SkippedFile:
-    """A file in the store of nights that no night was read from.
-
-    Attributes:
-        path: the file, as the store's file system names it.
-        reason: why it was skipped (not a night's file, not Parquet, unreadable), in words.
-    """
+    """A file in the store of nights that no night was read from."""
 
     path: str
+    """the file, as the store's file system names it."""
     reason: str
+    """why it was skipped (not a night's file, not Parquet, unreadable), in words."""
 
     @property
     def warning(self) -> str:

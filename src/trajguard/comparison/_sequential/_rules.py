@@ -58,17 +58,14 @@ def gating_alpha(alpha: float, scenarios: int, metrics: int = 2) -> float:
 
 @dataclass(frozen=True, kw_only=True)
 class Decision:
-    """A scenario's action after a look, with what decided it.
-
-    Attributes:
-        action: the action.
-        metrics: the gating metrics that crossed their threshold outside the band (regressed).
-        detail: words for the report, e.g. the direction of an A/B difference.
-    """
+    """A scenario's action after a look, with what decided it."""
 
     action: Action
+    """the action."""
     metrics: tuple[str, ...] = ()
+    """the gating metrics that crossed their threshold outside the band (regressed)."""
     detail: str = ""
+    """words for the report, e.g. the direction of an A/B difference."""
 
     @property
     def label(self) -> str:
@@ -78,56 +75,47 @@ class Decision:
 
 @dataclass(frozen=True, kw_only=True)
 class LookRecord:
-    """What one look decided: scenario → action.
-
-    Attributes:
-        look: the look's index (0-based).
-        runs: candidate runs per scenario at this look.
-        decisions: scenario → the action decided (``stop: regressed``, ``continue``, …).
-    """
+    """What one look decided: scenario → action."""
 
     look: int
+    """the look's index (0-based)."""
     runs: int
+    """candidate runs per scenario at this look."""
     decisions: Mapping[str, str]
+    """scenario → the action decided (``stop: regressed``, ``continue``, …)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Stop:
-    """Where a scenario stopped: candidate runs made and the decision.
-
-    Attributes:
-        runs: candidate runs it had when it stopped.
-        decision: the decision that stopped it.
-    """
+    """Where a scenario stopped: candidate runs made and the decision."""
 
     runs: int
+    """candidate runs it had when it stopped."""
     decision: Decision
+    """the decision that stopped it."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class SequentialOutcome:
-    """The whole sequential run.
-
-    Attributes:
-        max_runs: maximum candidate runs per scenario (per variant for A/B).
-        plan: runs per scenario at each look.
-        alpha: one-sided level of each test (per direction for A/B).
-        gating: the metrics the rule tested.
-        variants: the A/B variants (A, B); ``None`` for the nightly regression gate.
-        looks: what each look decided.
-        stopped: scenario → where it stopped.
-        own_plans: scenario → its runs at each look, for the scenarios whose runs (their own
-            ``runs:``) differ from ``max_runs``.
-    """
+    """The whole sequential run."""
 
     max_runs: int
+    """maximum candidate runs per scenario (per variant for A/B)."""
     plan: tuple[int, ...]
+    """runs per scenario at each look."""
     alpha: float
+    """one-sided level of each test (per direction for A/B)."""
     gating: tuple[str, ...] = _RATES
+    """the metrics the rule tested."""
     variants: tuple[str, str] | None = None
+    """the A/B variants (A, B); ``None`` for the nightly regression gate."""
     looks: tuple[LookRecord, ...] = ()
+    """what each look decided."""
     stopped: Mapping[str, Stop] = field(default_factory=dict)
+    """scenario → where it stopped."""
     own_plans: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """scenario → its runs at each look, for the scenarios whose runs (their own ``runs:``) differ
+    from ``max_runs``."""
 
     def plan_of(self, scenario: str) -> tuple[int, ...]:
         """A scenario's runs at each look (its own plan, else :attr:`plan`)."""

@@ -43,7 +43,6 @@ from trajguard.outcome import (
     CRITERION_ERROR,
     HARNESS_ERROR,
     Status,
-    common_errors,
     crash_reason,
     crashed_flag,
     is_behavioural,
@@ -53,6 +52,7 @@ from trajguard.redaction import Redactor, environment_secrets
 from trajguard.runner._conversation_rows import turn_results
 from trajguard.runner._faults import fault_columns
 from trajguard.runner._plan import RunSpec
+from trajguard.runs import error_summaries
 from trajguard.suite import CriterionResult, JudgeFunction, ScriptedTurn, evaluate_criteria
 
 __all__ = ["JUDGE_FAILED", "build_row", "errors_by_arm", "final_output"]
@@ -230,17 +230,12 @@ def final_output(normalized: Mapping[str, Any], final_answer_tool: str | None) -
 
 
 def errors_by_arm(rows: Sequence[Mapping[str, Any]], *, top: int = 3) -> dict[str, Any]:
-    """The most common errors of some rows per ``scenario/variant`` (arms without any left out)."""
-    grouped: dict[str, list[tuple[object, object, object]]] = {}
-    for row in rows:
-        if row.get("error_type") is not None:
-            key = f"{row['scenario']}/{row['variant']}"
-            entry = (row["error_type"], row.get("error_message"), row.get("run_id"))
-            grouped.setdefault(key, []).append(entry)
-    return {
-        key: common_errors([e[:2] for e in found], top=top, run_ids=[e[2] for e in found])
-        for key, found in sorted(grouped.items())
-    }
+    """The most common errors of some rows per ``scenario/variant`` (arms without any left out):
+    :func:`trajguard.runs.error_summaries` keyed as a batch's manifest keys them."""
+    by_arm = error_summaries(rows, top=top)
+    return dict(
+        sorted((f"{scenario}/{variant}", errors) for (scenario, variant), errors in by_arm.items())
+    )
 
 
 def _error_type(error: BaseException | None) -> str | None:

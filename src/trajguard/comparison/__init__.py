@@ -13,7 +13,12 @@ from trajguard.comparison._ab import ABResult, Answer, Overall, compare_ab
 from trajguard.comparison._arms import split_runs
 from trajguard.comparison._budget_design import BudgetedDesign, BudgetOutcome
 from trajguard.comparison._compare import compare_runsets
-from trajguard.comparison._config import CompareConfig, tolerance_problems
+from trajguard.comparison._config import (
+    CompareConfig,
+    InvalidSettings,
+    SettingProblem,
+    tolerance_problems,
+)
 from trajguard.comparison._designs import Design, FixedDesign, Look, Sides, drive
 from trajguard.comparison._escalation import EscalationLook, EscalationPlan, EscalationStop
 from trajguard.comparison._escalation_design import EscalationDesign
@@ -117,6 +122,7 @@ __all__ = [
     "FloorCheck",
     "FloorResult",
     "FloorState",
+    "InvalidSettings",
     "JudgeConsistency",
     "JudgeOnce",
     "JudgeProbe",
@@ -138,6 +144,7 @@ __all__ = [
     "ScenarioResult",
     "SequentialDesign",
     "SequentialOutcome",
+    "SettingProblem",
     "Sides",
     "Stop",
     "SuiteTest",

@@ -17,6 +17,7 @@ from trajguard.importers._model import ImportedCriterion, ImportedRun
 from trajguard.outcome import is_behavioural
 from trajguard.redaction import Redactor
 from trajguard.store import (
+    MESSAGE_CHARS,
     criterion_entry,
     outcome_columns,
     run_columns,
@@ -25,8 +26,6 @@ from trajguard.store import (
 )
 
 __all__ = ["imported_row", "run_id"]
-
-_MESSAGE_CHARS = 2000
 
 
 def run_id(run: ImportedRun) -> str:
@@ -54,7 +53,7 @@ def imported_row(
         config_hash=run.config_hash,
         status=run.status,
         error_type=run.error_type,
-        error_message=_text(redactor, run.error_message, _MESSAGE_CHARS),
+        error_message=_text(redactor, run.error_message, MESSAGE_CHARS),
         crashed=run.crashed if judged else None,
     )
     row["cost_usd"] = run.cost_usd
@@ -94,14 +93,14 @@ def _criterion(redactor: Redactor, criterion: ImportedCriterion) -> dict[str, An
     return criterion_entry(
         criterion=criterion.name,
         held=criterion.held,
-        reason=redactor.text(reason[:_MESSAGE_CHARS]),
+        reason=redactor.text(reason[:MESSAGE_CHARS]),
         error=False,
     )
 
 
 def _failure(redactor: Redactor, criterion: ImportedCriterion) -> str:
     detail = criterion.reason or (f"value {criterion.value}" if criterion.value else "failed")
-    return redactor.text(f"{criterion.name}: {detail}"[:_MESSAGE_CHARS])
+    return redactor.text(f"{criterion.name}: {detail}"[:MESSAGE_CHARS])
 
 
 def _text(redactor: Redactor, text: str | None, limit: int | None) -> str | None:

@@ -53,6 +53,7 @@ from trajguard.runner._faults import fault_columns
 from trajguard.runner._plan import RunSpec
 from trajguard.runs import error_summaries
 from trajguard.store import (
+    MESSAGE_CHARS,
     criterion_entry,
     outcome_columns,
     run_columns,
@@ -101,7 +102,7 @@ def build_row(
     if raised is not None:  # report the agent's own exception, not the wrapper around it
         error = raised
     if error_message is None and error is not None:
-        error_message = safe_str(error)[:2000] + (f"\n  at {location}" if location else "")
+        error_message = safe_str(error)[:MESSAGE_CHARS] + (f"\n  at {location}" if location else "")
     redactor = Redactor(secrets=environment_secrets())
     row = run_columns(
         run_id=spec.run_id,
@@ -135,12 +136,16 @@ def build_row(
     extra_error = (trajectory.extra or {}).get("error")
     if row["error_message"] is None and isinstance(extra_error, Mapping):
         row["error_type"] = str(extra_error.get("type", "")) or None
-        row["error_message"] = _redacted(redactor, str(extra_error.get("message", ""))[:2000])
+        row["error_message"] = _redacted(
+            redactor, str(extra_error.get("message", ""))[:MESSAGE_CHARS]
+        )
     agent_error = (trajectory.extra or {}).get("agent_error")
     if row["error_message"] is None and isinstance(agent_error, Mapping):
         # ended without an answer (step cap, context overflow): the reason is the error type
         row["error_type"] = str(agent_error.get("reason", "")) or None
-        row["error_message"] = _redacted(redactor, str(agent_error.get("message", ""))[:2000])
+        row["error_message"] = _redacted(
+            redactor, str(agent_error.get("message", ""))[:MESSAGE_CHARS]
+        )
     judged = is_behavioural(status)
     results = (
         evaluate_criteria(criteria, normalized, run_shape, resolve=resolve, judge=judge)
@@ -160,7 +165,7 @@ def build_row(
     broken = [f"{r.criterion}: {r.reason}" for r in results if r.error]
     if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
         row["error_type"] = CRITERION_ERROR
-        row["error_message"] = _redacted(redactor, broken[0][:2000])
+        row["error_message"] = _redacted(redactor, broken[0][:MESSAGE_CHARS])
     row["crashed"] = crashed
     crash = is_crash_row(status, row["crashed"])
     entries = [_criterion_entry(redactor, r) for r in results] if judged else None
@@ -186,7 +191,7 @@ def build_row(
             crashed=None,
             failed_criteria=None,
             error_type=JUDGE_FAILED,
-            error_message=_redacted(redactor, undecided[0].reason[:2000]),
+            error_message=_redacted(redactor, undecided[0].reason[:MESSAGE_CHARS]),
         )
     return row
 

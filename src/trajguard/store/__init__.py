@@ -26,6 +26,7 @@ from trajguard.store._loaded import RunSet, check_comparable_sides, check_finish
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
 from trajguard.store._outcomes import CriterionOutcome, criterion_outcomes
 from trajguard.store._run_row import (
+    MESSAGE_CHARS,
     criterion_entry,
     outcome_columns,
     run_columns,
@@ -67,6 +68,7 @@ __all__ = [
     "LOCK_FILE",
     "MANIFEST_FILE",
     "MAX_RUN_ROWS",
+    "MESSAGE_CHARS",
     "PARTS_DIR",
     "READABLE_VERSIONS",
     "ROWS_ENV",

@@ -17,7 +17,17 @@ from trajguard.core.normalize import canonical_json
 from trajguard.core.shape import Shape
 from trajguard.outcome import crash_reason, is_crash_row
 
-__all__ = ["criterion_entry", "outcome_columns", "run_columns", "shape_columns", "token_columns"]
+__all__ = [
+    "MESSAGE_CHARS",
+    "criterion_entry",
+    "outcome_columns",
+    "run_columns",
+    "shape_columns",
+    "token_columns",
+]
+
+MESSAGE_CHARS = 2000
+"""The most characters of an error message or a criterion's reason a row keeps."""
 
 
 def run_columns(

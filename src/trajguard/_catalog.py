@@ -1,13 +1,12 @@
 """The names and defaults that options and suite files are checked against before anything is
-compared: the metrics, the tolerance bands, the default gating metrics, the suite tests' share of
-alpha and the baselines a promotion keeps.
+compared: the tolerance bands, the suite tests' share of alpha, the baselines a promotion keeps
+and the sources ``trajguard import`` reads (the metrics are :mod:`trajguard._metric_table`'s).
 
 It imports only the standard library, so ``trajguard --help``, ``trajguard validate`` and the
 suite loader reach these tables without numpy, pandas or scipy (``trajguard.comparison`` and
 ``trajguard.store`` import those on import). ``tests/cli/test_catalog.py`` checks that every table
 here is the one :mod:`trajguard.comparison` and :mod:`trajguard.store` use: ``compare`` reads its
-bands and metric names from here (its registry checks at import that its metrics are these
-names, in this order), so there is one table of each.
+bands from here, so there is one table of each.
 """
 
 from __future__ import annotations
@@ -18,16 +17,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
-    "DEFAULT_GATING",
     "DEFAULT_KEEP",
     "IMPORT_SOURCES",
-    "METRIC_ALIASES",
-    "METRIC_NAMES",
     "SUITE_SHARE",
     "TOLERANCES",
     "TOLERANCE_NAMES",
     "Tolerance",
-    "canonical_metric",
     "tolerance",
     "tolerance_problems",
 ]
@@ -142,42 +137,11 @@ _BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
 TOLERANCE_NAMES: tuple[str, ...] = tuple(sorted(_BY_NAME))
 """Every name a band is accepted under (canonical names and aliases), sorted."""
 
-METRIC_ALIASES: Mapping[str, str] = {"tool_multiset": "tool_usage"}
-"""Earlier names of metrics, still accepted (``--gate tool_multiset`` is ``tool_usage``)."""
-
-METRIC_NAMES: tuple[str, ...] = (
-    "pass_rate",
-    "crash_rate",
-    "step_count",
-    "prompt_tokens",
-    "completion_tokens",
-    "latency",
-    "tool_usage",
-    "tool_sequence",
-    "retry_rate",
-    "recovery_rate",
-    "no_fabrication_rate",
-    "failing_paths",
-    "cost",
-    "user_turns",
-)
-"""The metrics in the order of ``trajguard.comparison.METRICS``."""
-
-DEFAULT_GATING: frozenset[str] = frozenset(
-    {"pass_rate", "crash_rate", "tool_usage", "failing_paths"}
-)
-"""The metrics whose regressions fail a report unless ``--gate`` names others."""
-
 SUITE_SHARE = 0.1
 """The share of alpha the suite-level tests get by default (``CompareConfig.suite_share``)."""
 
 DEFAULT_KEEP = 5
 """The promoted batches a baseline keeps by default, the new one included."""
-
-
-def canonical_metric(name: str) -> str:
-    """A metric's name with an earlier name resolved (unknown names are returned as given)."""
-    return METRIC_ALIASES.get(name, name)
 
 
 def tolerance(name: str) -> Tolerance:

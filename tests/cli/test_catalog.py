@@ -21,9 +21,7 @@ def test_the_tolerance_bands_are_the_comparisons() -> None:
     assert list(_catalog.TOLERANCE_NAMES) == names
 
 
-def test_the_metric_names_and_defaults_are_the_comparisons_and_the_stores() -> None:
-    assert _catalog.METRIC_NAMES == compare.METRIC_NAMES
-    assert _catalog.DEFAULT_GATING == compare.DEFAULT_GATING
+def test_the_defaults_are_the_comparisons_and_the_stores() -> None:
     assert CompareConfig().suite_share == _catalog.SUITE_SHARE
     assert _catalog.DEFAULT_KEEP == store.DEFAULT_KEEP
 

@@ -12,21 +12,15 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajguard._catalog import (
-    DEFAULT_GATING,
-    METRIC_NAMES,
-    SUITE_SHARE,
-    TOLERANCE_NAMES,
-    TOLERANCES,
-    tolerance,
-)
+from trajguard._catalog import SUITE_SHARE, TOLERANCE_NAMES, TOLERANCES
+from trajguard._metric_table import DEFAULT_GATING, METRIC_NAMES
 from trajguard._text import printable
 from trajguard.cli._executor_options import add_executor_arguments, executor_choice
 from trajguard.errors import UsageError
 
 if TYPE_CHECKING:  # the modules behind these import pandas: each command imports them when it runs
     from trajguard.cli._startup import StartupLog
-    from trajguard.comparison import CompareConfig
+    from trajguard.comparison import CompareConfig, SettingProblem
     from trajguard.pipeline import ReportOptions
     from trajguard.runner import BatchObserver, BatchOptions, ObserverFactory
 
@@ -259,26 +253,25 @@ def batch_options(args: argparse.Namespace, variants: list[str]) -> BatchOptions
 
 
 def _tolerance(item: str) -> tuple[str, float]:
+    """``--tolerance METRIC=VALUE`` read (the library checks the band's name and range)."""
     name, sep, value = item.partition("=")
-    if not sep or name not in TOLERANCE_NAMES:
-        raise UsageError(
-            f"--tolerance {item!r}: expected METRIC=VALUE with METRIC one of "
-            f"{', '.join(TOLERANCE_NAMES)}"
-        )
+    if not sep:
+        raise UsageError(f"--tolerance {item!r}: {_TOLERANCE_SYNTAX}")
     try:
-        number = float(value)
+        return name, float(value)
     except ValueError:
         raise UsageError(f"--tolerance {item!r}: {value!r} is not a number") from None
-    problem = tolerance(name).problem(number, given_as=name)
-    if problem is not None:  # the same range a suite's tolerances must respect
-        raise UsageError(f"--tolerance {item!r}: {problem}")
-    return name, number
+
+
+_TOLERANCE_SYNTAX = f"expected METRIC=VALUE with METRIC one of {', '.join(TOLERANCE_NAMES)}"
 
 
 def compare_config(args: argparse.Namespace) -> CompareConfig:
-    """The comparison settings of ``--alpha``, ``--q``, ``--tolerance`` and ``--gate``."""
-    from trajguard.comparison import CompareConfig
+    """The comparison settings of ``--alpha``, ``--q``, ``--tolerance`` and ``--gate``; a
+    problem the library finds with an option's value is stated as that option's."""
+    from trajguard.comparison import CompareConfig, InvalidSettings
 
+    given = {item: _tolerance(item) for item in getattr(args, "tolerance", [])}
     updates: dict[str, Any] = {
         "alpha": args.alpha,
         "q": getattr(args, "q", 0.10),
@@ -286,20 +279,33 @@ def compare_config(args: argparse.Namespace) -> CompareConfig:
         "suite_share": getattr(args, "suite_share", SUITE_SHARE),
         "judge_unstable": getattr(args, "judge_unstable", "warn"),
     }
-    if not 0 <= updates["suite_share"] < 1:
-        raise UsageError(f"--suite-share must be at least 0 and below 1, got {args.suite_share}")
-    tolerances = dict(_tolerance(item) for item in getattr(args, "tolerance", []))
-    if tolerances:
-        updates["tolerances"] = tolerances
-    gates = getattr(args, "gate", [])
-    if gates:
-        unknown = sorted(set(gates) - set(METRIC_NAMES))
-        if unknown:
-            raise UsageError(
-                f"--gate: unknown metric(s) {unknown}; known: {', '.join(METRIC_NAMES)}"
-            )
-        updates["gating"] = frozenset(gates)
-    return CompareConfig(**updates)
+    if given:
+        updates["tolerances"] = dict(given.values())
+    if getattr(args, "gate", []):
+        updates["gating"] = frozenset(args.gate)
+    try:
+        return CompareConfig(**updates)
+    except InvalidSettings as error:
+        items = {name: item for item, (name, _) in given.items()}
+        as_options = [_as_option(p, items) for p in error.problems]
+        stated = [s for s in as_options if s is not None]
+        if not stated:  # alpha, q: the library's own words name them
+            raise
+        bands = any(p.setting == "tolerances" for p in error.problems)
+        hint = "expected METRIC=VALUE, a band's name and a value in its range" if bands else None
+        raise UsageError("; ".join(stated), hint=hint) from None
+
+
+def _as_option(problem: SettingProblem, tolerances: dict[str, str]) -> str | None:
+    """A problem of the comparison settings as the option that set it says it (``None``: the
+    library's words already name it)."""
+    if problem.setting == "suite_share":
+        return f"--suite-share {problem.detail}"
+    if problem.setting == "tolerances" and problem.name in tolerances:
+        return f"--tolerance {tolerances[problem.name]!r}: {problem.detail}"
+    if problem.setting == "gating":
+        return f"--gate: {problem.detail}; known: {', '.join(METRIC_NAMES)}"
+    return None
 
 
 def command_line() -> str:

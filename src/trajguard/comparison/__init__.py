@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from trajguard.comparison._arms import split_runs
     from trajguard.comparison._budget import BudgetedDesign, BudgetOutcome
     from trajguard.comparison._compare import compare_runsets
-    from trajguard.comparison._config import CompareConfig, tolerance_problems
+    from trajguard.comparison._config import (
+        CompareConfig,
+        InvalidSettings,
+        SettingProblem,
+        tolerance_problems,
+    )
     from trajguard.comparison._designs import (
         Design,
         FixedDesign,
@@ -140,6 +145,7 @@ __all__ = [
     "FloorCheck",
     "FloorResult",
     "FloorState",
+    "InvalidSettings",
     "JudgeConsistency",
     "JudgeOnce",
     "JudgeProbe",
@@ -162,6 +168,7 @@ __all__ = [
     "ScenarioResult",
     "SequentialDesign",
     "SequentialOutcome",
+    "SettingProblem",
     "Sides",
     "Stop",
     "SuiteTest",
@@ -201,7 +208,7 @@ __getattr__ = lazy_face(
         "_arms": ("split_runs",),
         "_budget": ("BudgetedDesign", "BudgetOutcome"),
         "_compare": ("compare_runsets",),
-        "_config": ("CompareConfig", "tolerance_problems"),
+        "_config": ("CompareConfig", "InvalidSettings", "SettingProblem", "tolerance_problems"),
         "_designs": ("Design", "FixedDesign", "Look", "RecordFields", "Sides", "drive"),
         "_escalation": ("EscalationDesign", "EscalationLook", "EscalationPlan", "EscalationStop"),
         "_evaluation": ("Evaluation", "Resampling", "Summary"),

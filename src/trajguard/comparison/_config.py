@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from trajguard._catalog import canonical_metric, tolerance_problems
+from trajguard._catalog import tolerance_problems
 from trajguard._json_sets import SortedNames
+from trajguard._metric_table import canonical_metric, unknown_metrics
 from trajguard.comparison._evaluation import Resampling
 from trajguard.comparison._registry import (
     DEFAULT_GATING,
@@ -19,7 +20,40 @@ from trajguard.comparison._registry import (
 from trajguard.errors import TrajguardError
 from trajguard.outcome import DEFAULT_CRASH_STATUSES
 
-__all__ = ["CompareConfig", "tolerance_problems"]
+__all__ = ["CompareConfig", "InvalidSettings", "SettingProblem", "tolerance_problems"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SettingProblem:
+    """One thing wrong with comparison settings, kept apart so the command line can name the
+    option that set it.
+
+    Attributes:
+        setting: the :class:`CompareConfig` field (``gating``, ``suite_share``, ``tolerances``…).
+        text: what is wrong, as the library says it.
+        detail: what is wrong after the setting's name (``must be in (0, 1), got 2``).
+        name: the tolerance band as given, for a problem of ``tolerances``.
+    """
+
+    setting: str
+    text: str
+    detail: str
+    name: str | None = None
+
+
+def _problem(setting: str, detail: str) -> SettingProblem:
+    return SettingProblem(setting=setting, text=f"{setting} {detail}", detail=detail)
+
+
+class InvalidSettings(TrajguardError):
+    """Comparison settings that cannot be used, each problem in :attr:`problems`."""
+
+    def __init__(self, problems: list[SettingProblem]) -> None:
+        super().__init__(
+            "invalid comparison settings: " + "; ".join(p.text for p in problems),
+            hint=f"metrics are {', '.join(METRIC_NAMES)}",
+        )
+        self.problems = tuple(problems)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,25 +107,9 @@ class CompareConfig:
         # Earlier metric names (tool_multiset) are read as today's.
         object.__setattr__(self, "metrics", tuple(canonical_metric(m) for m in self.metrics))
         object.__setattr__(self, "gating", frozenset(canonical_metric(m) for m in self.gating))
-        unknown = sorted((set(self.metrics) | set(self.gating)) - set(METRIC_NAMES))
-        problems = [f"unknown metric(s) {unknown}"] if unknown else []
-        problems += [
-            f"{name} must be in (0, 1), got {value}"
-            for name, value in (("alpha", self.alpha), ("q", self.q), ("power", self.power))
-            if not 0 < value < 1
-        ]
-        if not 0 <= self.suite_share < 1:
-            problems.append(f"suite_share must be in [0, 1), got {self.suite_share}")
-        if self.multiplicity not in ("omnibus", "holm"):
-            problems.append(f"multiplicity must be omnibus or holm, got {self.multiplicity!r}")
-        problems += tolerance_problems(self.tolerances)
-        for scenario, values in self.scenario_tolerances.items():
-            problems += [f"scenario {scenario}: {p}" for p in tolerance_problems(values)]
+        problems = self._problems()
         if problems:
-            raise TrajguardError(
-                "invalid comparison settings: " + "; ".join(problems),
-                hint=f"metrics are {', '.join(METRIC_NAMES)}",
-            )
+            raise InvalidSettings(problems)
         bands = {t.name: t.default for t in TOLERANCES} | canonical_tolerances(self.tolerances)
         object.__setattr__(self, "tolerances", bands)
         object.__setattr__(
@@ -99,6 +117,40 @@ class CompareConfig:
             "scenario_tolerances",
             {s: canonical_tolerances(v) for s, v in self.scenario_tolerances.items() if v},
         )
+
+    def _problems(self) -> list[SettingProblem]:
+        """Everything wrong with these settings (the one check of them)."""
+        problems = []
+        unknown = sorted(unknown_metrics([*self.metrics, *self.gating]))
+        if unknown:
+            gates = set(unknown_metrics(self.gating))
+            problem = f"unknown metric(s) {unknown}"
+            setting = "gating" if gates.issuperset(unknown) else "metrics"
+            problems.append(SettingProblem(setting=setting, text=problem, detail=problem))
+        problems += [
+            _problem(name, f"must be in (0, 1), got {value}")
+            for name, value in (("alpha", self.alpha), ("q", self.q), ("power", self.power))
+            if not 0 < value < 1
+        ]
+        if not 0 <= self.suite_share < 1:
+            detail = f"must be at least 0 and below 1, got {self.suite_share}"
+            problems.append(_problem("suite_share", detail))
+        if self.multiplicity not in ("omnibus", "holm"):
+            detail = f"must be omnibus or holm, got {self.multiplicity!r}"
+            problems.append(_problem("multiplicity", detail))
+        for name, value in self.tolerances.items():
+            problems += [
+                SettingProblem(setting="tolerances", text=p, detail=p, name=name)
+                for p in tolerance_problems({name: value})
+            ]
+        for scenario, values in self.scenario_tolerances.items():
+            problems += [
+                SettingProblem(
+                    setting="scenario_tolerances", text=f"scenario {scenario}: {p}", detail=p
+                )
+                for p in tolerance_problems(values)
+            ]
+        return problems
 
     def tolerance(self, name: str) -> float:
         """The band of tolerance ``name`` (or alias) in these settings."""

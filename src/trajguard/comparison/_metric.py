@@ -1,69 +1,39 @@
 """A metric of the comparison: what it measures, how it is tested and banded, how it reads.
 
-The table of metrics is :data:`trajguard.comparison._registry.METRICS`; this is its row type.
+The table of metrics is :data:`trajguard._metric_table.METRIC_DESCRIPTIONS`;
+:data:`trajguard.comparison._registry.METRICS` is it with each metric's evaluator, of this type.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from trajguard._metric_table import Kind, MetricDescription
 from trajguard.comparison import _evaluators as ev
 from trajguard.comparison._evaluation import Summary
 from trajguard.comparison._joint import JointBuilder
 
 __all__ = ["BoolArray", "Kind", "Metric"]
 
-Kind = Literal["rate", "shift", "ratio", "tools", "order", "paths"]
 BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Metric:
-    """One metric of a comparison.
+class Metric(MetricDescription):
+    """One metric of a comparison: its description in :mod:`trajguard._metric_table` and how
+    it is computed.
 
     Attributes:
-        name: its key in configs, reports and JSON.
-        label: how tables name it.
-        column: the run-table column it reads.
-        unit: the unit of its values ("" when none).
-        kind: how its values and effect are shown: ``rate`` (Δ points), ``shift`` (A),
-            ``ratio`` (ratio of geometric means), ``tools`` (TVD), ``order`` (new sequences),
-            ``paths`` (rise of the largest failing path, in points).
-        higher_is_better: its direction; ``None`` for metrics without one (any change counts).
-        tolerance: its tolerance band, if it has one (how far it may move before a significant
-            change is a regression).
-        equivalence: the margin of its equivalence test, when not the tolerance band (tool
-            usage: the per-tool ``tools`` band).
-        gating: whether it gates (fails the night) by default.
-        plan_label: its row in ``trajguard plan``, if planned.
         evaluate: the evaluator, ``(baseline arm, candidate arm, context) -> Evaluation``.
         joint: its p-value at every arrangement of a scenario's runs, for the scenario's
             combined gating test (:mod:`trajguard.comparison._combined_tests`).
-        suite: its suite-level test across scenarios: ``cmh`` (rates) or ``combined`` (Fisher
-            combination of the scenarios' permutation p-values).
-        conditional: judged only on some runs (resilience: those that met a fault; cost: those
-            whose model has a price), so a scenario where neither batch has such runs leaves
-            it out of its table.
     """
 
-    name: str
-    label: str
-    column: str
-    unit: str = ""
-    kind: Kind
-    higher_is_better: bool | None
-    tolerance: str | None
-    gating: bool = False
-    plan_label: str | None = None
     evaluate: ev.Evaluator
-    equivalence: str | None = None
     joint: JointBuilder
-    suite: Literal["cmh", "combined"] = "combined"
-    conditional: bool = False
 
     @property
     def equivalence_band(self) -> str | None:

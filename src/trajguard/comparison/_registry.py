@@ -1,22 +1,32 @@
-"""The metric and tolerance tables: the one place a metric is described.
+"""The metrics as the comparison computes them: the one table of
+:mod:`trajguard._metric_table`, each description given its evaluator and its p-values on the
+joint arrangements.
 
 Every table, plot, plan row, tolerance check and evaluator dispatch reads :data:`METRICS` and
-:data:`TOLERANCES`. Adding a metric is one :class:`Metric` entry plus its evaluator in
-:mod:`trajguard.comparison._evaluators`. The order of :data:`METRICS` is part of the seeding of the
-permutation tests (each metric's generator is keyed by its position): append, never reorder.
+:data:`TOLERANCES`. Adding a metric is one entry in that table (plus its evaluator in
+:mod:`trajguard.comparison._evaluators` when no existing one measures it). The order of
+:data:`METRICS` is that table's, part of the seeding of the permutation tests (each metric's
+generator is keyed by its position): append, never reorder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 
 import numpy as np
 
-from trajguard import _catalog
-from trajguard._catalog import TOLERANCES, Tolerance, canonical_metric, tolerance
+from trajguard._catalog import TOLERANCES, Tolerance, tolerance
+from trajguard._metric_table import (
+    DEFAULT_GATING,
+    METRIC_DESCRIPTIONS,
+    METRIC_NAMES,
+    MetricDescription,
+    canonical_metric,
+)
 from trajguard.comparison import _evaluators as ev
 from trajguard.comparison._arms import NUMBER_COLUMNS, Arm
-from trajguard.comparison._joint import flag_column, rate_column, statistic_column
+from trajguard.comparison._joint import JointBuilder, flag_column, rate_column, statistic_column
 from trajguard.comparison._metric import BoolArray, Metric
 
 __all__ = [
@@ -51,165 +61,33 @@ def _crashes(arm: Arm) -> tuple[BoolArray, BoolArray]:
     return arm.crashed, np.ones(arm.runs, dtype=bool)
 
 
-def _resilience(name: str, label: str, column: str) -> Metric:
-    """A resilience rate, over the runs that met a fault (README, "Chaos")."""
-    return Metric(
-        name=name,
-        label=label,
-        column=column,
-        kind="rate",
-        higher_is_better=True,
-        tolerance="resilience",
-        evaluate=ev.flag_rate,
-        joint=flag_column(column),
-        suite="cmh",
-        conditional=True,
+def _evaluator(description: MetricDescription) -> ev.Evaluator:
+    """The function of :mod:`trajguard.comparison._evaluators` a description names."""
+    assert description.evaluator in ev.__all__, f"no evaluator {description.evaluator!r}"
+    evaluate: ev.Evaluator = getattr(ev, description.evaluator)
+    return evaluate
+
+
+def _joint(description: MetricDescription) -> JointBuilder:
+    """A metric's p-values on the joint arrangements: a rate's exact test, else its statistic."""
+    if description.kind != "rate":
+        return statistic_column(description.kind)
+    if description.evaluator == "flag_rate":  # a resilience rate, of the runs that met a fault
+        return flag_column(description.column)
+    arms = _passes if description.evaluator == "pass_rate" else _crashes
+    return rate_column(arms, harmful_high=not description.higher_is_better)
+
+
+METRICS: tuple[Metric, ...] = tuple(
+    Metric(
+        **{f.name: getattr(d, f.name) for f in fields(d)},
+        evaluate=_evaluator(d),
+        joint=_joint(d),
     )
-
-
-METRICS: tuple[Metric, ...] = (
-    Metric(
-        name="pass_rate",
-        label="pass rate",
-        column="passed",
-        kind="rate",
-        higher_is_better=True,
-        tolerance="pass_rate",
-        gating=True,
-        plan_label="pass-rate drop",
-        evaluate=ev.pass_rate,
-        joint=rate_column(_passes, harmful_high=False),
-        suite="cmh",
-    ),
-    Metric(
-        name="crash_rate",
-        label="crash rate",
-        column="crashed",
-        kind="rate",
-        higher_is_better=False,
-        tolerance="crash_rate",
-        gating=True,
-        plan_label="crash-rate rise",
-        evaluate=ev.crash_rate,
-        joint=rate_column(_crashes, harmful_high=True),
-        suite="cmh",
-    ),
-    Metric(
-        name="step_count",
-        label="steps",
-        column="step_count",
-        unit="steps",
-        kind="shift",
-        higher_is_better=False,
-        tolerance="steps",
-        plan_label="steps A",
-        evaluate=ev.shift,
-        joint=statistic_column("shift"),
-    ),
-    Metric(
-        name="prompt_tokens",
-        label="prompt tokens",
-        column="prompt_tokens",
-        unit="tokens",
-        kind="ratio",
-        higher_is_better=False,
-        tolerance="ratio",
-        plan_label="prompt-token ratio",
-        evaluate=ev.ratio,
-        joint=statistic_column("ratio"),
-    ),
-    Metric(
-        name="completion_tokens",
-        label="completion tokens",
-        column="completion_tokens",
-        unit="tokens",
-        kind="ratio",
-        higher_is_better=False,
-        tolerance="ratio",
-        plan_label="completion-token ratio",
-        evaluate=ev.ratio,
-        joint=statistic_column("ratio"),
-    ),
-    Metric(
-        name="latency",
-        label="latency",
-        column="duration_s",
-        unit="s",
-        kind="ratio",
-        higher_is_better=False,
-        tolerance="ratio",
-        evaluate=ev.ratio,
-        joint=statistic_column("ratio"),
-    ),
-    Metric(
-        name="tool_usage",
-        label="tool usage",
-        column="tool_counts",
-        unit="calls",
-        kind="tools",
-        higher_is_better=None,
-        tolerance="tool_usage",
-        equivalence="tools",
-        gating=True,
-        evaluate=ev.tool_usage,
-        joint=statistic_column("tools"),
-    ),
-    Metric(
-        name="tool_sequence",
-        label="tool order",
-        column="tool_sequence",
-        kind="order",
-        higher_is_better=None,
-        tolerance="tool_order",
-        evaluate=ev.tool_order,
-        joint=statistic_column("order"),
-    ),
-    _resilience("retry_rate", "retried after a fault", "retried_after_fault"),
-    _resilience("recovery_rate", "recovered or escalated", "recovered_or_escalated"),
-    _resilience("no_fabrication_rate", "no fabricated result", "no_fabricated_result"),
-    Metric(
-        name="failing_paths",
-        label="failing paths",
-        column="passed",
-        kind="paths",
-        higher_is_better=None,
-        tolerance="failing_paths",
-        gating=True,
-        evaluate=ev.failing_paths,
-        joint=statistic_column("paths"),
-    ),
-    Metric(
-        name="cost",
-        label="cost",
-        column="cost_usd",
-        unit="USD",
-        kind="ratio",
-        higher_is_better=False,
-        tolerance="cost",
-        plan_label="cost ratio",
-        evaluate=ev.cost,
-        conditional=True,
-        joint=statistic_column("ratio"),
-    ),
-    Metric(
-        name="user_turns",
-        label="user turns",
-        column="user_turns",
-        unit="turns",
-        kind="shift",
-        higher_is_better=False,
-        tolerance="steps",
-        evaluate=ev.shift,
-        joint=statistic_column("shift"),
-        conditional=True,  # conversations only: a scenario of one message leaves it out
-    ),
+    for d in METRIC_DESCRIPTIONS
 )
 _BY_NAME = {m.name: m for m in METRICS}
-METRIC_NAMES = tuple(_BY_NAME)
-assert METRIC_NAMES == _catalog.METRIC_NAMES, "the metrics are trajguard._catalog's, in its order"
 DIRECTIONAL = frozenset(m.name for m in METRICS if m.directional)
-DEFAULT_GATING = frozenset(m.name for m in METRICS if m.gating)
-assert DEFAULT_GATING == _catalog.DEFAULT_GATING, "the default gates are trajguard._catalog's"
 
 assert all(m.column in NUMBER_COLUMNS for m in METRICS if m.kind in ("shift", "ratio")), (
     "every numeric metric must read a column the arms keep"
@@ -219,6 +97,9 @@ assert all(
     for m in METRICS
     for band in (m.tolerance, m.equivalence)
 ), "every metric's tolerance and equivalence margin must be in TOLERANCES"
+assert all(
+    m.evaluator in ("pass_rate", "crash_rate", "flag_rate") for m in METRICS if m.kind == "rate"
+), "a rate's joint test is the pass rate's, the crash rate's or a resilience flag's"
 
 
 SHARED_STREAM = 12

@@ -1,7 +1,9 @@
 """The importers by source kind, each a private module loaded when it is used.
 
-Each module has ``detect(path) -> bool`` (cheap: a file name, a few keys) and
-``read(paths, options) -> ImportedBatch``. A module is imported only when its kind is used, so
+The kinds are :data:`trajguard._catalog.IMPORT_SOURCES` (the one table of them: the command
+line's choices read it without importing this package); kind ``K`` is read by the module
+``trajguard.importers._K``, which has ``detect(path) -> bool`` (cheap: a file name, a few keys)
+and ``read(paths, options) -> ImportedBatch``. A module is imported only when its kind is used, so
 ``trajguard --help`` and the other commands do not load Inspect's reader.
 """
 
@@ -21,12 +23,6 @@ __all__ = ["SOURCES", "detect_source", "reader"]
 SOURCES = IMPORT_SOURCES
 """Every source kind → what it reads (one table: :data:`trajguard._catalog.IMPORT_SOURCES`)."""
 
-_MODULES = {
-    "inspect": "trajguard.importers._inspect",
-    "promptfoo": "trajguard.importers._promptfoo",
-    "harbor": "trajguard.importers._harbor",
-}
-
 
 class Reader(Protocol):
     """What each importer module provides."""
@@ -42,19 +38,19 @@ def reader(kind: str) -> Reader:
     Raises:
         UsageError: no such kind.
     """
-    if kind not in _MODULES:
+    if kind not in SOURCES:
         raise UsageError(
             f"no importer for {kind!r}",
-            hint=f"the sources are {', '.join(sorted(_MODULES))}",
+            hint=f"the sources are {', '.join(sorted(SOURCES))}",
         )
-    return cast(Reader, importlib.import_module(_MODULES[kind]))
+    return cast(Reader, importlib.import_module(f"{__package__}._{kind}"))
 
 
 def detect_source(path: Path) -> str | None:
     """The kind of eval log at ``path`` (``None``: none of them, e.g. a run set)."""
     if (Path(path) / "manifest.json").is_file():
         return None
-    for kind in _MODULES:
+    for kind in SOURCES:
         if reader(kind).detect(Path(path)):
             return kind
     return None

@@ -11,15 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trajguard.core.normalize import canonical_json, normalize
+from trajguard.core.normalize import normalize
 from trajguard.core.shape import shape
 from trajguard.importers._model import ImportedCriterion, ImportedRun
-from trajguard.outcome import crash_reason, is_behavioural, is_crash_row
+from trajguard.outcome import is_behavioural
 from trajguard.redaction import Redactor
+from trajguard.store import (
+    MESSAGE_CHARS,
+    criterion_entry,
+    outcome_columns,
+    run_columns,
+    shape_columns,
+    token_columns,
+)
 
 __all__ = ["imported_row", "run_id"]
-
-_MESSAGE_CHARS = 2000
 
 
 def run_id(run: ImportedRun) -> str:
@@ -33,41 +39,34 @@ def imported_row(
     """The Parquet row of one imported run (``batch``: ``batch_id``, ``suite``,
     ``trajguard_version``)."""
     judged = is_behavioural(run.status)
-    crashed = run.crashed if judged else None
-    row: dict[str, Any] = {
-        "run_id": run_id(run),
-        "batch_id": batch["batch_id"],
-        "suite": batch["suite"],
-        "scenario": run.scenario,
-        "variant": run.variant,
-        "run_index": run.run_index,
-        "model": run.model,
-        "seed": None,
-        "started_at": run.started_at,
-        "duration_s": run.duration_s,
-        "git_sha": None,
-        "config_hash": run.config_hash,
-        "trajguard_version": batch["trajguard_version"],
-        "status": run.status,
-        "error_type": run.error_type,
-        "error_message": _text(redactor, run.error_message, _MESSAGE_CHARS),
-        "crashed": crashed,
-        "cost_usd": run.cost_usd,
-        "prompt_tokens": run.prompt_tokens,
-        "completion_tokens": run.completion_tokens,
-        "total_tokens": _total(run.prompt_tokens, run.completion_tokens),
-        "final_output": _text(redactor, run.final_output, None),
-    }
-    if run.trajectory is not None:
-        row.update(_shape_columns(run, redactor))
-    crash = is_crash_row(run.status, crashed)
+    row = run_columns(
+        run_id=run_id(run),
+        batch=batch,
+        scenario=run.scenario,
+        variant=run.variant,
+        run_index=run.run_index,
+        model=run.model,
+        seed=None,
+        started_at=run.started_at,
+        duration_s=run.duration_s,
+        git_sha=None,
+        config_hash=run.config_hash,
+        status=run.status,
+        error_type=run.error_type,
+        error_message=_text(redactor, run.error_message, MESSAGE_CHARS),
+        crashed=run.crashed if judged else None,
+    )
+    row["cost_usd"] = run.cost_usd
+    row.update(token_columns(run.prompt_tokens, run.completion_tokens))
+    row["final_output"] = _text(redactor, run.final_output, None)
     failed = [_failure(redactor, c) for c in run.criteria if c.held is False]
-    if judged:
-        row["criteria"] = [_criterion(redactor, c) for c in run.criteria]
-        row["passed"] = False if crash else run.passed
-        row["failed_criteria"] = [crash_reason(row), *failed] if crash else failed
+    if judged:  # on the source's own crash flag: the trajectory's only fills a missing one
+        entries = [_criterion(redactor, c) for c in run.criteria]
+        row.update(outcome_columns(row, passed=run.passed, failed=failed, criteria=entries))
     else:
         row.update(passed=None, failed_criteria=None, criteria=None)
+    if run.trajectory is not None:
+        row.update(_shape_columns(run, redactor))
     return row
 
 
@@ -75,24 +74,11 @@ def _shape_columns(run: ImportedRun, redactor: Redactor) -> dict[str, Any]:
     assert run.trajectory is not None
     normalized = redactor.value(normalize(run.trajectory))
     run_shape = shape(normalized)
-    columns: dict[str, Any] = {
-        "atif_schema_version": run_shape.schema_version,
-        "step_count": run_shape.step_count,
-        "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
-        "llm_calls": run_shape.llm_calls,
-        "tool_call_count": len(run_shape.tool_calls),
-        "tool_sequence": list(run_shape.tool_calls),
-        "tool_counts": dict(run_shape.tool_counts),
-        "subagent_count": run_shape.subagent_count,
-        "content_hash": run_shape.content_hash,
-        "trajectory": canonical_json(normalized),
-    }
+    columns = shape_columns(normalized, run_shape)
     if run.prompt_tokens is None and run.completion_tokens is None:
         has_usage = any(step.metrics is not None for step in run.trajectory.steps)
         if has_usage:
-            columns["prompt_tokens"] = run_shape.prompt_tokens
-            columns["completion_tokens"] = run_shape.completion_tokens
-            columns["total_tokens"] = run_shape.total_tokens
+            columns.update(token_columns(run_shape.prompt_tokens, run_shape.completion_tokens))
     if run.final_output is None and run_shape.final_output is not None:
         columns["final_output"] = redactor.text(run_shape.final_output)
     if run.crashed is None and is_behavioural(run.status):
@@ -104,26 +90,20 @@ def _criterion(redactor: Redactor, criterion: ImportedCriterion) -> dict[str, An
     reason = criterion.reason
     if criterion.value:
         reason = f"value {criterion.value}" + (f": {reason}" if reason else "")
-    return {
-        "criterion": criterion.name,
-        "held": criterion.held,
-        "reason": redactor.text(reason[:_MESSAGE_CHARS]),
-        "error": False,
-    }
+    return criterion_entry(
+        criterion=criterion.name,
+        held=criterion.held,
+        reason=redactor.text(reason[:MESSAGE_CHARS]),
+        error=False,
+    )
 
 
 def _failure(redactor: Redactor, criterion: ImportedCriterion) -> str:
     detail = criterion.reason or (f"value {criterion.value}" if criterion.value else "failed")
-    return redactor.text(f"{criterion.name}: {detail}"[:_MESSAGE_CHARS])
+    return redactor.text(f"{criterion.name}: {detail}"[:MESSAGE_CHARS])
 
 
 def _text(redactor: Redactor, text: str | None, limit: int | None) -> str | None:
     if not text:
         return None
     return redactor.text(text if limit is None else text[:limit]) or None
-
-
-def _total(prompt: int | None, completion: int | None) -> int | None:
-    if prompt is None and completion is None:
-        return None
-    return (prompt or 0) + (completion or 0)

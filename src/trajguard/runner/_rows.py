@@ -43,8 +43,6 @@ from trajguard.outcome import (
     CRITERION_ERROR,
     HARNESS_ERROR,
     Status,
-    common_errors,
-    crash_reason,
     crashed_flag,
     is_behavioural,
     is_crash_row,
@@ -53,6 +51,15 @@ from trajguard.redaction import Redactor, environment_secrets
 from trajguard.runner._conversation_rows import turn_results
 from trajguard.runner._faults import fault_columns
 from trajguard.runner._plan import RunSpec
+from trajguard.runs import error_summaries
+from trajguard.store import (
+    MESSAGE_CHARS,
+    criterion_entry,
+    outcome_columns,
+    run_columns,
+    shape_columns,
+    token_columns,
+)
 from trajguard.suite import CriterionResult, JudgeFunction, ScriptedTurn, evaluate_criteria
 
 __all__ = ["JUDGE_FAILED", "build_row", "errors_by_arm", "final_output"]
@@ -95,33 +102,30 @@ def build_row(
     if raised is not None:  # report the agent's own exception, not the wrapper around it
         error = raised
     if error_message is None and error is not None:
-        error_message = safe_str(error)[:2000] + (f"\n  at {location}" if location else "")
+        error_message = safe_str(error)[:MESSAGE_CHARS] + (f"\n  at {location}" if location else "")
     redactor = Redactor(secrets=environment_secrets())
-    row: dict[str, Any] = {
-        "run_id": spec.run_id,
-        "batch_id": batch["batch_id"],
-        "suite": batch["suite"],
-        "scenario": spec.scenario,
-        "variant": spec.variant,
-        "run_index": spec.run_index,
-        "model": model,
-        "seed": spec.seed,
-        "started_at": started_at,
-        "duration_s": duration_s,
-        "git_sha": batch.get("git_sha"),
-        "config_hash": spec.config_hash,
-        "trajguard_version": batch["trajguard_version"],
-        "status": status,
-        "error_type": _error_type(error),
-        "error_message": _redacted(redactor, error_message),
-        "passed": None,
-        "failed_criteria": None,
-        "criteria": None,
-        "crashed": crashed_flag(status, raised is not None),
-    }
+    row = run_columns(
+        run_id=spec.run_id,
+        batch=batch,
+        scenario=spec.scenario,
+        variant=spec.variant,
+        run_index=spec.run_index,
+        model=model,
+        seed=spec.seed,
+        started_at=started_at,
+        duration_s=duration_s,
+        git_sha=batch.get("git_sha"),
+        config_hash=spec.config_hash,
+        status=status,
+        error_type=_error_type(error),
+        error_message=_redacted(redactor, error_message),
+        crashed=crashed_flag(status, raised is not None),
+    )
     if trajectory is None:
         if is_crash_row(status, row["crashed"]):
-            row.update(passed=False, failed_criteria=[crash_reason(row)])
+            row.update(outcome_columns(row, passed=None, failed=[], criteria=None))
+        else:
+            row.update(passed=None, failed_criteria=None, criteria=None)
         return row
     normalized = redactor.value(normalize(trajectory))
     run_shape = shape(normalized)
@@ -132,12 +136,16 @@ def build_row(
     extra_error = (trajectory.extra or {}).get("error")
     if row["error_message"] is None and isinstance(extra_error, Mapping):
         row["error_type"] = str(extra_error.get("type", "")) or None
-        row["error_message"] = _redacted(redactor, str(extra_error.get("message", ""))[:2000])
+        row["error_message"] = _redacted(
+            redactor, str(extra_error.get("message", ""))[:MESSAGE_CHARS]
+        )
     agent_error = (trajectory.extra or {}).get("agent_error")
     if row["error_message"] is None and isinstance(agent_error, Mapping):
         # ended without an answer (step cap, context overflow): the reason is the error type
         row["error_type"] = str(agent_error.get("reason", "")) or None
-        row["error_message"] = _redacted(redactor, str(agent_error.get("message", ""))[:2000])
+        row["error_message"] = _redacted(
+            redactor, str(agent_error.get("message", ""))[:MESSAGE_CHARS]
+        )
     judged = is_behavioural(status)
     results = (
         evaluate_criteria(criteria, normalized, run_shape, resolve=resolve, judge=judge)
@@ -157,33 +165,18 @@ def build_row(
     broken = [f"{r.criterion}: {r.reason}" for r in results if r.error]
     if broken and row["error_type"] is None:  # the user's criterion failed, not the agent
         row["error_type"] = CRITERION_ERROR
-        row["error_message"] = _redacted(redactor, broken[0][:2000])
+        row["error_message"] = _redacted(redactor, broken[0][:MESSAGE_CHARS])
     row["crashed"] = crashed
     crash = is_crash_row(status, row["crashed"])
+    entries = [_criterion_entry(redactor, r) for r in results] if judged else None
     row.update(
-        {
-            "atif_schema_version": run_shape.schema_version,
-            "passed": (not crash and not failed) if judged else None,
-            "failed_criteria": [crash_reason(row), *failed] if crash else failed,
-            "criteria": [_criterion_entry(redactor, r) for r in results] if judged else None,
-            "step_count": run_shape.step_count,
-            "agent_steps": sum(1 for source, _ in run_shape.steps if source == "agent"),
-            "llm_calls": run_shape.llm_calls,
-            "tool_call_count": len(run_shape.tool_calls),
-            "tool_sequence": list(run_shape.tool_calls),
-            "tool_counts": dict(run_shape.tool_counts),
-            "prompt_tokens": run_shape.prompt_tokens,
-            "completion_tokens": run_shape.completion_tokens,
-            "total_tokens": run_shape.total_tokens,
-            "cost_usd": trajectory_cost(trajectory, model, prices),
-            "subagent_count": run_shape.subagent_count,
-            "content_hash": run_shape.content_hash,
-            "final_output": (
-                None if run_shape.final_output is None else redactor.text(run_shape.final_output)
-            ),
-            "trajectory": canonical_json(normalized),
-        }
+        outcome_columns(row, passed=not failed if judged else None, failed=failed, criteria=entries)
     )
+    row.update(shape_columns(normalized, run_shape))
+    row.update(token_columns(run_shape.prompt_tokens, run_shape.completion_tokens))
+    row["cost_usd"] = trajectory_cost(trajectory, model, prices)
+    final_text = run_shape.final_output
+    row["final_output"] = None if final_text is None else redactor.text(final_text)
     if judged:
         output = run_shape.final_output or ""
         row.update(fault_columns(normalized, output, planned=faults_planned, criteria=criteria))
@@ -198,7 +191,7 @@ def build_row(
             crashed=None,
             failed_criteria=None,
             error_type=JUDGE_FAILED,
-            error_message=_redacted(redactor, undecided[0].reason[:2000]),
+            error_message=_redacted(redactor, undecided[0].reason[:MESSAGE_CHARS]),
         )
     return row
 
@@ -230,17 +223,12 @@ def final_output(normalized: Mapping[str, Any], final_answer_tool: str | None) -
 
 
 def errors_by_arm(rows: Sequence[Mapping[str, Any]], *, top: int = 3) -> dict[str, Any]:
-    """The most common errors of some rows per ``scenario/variant`` (arms without any left out)."""
-    grouped: dict[str, list[tuple[object, object, object]]] = {}
-    for row in rows:
-        if row.get("error_type") is not None:
-            key = f"{row['scenario']}/{row['variant']}"
-            entry = (row["error_type"], row.get("error_message"), row.get("run_id"))
-            grouped.setdefault(key, []).append(entry)
-    return {
-        key: common_errors([e[:2] for e in found], top=top, run_ids=[e[2] for e in found])
-        for key, found in sorted(grouped.items())
-    }
+    """The most common errors of some rows per ``scenario/variant`` (arms without any left out):
+    :func:`trajguard.runs.error_summaries` keyed as a batch's manifest keys them."""
+    by_arm = error_summaries(rows, top=top)
+    return dict(
+        sorted((f"{scenario}/{variant}", errors) for (scenario, variant), errors in by_arm.items())
+    )
 
 
 def _error_type(error: BaseException | None) -> str | None:
@@ -257,12 +245,12 @@ def _error_type(error: BaseException | None) -> str | None:
 
 def _criterion_entry(redactor: Redactor, result: CriterionResult) -> dict[str, Any]:
     """One entry of the ``criteria`` column (its reason redacted like every stored string)."""
-    return {
-        "criterion": result.label or result.criterion,
-        "held": None if result.undecided else result.passed,
-        "reason": redactor.text(result.reason) if result.reason else "",
-        "error": result.error,
-    }
+    return criterion_entry(
+        criterion=result.label or result.criterion,
+        held=None if result.undecided else result.passed,
+        reason=redactor.text(result.reason) if result.reason else "",
+        error=result.error,
+    )
 
 
 def _redacted(redactor: Redactor, text: str | None) -> str | None:

@@ -25,6 +25,14 @@ from trajguard.store._bounds import MAX_RUN_ROWS, ROWS_ENV, run_rows_limit
 from trajguard.store._loaded import RunSet, check_comparable_sides, check_finished, load_runset
 from trajguard.store._manifest import journal_start, read_journal, read_manifest, write_manifest
 from trajguard.store._outcomes import CriterionOutcome, criterion_outcomes
+from trajguard.store._run_row import (
+    MESSAGE_CHARS,
+    criterion_entry,
+    outcome_columns,
+    run_columns,
+    shape_columns,
+    token_columns,
+)
 from trajguard.store._runset import (
     LOCK_FILE,
     arm_counts,
@@ -60,6 +68,7 @@ __all__ = [
     "LOCK_FILE",
     "MANIFEST_FILE",
     "MAX_RUN_ROWS",
+    "MESSAGE_CHARS",
     "PARTS_DIR",
     "READABLE_VERSIONS",
     "ROWS_ENV",
@@ -77,20 +86,25 @@ __all__ = [
     "compact",
     "completed_run_ids",
     "copy_runset",
+    "criterion_entry",
     "criterion_outcomes",
     "history_entries",
     "journal_start",
     "load_history",
     "load_runset",
     "lock_runset",
+    "outcome_columns",
     "promote",
     "read_journal",
     "read_manifest",
     "read_runs",
     "read_table",
     "rows_to_table",
+    "run_columns",
     "run_rows_limit",
+    "shape_columns",
     "stored_trajectory",
+    "token_columns",
     "write_manifest",
     "write_run",
     "write_runs",

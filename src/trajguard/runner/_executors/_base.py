@@ -64,7 +64,7 @@ def harness_row(
         trajectory=None,
         criteria=arm.pass_criteria,
         resolve=import_object,
-        error_message=message[:2000],
+        error_message=message[: store.MESSAGE_CHARS],
     )
     row["error_type"] = error_type
     return row

@@ -60,20 +60,4 @@ __all__ = [
     "write_trend_page",
 ]
 
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "_ab": ("ABOutcome", "ab"),
-        "_budget": ("NightEstimate", "estimate_night"),
-        "_compare": ("CompareOutcome", "compare", "with_suite_tolerances"),
-        "_floors": ("FloorOutcome", "check_runset_floors"),
-        "_inspect": ("RunSetView", "plan", "show"),
-        "_nightly": ("nightly",),
-        "_nights": ("ROLLING", "StoreRequest", "promote_from_store"),
-        "_outputs": ("ReportOptions", "plotted_scenarios"),
-        "_pr_comment": ("PostedComment", "pr_comment_text", "publish_pr_comment"),
-        "_rerender": ("Rerendered", "rerender"),
-        "_run": ("dry_run", "run"),
-        "_trend_page": ("write_trend_page",),
-    },
-)
+__getattr__ = lazy_face(__name__)

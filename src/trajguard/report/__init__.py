@@ -67,27 +67,4 @@ __all__ = [
     "write_plots",
 ]
 
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "_ab": ("render_ab_report",),
-        "_escalation": ("escalation_section",),
-        "_floors": ("floor_words", "floors_section", "floors_summary"),
-        "_format": ("MARK", "interval_label", "md"),
-        "_junit": ("junit_xml",),
-        "_markdown": ("render_report",),
-        "_pr_comment": (
-            "COMMENT_LIMIT",
-            "comment_marker",
-            "comment_size",
-            "render_not_compared",
-            "render_pr_comment",
-        ),
-        "_render": ("render_markdown",),
-        "_sequential": ("sequential_section",),
-        "_trend_markdown": ("render_trend",),
-        "builders._arm_summary": ("ArmSummary", "summarize"),
-        "builders._document": ("Explain", "build_ab_document", "build_document"),
-        "builders._plots": ("SIDE_COLOURS", "draw_figures", "plot_path", "write_plots"),
-    },
-)
+__getattr__ = lazy_face(__name__)

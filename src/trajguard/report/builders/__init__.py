@@ -30,12 +30,4 @@ __all__ = [
     "write_plots",
 ]
 
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "_arm_summary": ("ArmSummary", "summarize"),
-        "_document": ("Explain", "build_ab_document", "build_document"),
-        "_failed_criteria": ("failed_labels",),
-        "_plots": ("SIDE_COLOURS", "draw_figures", "plot_path", "write_plots"),
-    },
-)
+__getattr__ = lazy_face(__name__)

@@ -23,6 +23,7 @@ __all__ = [
     "TOLERANCES",
     "TOLERANCE_NAMES",
     "Tolerance",
+    "canonical_tolerances",
     "tolerance",
     "tolerance_problems",
 ]
@@ -147,6 +148,11 @@ DEFAULT_KEEP = 5
 def tolerance(name: str) -> Tolerance:
     """The tolerance band a name (or alias) stands for (``KeyError`` when unknown)."""
     return _BY_NAME[name]
+
+
+def canonical_tolerances(values: Mapping[str, float]) -> dict[str, float]:
+    """Tolerance values keyed by canonical name (aliases resolved; unknown names: KeyError)."""
+    return {tolerance(name).name: float(value) for name, value in values.items()}
 
 
 def tolerance_problems(values: Mapping[str, float]) -> list[str]:

@@ -29,15 +29,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from trajguard import stats as st
-from trajguard.comparison._arms import Arm, split_runs
 from trajguard.comparison._config import CompareConfig
 from trajguard.comparison._designs import Look, RecordFields, decided_by_design
 from trajguard.comparison._results import Comparison
 from trajguard.errors import UsageError
+
+if TYPE_CHECKING:  # the record (BudgetOutcome) is read without pandas and the arms
+    import pandas as pd
+
+    from trajguard.comparison._arms import Arm
 
 __all__ = ["BudgetOutcome", "BudgetedDesign"]
 
@@ -127,6 +130,8 @@ class BudgetedDesign:
 
     def after(self, look: Look, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Look | None:
         """Stop the decided, the blind; share the next slice of the budget among the rest."""
+        from trajguard.comparison._arms import split_runs
+
         statuses = self._config.crash_statuses
         if self._base is None:
             self._base = split_runs(baseline, crash_statuses=statuses, side="baseline")

@@ -6,17 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from trajguard._catalog import tolerance_problems
+from trajguard._catalog import TOLERANCES, canonical_tolerances, tolerance, tolerance_problems
 from trajguard._json_sets import SortedNames
-from trajguard._metric_table import canonical_metric, unknown_metrics
+from trajguard._metric_table import DEFAULT_GATING, METRIC_NAMES, canonical_metric, unknown_metrics
 from trajguard.comparison._evaluation import Resampling
-from trajguard.comparison._registry import (
-    DEFAULT_GATING,
-    METRIC_NAMES,
-    TOLERANCES,
-    canonical_tolerances,
-    tolerance,
-)
 from trajguard.errors import TrajguardError
 from trajguard.outcome import DEFAULT_CRASH_STATUSES
 

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Protocol
 
 from trajguard.comparison._config import CompareConfig
 from trajguard.comparison._results import Comparison, MetricResult, SuiteTest, settle
 from trajguard.comparison._verdicts import verdict_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Design",
@@ -66,7 +67,7 @@ class Look:
 
 
 # Rows of the baseline side and of the candidate side of the batch so far.
-Sides = Callable[[], tuple[pd.DataFrame, pd.DataFrame]]
+Sides = Callable[[], tuple["pd.DataFrame", "pd.DataFrame"]]
 RunLook = Callable[[Look], None]
 # The fields of the document's design record (trajguard.results.DesignRecord) a design fills: its
 # name and, under its name, its own record. The record type lives in the results layer above

@@ -33,17 +33,19 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from trajguard._text import counted
-from trajguard.comparison._compare import compare_runsets
 from trajguard.comparison._config import CompareConfig
 from trajguard.comparison._designs import Look, RecordFields, decided_by_design
 from trajguard.comparison._results import Comparison, ScenarioResult
 from trajguard.comparison._verdicts import Verdict
 from trajguard.errors import TrajguardError, UsageError
+
+if TYPE_CHECKING:  # the records (EscalationPlan, EscalationStop) are read without pandas
+    import pandas as pd
 
 __all__ = [
     "EscalationDesign",
@@ -297,6 +299,8 @@ class EscalationDesign:
     def after(self, look: Look, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Look | None:
         """After the first look, choose the scenarios that go on; after a later one, decide
         each of them alone."""
+        from trajguard.comparison._compare import compare_runsets
+
         if look.index == 0:
             first = compare_runsets(
                 baseline, candidate, config=replace(self._config, alpha=self.plan.alpha_first)

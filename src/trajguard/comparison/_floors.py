@@ -22,11 +22,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from trajguard.outcome import Outcomes, classify
 from trajguard.stats import (
@@ -34,6 +33,9 @@ from trajguard.stats import (
     runs_to_show_rate_at_least,
     upper_rate_bound,
 )
+
+if TYPE_CHECKING:  # the record (FloorResult) is read without pandas
+    import pandas as pd
 
 __all__ = [
     "BAR_NAMES",
@@ -237,6 +239,8 @@ def check_floors(table: pd.DataFrame, bars: Mapping[str, FloorBars]) -> FloorRes
     Raises:
         StoreError: a status or flag column holds values no run set holds.
     """
+    import pandas as pd
+
     outcomes = classify(table)
     keys = pd.DataFrame(
         {

@@ -20,16 +20,16 @@ from __future__ import annotations
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pandas as pd  # resolvable at run time: the codec reads PooledBaseline's annotations
 
 from trajguard import stats as st
-from trajguard.comparison._arms import Arm
-from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._joint import tool_matrix
-from trajguard.comparison._paths import PathCells
-from trajguard.comparison._registry import metric, metric_stream
+
+if TYPE_CHECKING:  # the record (Drift) is read without the computing modules
+    from trajguard.comparison._arms import Arm
+    from trajguard.comparison._config import CompareConfig
 
 __all__ = ["Drift", "PooledBaseline", "baseline_drift", "pool_history"]
 
@@ -145,6 +145,10 @@ def _one(
     """(test, p-value, per-batch values) of one metric over one scenario's batches."""
     from scipy import stats as sps  # when a history is pooled, not when records are read
 
+    from trajguard.comparison._joint import tool_matrix
+    from trajguard.comparison._paths import PathCells
+    from trajguard.comparison._registry import metric
+
     index = {label: i for i, label in enumerate(labels)}
     groups = np.array([index[b] for b in arm.batches])
     resamples = config.resampling.n_resamples
@@ -199,6 +203,8 @@ def baseline_drift(arms_b: Mapping[str, Arm], config: CompareConfig) -> tuple[Dr
 
     Only scenarios whose baseline holds runs of two or more batches are tested.
     """
+    from trajguard.comparison._registry import metric_stream
+
     found: list[tuple[str, str, list[str], tuple[float, ...], str, float]] = []
     names = [m for m in config.metrics if m in config.gating]
     for scenario in sorted(arms_b):

@@ -11,12 +11,11 @@ generator is keyed by its position): append, never reorder.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import fields
 
 import numpy as np
 
-from trajguard._catalog import TOLERANCES, Tolerance, tolerance
+from trajguard._catalog import TOLERANCES, Tolerance, canonical_tolerances, tolerance
 from trajguard._metric_table import (
     DEFAULT_GATING,
     METRIC_DESCRIPTIONS,
@@ -46,11 +45,6 @@ __all__ = [
 
 
 _TOLERANCE_BY_NAME = {n: t for t in TOLERANCES for n in (t.name, *t.aliases)}
-
-
-def canonical_tolerances(values: Mapping[str, float]) -> dict[str, float]:
-    """Tolerance values keyed by canonical name (aliases resolved; unknown names: KeyError)."""
-    return {tolerance(name).name: float(value) for name, value in values.items()}
 
 
 def _passes(arm: Arm) -> tuple[BoolArray, BoolArray]:

@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from trajguard.comparison._arms import Arm, split_runs
 from trajguard.comparison._config import CompareConfig
 from trajguard.comparison._designs import Look, RecordFields, decided_by_design
 from trajguard.comparison._results import Comparison
@@ -29,6 +27,11 @@ from trajguard.comparison._sequential._rules import (
     schedule,
 )
 from trajguard.stats import Action
+
+if TYPE_CHECKING:  # the record (SequentialOutcome) is read without pandas and the arms
+    import pandas as pd
+
+    from trajguard.comparison._arms import Arm
 
 __all__ = ["SequentialDesign"]
 
@@ -107,6 +110,8 @@ class SequentialDesign:
     def _decide(
         self, look: int, baseline: pd.DataFrame, candidate: pd.DataFrame
     ) -> dict[str, Decision]:
+        from trajguard.comparison._arms import split_runs
+
         statuses, variants = self._config.crash_statuses, self.outcome.variants
         by_plan: dict[tuple[int, ...], list[str]] = {}
         for scenario in self._active:

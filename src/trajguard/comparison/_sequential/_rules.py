@@ -8,13 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from trajguard import stats as st
-from trajguard.comparison._arms import Arm
-from trajguard.comparison._compare import evaluate_metric
 from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._registry import DIRECTIONAL, metric
 from trajguard.stats import (
     Action,
     combine,
@@ -23,6 +20,9 @@ from trajguard.stats import (
     rate_thresholds,
     sequential_decision,
 )
+
+if TYPE_CHECKING:  # the record (SequentialOutcome) is read without the computing modules
+    from trajguard.comparison._arms import Arm
 
 __all__ = [
     "Decision",
@@ -48,6 +48,8 @@ def schedule(max_runs: int, looks: int = 3) -> tuple[int, ...]:
 
 def gate_metrics(config: CompareConfig) -> tuple[str, ...]:
     """The gating metrics that can regress (directional ones), in report order."""
+    from trajguard.comparison._registry import DIRECTIONAL
+
     return tuple(m for m in config.metrics if m in config.gating and m in DIRECTIONAL)
 
 
@@ -162,6 +164,9 @@ def _decide_metric(
     alpha: float,
     config: CompareConfig,
 ) -> Action:
+    from trajguard.comparison._compare import evaluate_metric
+    from trajguard.comparison._registry import metric
+
     last = look >= len(plan) - 1
     ev = evaluate_metric(name, arm_b, arm_c, config=config, scenario=scenario)
     if not ev.testable:
@@ -217,6 +222,8 @@ def decide_look(
             :class:`CompareConfig`.
     """
     config = config or CompareConfig()
+    from trajguard.comparison._registry import metric
+
     metrics = gate_metrics(config)
     decisions: dict[str, Decision] = {}
     for scenario, arm_c in candidate.items():

@@ -15,7 +15,7 @@ from dataclasses import fields
 
 import numpy as np
 
-from trajguard._catalog import TOLERANCES, Tolerance, canonical_tolerances, tolerance
+from trajguard._catalog import TOLERANCES, Tolerance, tolerance
 from trajguard._metric_table import (
     DEFAULT_GATING,
     METRIC_DESCRIPTIONS,
@@ -37,7 +37,6 @@ __all__ = [
     "TOLERANCES",
     "Metric",
     "Tolerance",
-    "canonical_tolerances",
     "metric",
     "metric_stream",
     "tolerance",

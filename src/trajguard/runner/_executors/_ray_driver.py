@@ -35,6 +35,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from trajguard.runner._executors import _ray_worker
+from trajguard.store import MESSAGE_CHARS
 
 __all__ = ["main"]
 
@@ -341,11 +342,11 @@ def _resources(resources: Mapping[str, float]) -> dict[str, float]:
 
 
 def _text(error: BaseException) -> str:
-    return f"{type(error).__name__}: {str(error).strip()[:2000]}"
+    return f"{type(error).__name__}: {str(error).strip()[:MESSAGE_CHARS]}"
 
 
 def _described(error: BaseException) -> dict[str, str]:
-    return {"error_type": type(error).__name__, "message": str(error).strip()[:2000]}
+    return {"error_type": type(error).__name__, "message": str(error).strip()[:MESSAGE_CHARS]}
 
 
 if __name__ == "__main__":

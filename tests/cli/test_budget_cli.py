@@ -170,7 +170,7 @@ def test_nightly_budgeted_design_spends_the_budget_in_looks(project: Path, cli: 
     assert runs["cost_usd"].sum() <= 1.2 + 1e-9
     document = json.loads((folder / "comparison.json").read_text())
     assert document["design"]["name"] == "budget"
-    assert document["design"]["budget"]["budget"] == 1.2
+    assert document["design"]["outcome"]["budget"] == 1.2
     assert "## Budgeted design" in (folder / "report.md").read_text()
 
 

@@ -1,6 +1,6 @@
-"""Every design produces its own record: the fields of the document's design record it fills —
-its name and, under its name, its own record (escalation's stops beside it) — so the pipeline
-asks the design instead of testing its type. Each design here runs one look on a clear break."""
+"""Every design produces its own record, a type of its own tagged by the design's name (the
+document's one design record), so the pipeline asks the design instead of testing its type. Each
+design here runs one look on a clear break."""
 
 from __future__ import annotations
 
@@ -10,23 +10,28 @@ from trajguard_testkit.rows import pass_rows as rows
 
 from trajguard.comparison import (
     BudgetedDesign,
-    BudgetOutcome,
+    BudgetRecord,
     CompareConfig,
     Design,
+    DesignRecord,
     EscalationDesign,
-    EscalationPlan,
+    EscalationRecord,
     FixedDesign,
+    FixedRecord,
     Look,
     SequentialDesign,
-    SequentialOutcome,
+    SequentialRecord,
     drive,
 )
-from trajguard.results import DesignRecord
 
 CONFIG = CompareConfig(metrics=("pass_rate", "crash_rate"), suite_share=0.0)
 BASE = pd.DataFrame(rows("broken", 19, 20) + rows("steady", 10, 20))
-OWN = {"sequential": SequentialOutcome, "escalation": EscalationPlan, "budget": BudgetOutcome}
-SLOTS = ("sequential", "escalation", "budget")
+RECORDS = {
+    "fixed": FixedRecord,
+    "sequential": SequentialRecord,
+    "escalation": EscalationRecord,
+    "budget": BudgetRecord,
+}
 
 
 def _design(name: str) -> Design:
@@ -57,39 +62,40 @@ def _run(design: Design) -> None:
 
 
 def _record(design: Design, unit: str = "runs") -> DesignRecord:
-    return DesignRecord(unit=unit, **design.record())
+    return design.record(unit=unit)
 
 
-@pytest.mark.parametrize("name", ["fixed", "sequential", "escalation", "budget"])
-def test_a_design_fills_its_name_and_under_it_its_own_record(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(RECORDS))
+def test_a_design_makes_its_own_record_tagged_by_its_name(name: str) -> None:
     design = _design(name)
     _run(design)
     record = _record(design)
-    assert record.name == design.name == name
-    assert [s for s in SLOTS if getattr(record, s) is not None] == ([name] if name in OWN else [])
-    if name in OWN:
-        assert isinstance(getattr(record, name), OWN[name])
-    else:
-        assert record == DesignRecord()
+    assert type(record) is RECORDS[name]
+    assert record.name == design.name == name and record.unit == "runs"
+    if name == "fixed":
+        assert record == FixedRecord()
 
 
 def test_each_record_is_the_design_s_state_after_its_looks() -> None:
     sequential = _design("sequential")
     _run(sequential)
     assert isinstance(sequential, SequentialDesign)
-    assert _record(sequential).sequential is sequential.outcome
+    record = _record(sequential)
+    assert isinstance(record, SequentialRecord) and record.outcome is sequential.outcome
     assert "broken" in sequential.outcome.stopped
 
     escalation = _design("escalation")
     _run(escalation)
     assert isinstance(escalation, EscalationDesign)
     record = _record(escalation, unit="runs per variant")
-    assert record.escalation is escalation.plan and record.unit == "runs per variant"
+    assert isinstance(record, EscalationRecord)
+    assert record.plan is escalation.plan and record.unit == "runs per variant"
     assert record.stops == tuple(escalation.stops.values())
     assert {stop.scenario for stop in record.stops} == {"broken", "steady"}
 
     budget = _design("budget")
     _run(budget)
     assert isinstance(budget, BudgetedDesign)
-    assert _record(budget).budget is budget.outcome
+    record = _record(budget)
+    assert isinstance(record, BudgetRecord) and record.outcome is budget.outcome
     assert budget.outcome.regressed.get("broken")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trajguard import pipeline
-from trajguard.comparison import CompareConfig
+from trajguard.comparison import CompareConfig, EscalationRecord, SequentialRecord
 from trajguard.errors import UsageError
 from trajguard.pipeline._budget import budgeted_design
 from trajguard.runner import BatchOptions, Budget, RunEstimate
@@ -78,9 +78,9 @@ def test_the_sequential_design_spreads_each_scenario_s_own_runs_over_its_looks(
     night = pipeline.nightly(project / "suite.yaml", sequential=True, report=QUIET)
     assert _made(night.runset) == {"own": 4, "plain": 2}
     record = night.document.design
-    assert record.sequential is not None
-    assert record.sequential.plan_of("own") == (4, 8, 12)
-    assert record.sequential.plan_of("plain") == (2, 4, 6)
+    assert isinstance(record, SequentialRecord)
+    assert record.outcome.plan_of("own") == (4, 8, 12)
+    assert record.outcome.plan_of("plain") == (2, 4, 6)
 
 
 def test_ab_sequential_spreads_each_scenario_s_own_runs_per_variant(project: Path) -> None:
@@ -92,8 +92,8 @@ def test_ab_sequential_spreads_each_scenario_s_own_runs_per_variant(project: Pat
     made = rows.groupby(["scenario", "variant"]).size().to_dict()
     assert made == {("own", "base"): 12, ("own", "again"): 12, ("plain", "base"): 6,
                     ("plain", "again"): 6}  # fmt: skip
-    record = done.document.design.sequential
-    assert record is not None and record.plan_of("own") == (4, 8, 12)
+    record = done.document.design
+    assert isinstance(record, SequentialRecord) and record.outcome.plan_of("own") == (4, 8, 12)
 
 
 def test_escalation_starts_each_scenario_at_its_own_runs(project: Path) -> None:
@@ -101,9 +101,9 @@ def test_escalation_starts_each_scenario_at_its_own_runs(project: Path) -> None:
     night = pipeline.nightly(project / "suite.yaml", max_runs=16, report=QUIET)
     assert _made(night.runset) == {"own": 12, "plain": 6}
     record = night.document.design
-    assert record.escalation is not None
+    assert isinstance(record, EscalationRecord)
     # one scenario each: the larger N is the plan's, the other scenario's looks are its own
-    assert record.escalation.first == 12 and record.escalation.own_looks == {"plain": (6, 11, 16)}
+    assert record.plan.first == 12 and record.plan.own_looks == {"plain": (6, 11, 16)}
 
 
 def test_escalation_refuses_a_scenario_whose_own_runs_reach_max_runs(project: Path) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from trajguard.comparison._ab_overall import Overall
     from trajguard.comparison._answer import Answer
     from trajguard.comparison._arms import split_runs
-    from trajguard.comparison._budget import BudgetedDesign, BudgetOutcome
+    from trajguard.comparison._budget import BudgetedDesign, BudgetOutcome, BudgetRecord
     from trajguard.comparison._compare import compare_runsets
     from trajguard.comparison._config import (
         CompareConfig,
@@ -26,11 +26,12 @@ if TYPE_CHECKING:
         SettingProblem,
         tolerance_problems,
     )
+    from trajguard.comparison._design_record import DesignRecord
     from trajguard.comparison._designs import (
         Design,
         FixedDesign,
+        FixedRecord,
         Look,
-        RecordFields,
         Sides,
         drive,
     )
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         EscalationDesign,
         EscalationLook,
         EscalationPlan,
+        EscalationRecord,
         EscalationStop,
     )
     from trajguard.comparison._evaluation import Evaluation, Resampling, Summary
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         LookRecord,
         SequentialDesign,
         SequentialOutcome,
+        SequentialRecord,
         Stop,
     )
     from trajguard.comparison._verdicts import (
@@ -127,20 +130,24 @@ __all__ = [
     "AskedOrder",
     "BlindSpot",
     "BudgetOutcome",
+    "BudgetRecord",
     "BudgetedDesign",
     "CompareConfig",
     "Comparison",
     "Decision",
     "Design",
+    "DesignRecord",
     "Drift",
     "EscalationDesign",
     "EscalationLook",
     "EscalationPlan",
+    "EscalationRecord",
     "EscalationStop",
     "Evaluation",
     "Evidence",
     "Family",
     "FixedDesign",
+    "FixedRecord",
     "FloorBars",
     "FloorCheck",
     "FloorResult",
@@ -161,13 +168,13 @@ __all__ = [
     "PlanRow",
     "PooledBaseline",
     "Preferences",
-    "RecordFields",
     "Resampling",
     "ScenarioGate",
     "ScenarioPlan",
     "ScenarioResult",
     "SequentialDesign",
     "SequentialOutcome",
+    "SequentialRecord",
     "SettingProblem",
     "Sides",
     "Stop",

@@ -29,11 +29,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from trajguard import stats as st
 from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._designs import Look, RecordFields, decided_by_design
+from trajguard.comparison._designs import Look, decided_by_design
 from trajguard.comparison._results import Comparison
 from trajguard.errors import UsageError
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the record (BudgetOutcome) is read without pandas and the a
 
     from trajguard.comparison._arms import Arm
 
-__all__ = ["BudgetOutcome", "BudgetedDesign"]
+__all__ = ["BudgetOutcome", "BudgetRecord", "BudgetedDesign"]
 
 LOOKS = 3
 BLIND_POWER = 0.5
@@ -66,6 +66,18 @@ class BudgetOutcome:
     """scenario → the gates it stopped on as regressed."""
     thresholds: tuple[float, ...] = ()
     """the per-look significance thresholds of each gate."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetRecord:
+    """The document's record of a budgeted design."""
+
+    name: Literal["budget"] = "budget"
+    """the design's tag."""
+    unit: str = "runs"
+    """what a run count counts (``runs``, or ``runs per variant`` in an A/B)."""
+    outcome: BudgetOutcome
+    """the budget, each scenario's runs and its stop."""
 
 
 class BudgetedDesign:
@@ -119,10 +131,10 @@ class BudgetedDesign:
         """``budget``."""
         return "budget"
 
-    def record(self) -> RecordFields:
+    def record(self, *, unit: str) -> BudgetRecord:
         """Its record in the document: the budget, each scenario's runs and its stop
         (:attr:`outcome`)."""
-        return {"name": "budget", "budget": self.outcome}
+        return BudgetRecord(unit=unit, outcome=self.outcome)
 
     def first(self) -> Look:
         """Every scenario at its own ``runs:`` (else an even share of a third of the budget)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from trajguard.comparison._config import CompareConfig
 from trajguard.comparison._results import Comparison, MetricResult, SuiteTest, settle
@@ -37,11 +37,13 @@ from trajguard.comparison._verdicts import verdict_of
 if TYPE_CHECKING:
     import pandas as pd
 
+    from trajguard.comparison._design_record import DesignRecord
+
 __all__ = [
     "Design",
     "FixedDesign",
+    "FixedRecord",
     "Look",
-    "RecordFields",
     "RunLook",
     "Sides",
     "decided_by_design",
@@ -69,10 +71,6 @@ class Look:
 # Rows of the baseline side and of the candidate side of the batch so far.
 Sides = Callable[[], tuple["pd.DataFrame", "pd.DataFrame"]]
 RunLook = Callable[[Look], None]
-# The fields of the document's design record (trajguard.results.DesignRecord) a design fills: its
-# name and, under its name, its own record. The record type lives in the results layer above
-# this one, so a design hands over its fields rather than the record.
-RecordFields = Mapping[str, Any]
 
 
 class Design(Protocol):
@@ -99,8 +97,8 @@ class Design(Protocol):
         """The final comparison with its gating verdicts decided by this design."""
         ...
 
-    def record(self) -> RecordFields:
-        """What the document keeps of this design (:data:`RecordFields`)."""
+    def record(self, *, unit: str) -> DesignRecord:
+        """What the document keeps of this design, its run counts counted in ``unit``."""
         ...
 
 
@@ -138,9 +136,19 @@ class FixedDesign:
         """The comparison as it is."""
         return comparison
 
-    def record(self) -> RecordFields:
-        """Nothing of its own: the document's design record says ``fixed``."""
-        return {}
+    def record(self, *, unit: str) -> FixedRecord:
+        """Nothing of its own: the record says ``fixed``."""
+        return FixedRecord(unit=unit)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FixedRecord:
+    """The document's record of a fixed design: one look, the comparison decided."""
+
+    name: Literal["fixed"] = "fixed"
+    """the design's tag."""
+    unit: str = "runs"
+    """what a run count counts (``runs``, or ``runs per variant`` in an A/B)."""
 
 
 def _overturned(m: MetricResult, now: MetricResult, design: str, reason: str) -> str:

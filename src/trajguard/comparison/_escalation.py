@@ -33,13 +33,13 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from trajguard._text import counted
 from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._designs import Look, RecordFields, decided_by_design
+from trajguard.comparison._designs import Look, decided_by_design
 from trajguard.comparison._results import Comparison, ScenarioResult
 from trajguard.comparison._verdicts import Verdict
 from trajguard.errors import TrajguardError, UsageError
@@ -51,6 +51,7 @@ __all__ = [
     "EscalationDesign",
     "EscalationLook",
     "EscalationPlan",
+    "EscalationRecord",
     "EscalationStop",
     "escalation_plan",
     "later_look",
@@ -148,6 +149,20 @@ class EscalationStop:
     """the gating metrics that regressed where it stopped (empty: it did not)."""
     looks: tuple[EscalationLook, ...] = ()
     """its looks after the first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EscalationRecord:
+    """The document's record of an escalation design."""
+
+    name: Literal["escalation"] = "escalation"
+    """the design's tag."""
+    unit: str = "runs"
+    """what a run count counts (``runs``, or ``runs per variant`` in an A/B)."""
+    plan: EscalationPlan
+    """its looks, levels and lean rule."""
+    stops: tuple[EscalationStop, ...] = ()
+    """where each scenario stopped, and why (in the order decided)."""
 
 
 def leaning(first: Comparison, design: EscalationPlan) -> dict[str, EscalationStop | None]:
@@ -278,10 +293,10 @@ class EscalationDesign:
         """``escalation``."""
         return "escalation"
 
-    def record(self) -> RecordFields:
+    def record(self, *, unit: str) -> EscalationRecord:
         """Its record in the document: the plan, and where each scenario stopped (in the order
         decided)."""
-        return {"name": "escalation", "escalation": self.plan, "stops": tuple(self.stops.values())}
+        return EscalationRecord(unit=unit, plan=self.plan, stops=tuple(self.stops.values()))
 
     def _label(self, index: int) -> str:
         return f"look {index + 1}/{self._looks}"

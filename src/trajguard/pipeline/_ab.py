@@ -12,7 +12,6 @@ from trajguard.pipeline._floors import floors_of
 from trajguard.pipeline._looks import (
     Job,
     choose_design,
-    design_record,
     one_design,
     run_job,
     variant_sides,
@@ -169,7 +168,7 @@ def ab(
         runs=side,
         plots=plotted if report.plots else [],
         command=report.command,
-        design=design_record(design, unit="runs per variant"),
+        design=design.record(unit="runs per variant"),
         explain=report.explain,
     )
     document = replace(document, floors=floors_of(side))

@@ -10,6 +10,7 @@ from typing import Any
 from trajguard.comparison import (
     CompareConfig,
     Comparison,
+    DesignRecord,
     PooledBaseline,
     compare_runsets,
     judge_probes,
@@ -27,7 +28,7 @@ from trajguard.pipeline._outputs import (
     write_outputs,
 )
 from trajguard.report import build_document, floors_summary
-from trajguard.results import DesignRecord, ReportDocument, ReportKind
+from trajguard.results import ReportDocument, ReportKind
 from trajguard.store import (
     RunSet,
     check_comparable_sides,

@@ -25,12 +25,11 @@ from trajguard.comparison import (
 )
 from trajguard.errors import UsageError
 from trajguard.pipeline._budget import BudgetEnded, spent_after
-from trajguard.results import DesignRecord
 from trajguard.runner import BatchOptions, ObserverFactory, execute
 from trajguard.store import read_runs
 from trajguard.suite import Suite, runs_per_scenario
 
-__all__ = ["Job", "choose_design", "design_record", "one_design", "run_job", "variant_sides"]
+__all__ = ["Job", "choose_design", "one_design", "run_job", "variant_sides"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,8 +142,3 @@ def _groups(look: Look, options: BatchOptions) -> list[BatchOptions]:
     for scenario, runs in look.runs.items():
         by_runs.setdefault(runs, []).append(scenario)
     return [replace(options, runs=n, scenarios=tuple(s)) for n, s in sorted(by_runs.items())]
-
-
-def design_record(design: Design, *, unit: str = "runs") -> DesignRecord:
-    """What the report and ``comparison.json`` keep of the design: the fields its record fills."""
-    return DesignRecord(unit=unit, **design.record())

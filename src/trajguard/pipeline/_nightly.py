@@ -17,7 +17,7 @@ from trajguard.pipeline._compare import (
     with_suite_gates,
     with_suite_tolerances,
 )
-from trajguard.pipeline._looks import Job, choose_design, design_record, one_design, run_job
+from trajguard.pipeline._looks import Job, choose_design, one_design, run_job
 from trajguard.pipeline._nights import StoreRequest, store_for_suite
 from trajguard.pipeline._outputs import (
     ReportOptions,
@@ -152,7 +152,7 @@ def nightly(
         target,
         config=design.final_config(config),
         options=report,
-        design=design_record(design),
+        design=design.record(unit="runs"),
         adjust=design.settle,
         history=pooled,
         kind=ReportKind.NIGHTLY,

@@ -1,48 +1,53 @@
 """The report's section on the design the runs were made under (none for a fixed design).
 
-The section is found by the type of the design's own record (the field of the design record its
-name tags): a renderer registered below for each record type.
+The section is found by the type of the design's record: a renderer registered below for each
+record type.
 """
 
 from __future__ import annotations
 
 from functools import singledispatch
 
-from trajguard.comparison import BudgetOutcome, EscalationPlan, SequentialOutcome
+from trajguard.comparison import (
+    BudgetOutcome,
+    BudgetRecord,
+    DesignRecord,
+    EscalationRecord,
+    SequentialRecord,
+)
 from trajguard.report._escalation import escalation_section
 from trajguard.report._format import md
 from trajguard.report._sequential import sequential_section
-from trajguard.results import DesignRecord
 
 __all__ = ["design_section"]
 
 
 def design_section(design: DesignRecord) -> list[str]:
     """The design's markdown, as lines to append (empty for a fixed design)."""
-    section = _section(getattr(design, design.name, None), design)
+    section = _section(design)
     return [] if section is None else ["", section]
 
 
 @singledispatch
-def _section(own: object, design: DesignRecord) -> str | None:
-    """No section: a fixed design has no record of its own."""
+def _section(record: object) -> str | None:
+    """No section: a fixed design (:class:`FixedRecord`) has nothing of its own to show."""
     return None
 
 
 @_section.register
-def _sequential(own: SequentialOutcome, design: DesignRecord) -> str:
-    return sequential_section(own)
+def _sequential(record: SequentialRecord) -> str:
+    return sequential_section(record.outcome)
 
 
 @_section.register
-def _escalation(own: EscalationPlan, design: DesignRecord) -> str:
-    stops = {stop.scenario: stop for stop in design.stops}
-    return escalation_section(own, stops, unit=design.unit)
+def _escalation(record: EscalationRecord) -> str:
+    stops = {stop.scenario: stop for stop in record.stops}
+    return escalation_section(record.plan, stops, unit=record.unit)
 
 
 @_section.register
-def _budget(own: BudgetOutcome, design: DesignRecord) -> str:
-    return budget_section(own)
+def _budget(record: BudgetRecord) -> str:
+    return budget_section(record.outcome)
 
 
 def budget_section(outcome: BudgetOutcome) -> str:

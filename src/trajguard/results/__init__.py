@@ -27,7 +27,6 @@ from trajguard.results._cost import BatchCost
 from trajguard.results._document import (
     DOCUMENT_SCHEMA_VERSION,
     ABOverall,
-    DesignRecord,
     HistoryFacts,
     PlotSample,
     RateCount,
@@ -74,7 +73,6 @@ __all__ = [
     "BatchCost",
     "ConversationFacts",
     "CriterionShift",
-    "DesignRecord",
     "Ending",
     "Exemplars",
     "Explanation",

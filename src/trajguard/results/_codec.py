@@ -19,6 +19,7 @@ import functools
 import json
 import math
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -230,10 +231,21 @@ def loads(
 
 
 def parse(
-    text: str | bytes, *, version: str | int | None = None, file: str | Path | None = None
+    text: str | bytes,
+    *,
+    version: str | int | None = None,
+    file: str | Path | None = None,
+    upgrades: Mapping[str | int, Callable[[dict[str, Any]], dict[str, Any]]] | None = None,
 ) -> Any:
     """The JSON data in ``text``, bounded in depth, without NaN or repeated keys, its
     ``schema_version`` checked and taken out.
+
+    Args:
+        text: the document.
+        version: the schema version to read (``None``: an unversioned document).
+        file: where the text came from, for error messages.
+        upgrades: earlier versions this trajguard still reads: version → the function that
+            turns a document of that version into one of ``version``.
 
     Raises:
         InvalidResultData: as :func:`loads`, but for the fit to a type.
@@ -255,11 +267,17 @@ def parse(
                 f"no {VERSION_KEY} (this trajguard reads version {version})", file=file, path="$"
             )
         found = data.pop(VERSION_KEY)
-        if found != version or type(found) is not type(version):
+        readable = {version: None, **(upgrades or {})}
+        matched = [v for v in readable if v == found and type(v) is type(found)]
+        if not matched:
+            versions = " or ".join(repr(v) for v in readable)
             raise InvalidResultData(
-                f"schema version {found!r}, but this trajguard reads version {version!r}",
+                f"schema version {found!r}, but this trajguard reads version {versions}",
                 file=file,
                 path=f"$.{VERSION_KEY}",
                 hint="render it with the trajguard version that wrote it, or compare again",
             )
+        upgrade = readable[matched[0]]
+        if upgrade is not None:
+            data = upgrade(data)
     return data

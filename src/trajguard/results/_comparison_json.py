@@ -32,12 +32,14 @@ def document_json(document: ReportDocument) -> str:
 def read_document(text: str | bytes, *, file: str | Path | None = None) -> ReportDocument:
     """The document in the text of a ``comparison.json``.
 
+    A version 2 file (written before the design record was tagged) reads as the same document.
+
     Raises:
         InvalidResultData: not JSON, another schema version, not a report document, or one
             holding impossible values (a rate or p-value outside [0, 1], a negative or absurd
             count); the message names the JSON path.
     """
-    data = parse(text, version=DOCUMENT_SCHEMA_VERSION, file=file)
+    data = parse(text, version=DOCUMENT_SCHEMA_VERSION, file=file, upgrades={2: _design_of_v2})
     document: ReportDocument = from_data(ReportDocument, data, file=file)
     wrong = impossible_values(data)
     if wrong:
@@ -49,6 +51,26 @@ def read_document(text: str | bytes, *, file: str | Path | None = None) -> Repor
             "report again from the run sets (trajguard compare BASELINE CANDIDATE)",
         )
     return document
+
+
+def _design_of_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """A version 2 document as version 3: its design record held one optional field per design
+    (``sequential``, ``escalation`` with ``stops``, ``budget``); it is now the one record its
+    ``name`` tags, which holds only its own fields (``outcome``; ``plan`` and ``stops``)."""
+    design = data.get("design")
+    if not isinstance(design, dict):
+        return data  # no record, or not an object: the type check says so
+    name = design.get("name", "fixed")
+    own = (
+        {
+            "sequential": {"outcome": design.get("sequential")},
+            "escalation": {"plan": design.get("escalation"), "stops": design.get("stops", [])},
+            "budget": {"outcome": design.get("budget")},
+        }.get(name, {})
+        if isinstance(name, str)
+        else {}
+    )
+    return {**data, "design": {"name": name, "unit": design.get("unit", "runs"), **own}}
 
 
 def document_schema() -> dict[str, Any]:

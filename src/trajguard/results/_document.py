@@ -13,21 +13,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
 
 from trajguard.comparison import (
     EXIT_BUDGET,
     EXIT_OK,
     EXIT_REGRESSED,
     Answer,
-    BudgetOutcome,
     Comparison,
-    EscalationPlan,
-    EscalationStop,
+    DesignRecord,
+    FixedRecord,
     FloorResult,
     Overall,
     PairwiseResult,
-    SequentialOutcome,
     exit_code,
 )
 from trajguard.results._conversations import ConversationFacts
@@ -38,7 +35,6 @@ from trajguard.results._trend_facts import EXIT_ALARM, TrendFacts
 __all__ = [
     "DOCUMENT_SCHEMA_VERSION",
     "ABOverall",
-    "DesignRecord",
     "HistoryFacts",
     "PlotSample",
     "RateCount",
@@ -53,8 +49,9 @@ __all__ = [
     "TopSequence",
 ]
 
-DOCUMENT_SCHEMA_VERSION = 2
-"""Bumped whenever a field of the document changes meaning or goes away."""
+DOCUMENT_SCHEMA_VERSION = 3
+"""Bumped whenever a field of the document changes meaning or goes away (3: ``design`` is one
+record per design, tagged by ``name``; version 2 files still read)."""
 
 Scalar = str | int | float | bool | None
 """A JSON scalar (the values of a machine record)."""
@@ -246,25 +243,6 @@ class ABOverall:
 
 
 @dataclass(frozen=True, kw_only=True)
-class DesignRecord:
-    """How many runs the comparison made, look by look, and who decided significance."""
-
-    name: Literal["fixed", "sequential", "escalation", "budget"] = "fixed"
-    """``fixed`` (one look; the comparison decides), ``sequential``, ``escalation`` or ``budget``
-    (the design decides its gating verdicts; docs/explanation/statistics.md §4)."""
-    sequential: SequentialOutcome | None = None
-    """the sequential design's plan, looks and stops."""
-    escalation: EscalationPlan | None = None
-    """the escalation plan (its looks, levels and lean rule)."""
-    stops: tuple[EscalationStop, ...] = ()
-    """where each scenario of an escalated run stopped, and why (in the order decided)."""
-    unit: str = "runs"
-    """what a run count counts (``runs``, or ``runs per variant`` in an A/B)."""
-    budget: BudgetOutcome | None = None
-    """the budgeted design's budget, runs per scenario and stops."""
-
-
-@dataclass(frozen=True, kw_only=True)
 class ReportDocument:
     """Everything the reports of one comparison say."""
 
@@ -289,8 +267,10 @@ class ReportDocument:
     of letters, digits, ``_``, ``.`` and ``-``)."""
     command: str | None = None
     """the command that reproduces the report."""
-    design: DesignRecord = field(default_factory=DesignRecord)
-    """the design the runs were made under."""
+    design: DesignRecord = field(default_factory=FixedRecord)
+    """the design the runs were made under, tagged by its ``name``: ``fixed`` (one look; the
+    comparison decides), ``sequential``, ``escalation`` or ``budget`` (the design decides its
+    gating verdicts; docs/explanation/statistics.md §4)."""
     require_power: bool = False
     """a blind night (``comparison.blind``) exits 4 (``--require-power``)."""
     trend: TrendFacts | None = None

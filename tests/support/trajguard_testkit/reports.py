@@ -20,15 +20,16 @@ from trajguard.comparison import (
     CompareConfig,
     Comparison,
     Decision,
+    DesignRecord,
     LookRecord,
     PooledBaseline,
     SequentialOutcome,
+    SequentialRecord,
     Stop,
     compare_ab,
     compare_runsets,
     pool_history,
 )
-from trajguard.results import DesignRecord
 from trajguard.stats import Action
 from trajguard.store import RunSet
 from trajguard_testkit.rows import pass_rows, run_row
@@ -110,9 +111,8 @@ def history_case() -> ReportCase:
         candidate=candidate,
         history=pooled,
         command="trajguard nightly suites/demo.yaml",
-        design=DesignRecord(
-            name="sequential",
-            sequential=SequentialOutcome(
+        design=SequentialRecord(
+            outcome=SequentialOutcome(
                 max_runs=30,
                 plan=(10, 20, 30),
                 alpha=0.0125,

@@ -13,12 +13,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from trajguard.comparison._config import CompareConfig
-from trajguard.comparison._designs import Look, RecordFields, decided_by_design
+from trajguard.comparison._designs import Look, decided_by_design
 from trajguard.comparison._results import Comparison
 from trajguard.comparison._sequential._rules import (
     Decision,
     LookRecord,
     SequentialOutcome,
+    SequentialRecord,
     Stop,
     decide_ab_look,
     decide_look,
@@ -88,9 +89,9 @@ class SequentialDesign:
         """``sequential``."""
         return "sequential"
 
-    def record(self) -> RecordFields:
+    def record(self, *, unit: str) -> SequentialRecord:
         """Its record in the document: the plan, the looks and the stops (:attr:`outcome`)."""
-        return {"name": "sequential", "sequential": self.outcome}
+        return SequentialRecord(unit=unit, outcome=self.outcome)
 
     def _runs_at(self, scenario: str, index: int) -> int:
         plan = self.outcome.plan_of(scenario)

@@ -28,6 +28,7 @@ __all__ = [
     "Decision",
     "LookRecord",
     "SequentialOutcome",
+    "SequentialRecord",
     "Stop",
     "decide_ab_look",
     "decide_look",
@@ -146,6 +147,18 @@ class SequentialOutcome:
             ),
             len(self.plan_of(scenario)) - 1,
         )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SequentialRecord:
+    """The document's record of a sequential design."""
+
+    name: Literal["sequential"] = "sequential"
+    """the design's tag."""
+    unit: str = "runs"
+    """what a run count counts (``runs``, or ``runs per variant`` in an A/B)."""
+    outcome: SequentialOutcome
+    """the plan, the looks and the stops."""
 
 
 def _rate(arm: Arm, crashes: bool) -> tuple[int, int]:

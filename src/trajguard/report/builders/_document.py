@@ -16,7 +16,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from trajguard.comparison import ABResult, Comparison, PooledBaseline, Verdict, metric
+from trajguard.comparison import (
+    ABResult,
+    Comparison,
+    DesignRecord,
+    FixedRecord,
+    PooledBaseline,
+    Verdict,
+    metric,
+)
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
 from trajguard.report.builders._conversation_facts import conversation_facts
 from trajguard.report.builders._cost_facts import batch_cost
@@ -26,7 +34,6 @@ from trajguard.report.builders._resilience_facts import resilience_groups
 from trajguard.report.builders._tool_digest import tool_digest
 from trajguard.results import (
     ABOverall,
-    DesignRecord,
     Explanation,
     HistoryFacts,
     PlotSample,
@@ -333,7 +340,7 @@ def build_document(
         history=_history(history),
         plots={name: plot_path(name) for name in plots},
         command=command,
-        design=design or DesignRecord(),
+        design=design or FixedRecord(),
         require_power=require_power,
         conversations=conversation_facts(
             baseline.runs,

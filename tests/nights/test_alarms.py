@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+import pytest
 from trajguard_testkit.nights import night
 
 from trajguard.nights import (
@@ -19,6 +21,7 @@ from trajguard.nights import (
     threshold,
     trend,
 )
+from trajguard.nights._alarms import _best_fit
 from trajguard.nights._monitor import MARGIN
 from trajguard.nights._streams import RISE_EXCESS
 from trajguard.report import render_trend
@@ -188,3 +191,34 @@ def test_path_statistics_share_the_suites_false_alarm_rate() -> None:
     assert watched.path_threshold == threshold((suite + 4 * PATH_WEIGHT) / PATH_WEIGHT)
     assert watched.rise_threshold is not None and watched.path_threshold is not None
     assert alone.threshold < watched.threshold < watched.rise_threshold < watched.path_threshold
+
+
+def _best_fit_by_lstsq(r: np.ndarray, t: np.ndarray, w: np.ndarray) -> tuple[float, int, bool]:
+    """The reference: one weighted least-squares fit per breakpoint (numpy's lstsq), the step
+    first, a later shape winning only by more than 1e-12."""
+    best: tuple[float, int, bool] | None = None
+    sw = np.sqrt(w)
+    shapes = [(j, False) for j in range(1, len(r))] + [(j, True) for j in range(len(r) - 2)]
+    for j, drift in shapes:
+        second = np.maximum(0.0, t - t[j]) if drift else (np.arange(len(r)) >= j).astype(float)
+        design = np.c_[np.ones(len(r)), second]
+        coef, *_ = np.linalg.lstsq(design * sw[:, None], r * sw, rcond=None)
+        ss = float(np.sum(w * (r - design @ coef) ** 2))
+        if best is None or ss < best[0] - 1e-12:
+            best = (ss, j, drift)
+    assert best is not None
+    return best
+
+
+def test_the_shapes_closed_form_fits_agree_with_least_squares_at_every_breakpoint() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        nights = int(rng.integers(2, 60))
+        runs = rng.integers(1, 50, nights).astype(float)
+        rate = np.clip(rng.uniform(0.1, 0.9) + np.cumsum(rng.normal(0, 0.03, nights)), 0, 1)
+        r = rng.binomial(runs.astype(int), rate) / runs
+        t = np.sort(rng.choice(np.arange(2 * nights), nights, replace=False)).astype(float)
+        ss, j, drift, _ = _best_fit(r, t, runs)
+        expected = _best_fit_by_lstsq(r, t, runs)
+        assert (j, drift) == expected[1:]
+        assert ss == pytest.approx(expected[0], rel=1e-9, abs=1e-12)

@@ -34,3 +34,16 @@ def test_flaky_nights_around_the_baseline_rate_stay_within_the_band() -> None:
     assert abs(d) > 0.10 and high < 0
     line = drift_line(passes, [160.0] * 12, 104.0, 160.0, band=0.10)
     assert line.spread > 5 and line.low < 0 < line.high and not line.beyond_band
+
+
+def test_nights_at_the_baseline_s_rate_differ_from_it_by_exactly_zero() -> None:
+    """The difference is of the rates, not of counts divided by the spread: with the spread
+    above 1, those left a last-digit difference (5.6e-17) that the report printed as "-0 pts"
+    or "+0 pts" depending on the machine's rounding."""
+    passes = [10, 3, 12, 13, 11, 6, 7, 3, 0, 16, 0, 5, 5, 4, 1, 3, 16, 3, 5, 17, 16, 11, 38, 2, 12]
+    runs = [32, 22, 16, 38, 30, 25, 29, 28, 6, 18, 16, 28, 38, 7, 7, 20, 29, 7, 37, 29, 38, 32,
+            39, 24, 17]  # fmt: skip
+    line = drift_line(passes, runs, 657, 1836, band=0.1)  # 657/1836 = 219/612, the nights' rate
+    assert line.spread > 1
+    assert line.difference == 0.0
+    assert line.recent_difference == 52 / 80 - 657 / 1836

@@ -54,27 +54,35 @@ class Shape:
     slope: float | None
 
 
-def _weighted_ss(r: Floats, w: Floats, design: Floats) -> tuple[float, Floats]:
-    sw = np.sqrt(w)
-    coef, *_ = np.linalg.lstsq(design * sw[:, None], r * sw, rcond=None)
-    resid = r - design @ coef
-    return float(np.sum(w * resid * resid)), np.asarray(coef, np.float64)
+def _line_fits(r: Floats, w: Floats, z: Floats) -> tuple[Floats, Floats]:
+    """Each row of ``z`` as the second column of a weighted least-squares line ``a + b z``
+    through ``r``: every row's weighted sum of squares and its coefficients ``(a, b)``. The closed
+    form on ``z`` centred at its weighted mean (every row holds two distinct values, so no line
+    is degenerate); one array operation for all the breakpoints."""
+    total = w.sum()
+    mean_r = float(w @ r) / total
+    mean_z = (z @ w) / total
+    centred = z - mean_z[:, None]
+    b = (centred * w) @ (r - mean_r) / ((centred * centred) @ w)
+    a = mean_r - b * mean_z
+    resid = r - a[:, None] - b[:, None] * z
+    return (resid * resid) @ w, np.c_[a, b]
 
 
 def _best_fit(r: Floats, t: Floats, w: Floats) -> tuple[float, int, bool, Floats]:
-    best: tuple[float, int, bool, Floats] | None = None
-    for j in range(1, len(r)):
-        step = np.c_[np.ones(len(r)), (np.arange(len(r)) >= j).astype(np.float64)]
-        ss, coef = _weighted_ss(r, w, step)
-        if best is None or ss < best[0] - 1e-12:
-            best = (ss, j, False, coef)
-    for j in range(0, len(r) - 2):
-        ramp = np.c_[np.ones(len(r)), np.maximum(0.0, t - t[j])]
-        ss, coef = _weighted_ss(r, w, ramp)
-        if best is None or ss < best[0] - 1e-12:
-            best = (ss, j, True, coef)
-    assert best is not None
-    return best
+    """The best step (at night ``j`` >= 1) or broken line (flat to ``j``, then a slope), in that
+    order, a later shape winning only by more than 1e-12: ``(ss, j, drift, coef)``."""
+    nights = len(r)
+    steps = (np.arange(nights) >= np.arange(1, nights)[:, None]).astype(np.float64)
+    ramps = np.maximum(0.0, t - t[: max(nights - 2, 0), None])
+    ss, coef = _line_fits(r, w, np.r_[steps, ramps])
+    shapes = [(j, False) for j in range(1, nights)] + [(j, True) for j in range(nights - 2)]
+    best = 0
+    for k in range(1, len(shapes)):
+        if ss[k] < ss[best] - 1e-12:
+            best = k
+    j, drift = shapes[best]
+    return float(ss[best]), j, drift, np.asarray(coef[best], np.float64)
 
 
 def _fitted(r: Floats, t: Floats, fit: tuple[float, int, bool, Floats]) -> Floats:

@@ -83,14 +83,21 @@ def drift_line(
     k, total = float(x.sum()) / phi, float(n.sum()) / phi
     if total <= 0 or bn <= 0:
         return DriftLine(0.0, 0.0, 0.0, 0.0, beyond_band=False, spread=phi)
-    d, low, high = newcombe(k, total, bk, bn, level=level)
+    _, low, high = newcombe(k, total, bk, bn, level=level)
     rk, rn = float(x[-RECENT_NIGHTS:].sum()) / phi, float(n[-RECENT_NIGHTS:].sum()) / phi
     recent = newcombe(rk, rn, bk, bn, level=level) if rn > 0 else (0.0, 0.0, 0.0)
+    # the differences of the rates themselves (the spread cancels): equal rates differ by 0
+    # exactly, not by the last digit of a division by the spread
+    base = base_passes / base_runs
+    d = float(x.sum()) / float(n.sum()) - base
+    recent_d = (
+        float(x[-RECENT_NIGHTS:].sum()) / float(n[-RECENT_NIGHTS:].sum()) - base if rn > 0 else 0.0
+    )
     return DriftLine(
-        difference=float(d),
+        difference=d,
         low=float(low),
         high=float(high),
-        recent_difference=float(recent[0]),
-        beyond_band=bool(_moved(d, low, high, band) or _moved(*recent, band)),
+        recent_difference=recent_d,
+        beyond_band=bool(_moved(d, low, high, band) or _moved(recent_d, *recent[1:], band)),
         spread=float(phi),
     )

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd  # resolvable at run time: the codec reads PooledBaseline's annotations
 
 from trajguard import stats as st
 
-if TYPE_CHECKING:  # the record (Drift) is read without the computing modules
+if TYPE_CHECKING:  # the record (Drift) is read without the computing modules and pandas
+    import pandas as pd
+
     from trajguard.comparison._arms import Arm
     from trajguard.comparison._config import CompareConfig
 
@@ -69,6 +70,8 @@ def pool_history(
 
     Rows keep their batch: ``batch_id`` is set to the label where the table has none.
     """
+    import pandas as pd
+
     if not batches:
         raise ValueError("a history has at least one batch")
     tables = []

@@ -1,6 +1,6 @@
 """trajguard._metric_table is the one table of metrics: the comparison's metrics are its entries
 with their evaluators, the suite's ``gate:``, ``--gate`` and the comparison settings check names
-against it, and it stays import-light."""
+against it, the renderers word a metric through its lookup, and it stays import-light."""
 
 from __future__ import annotations
 
@@ -55,6 +55,29 @@ def test_the_suite_and_the_settings_refuse_what_it_does_not() -> None:
     assert "unknown metric(s) ['vibes']" in info.value.message
     with pytest.raises(ValueError, match=r"unknown metric 'latncy' \(the closest is 'latency'\)"):
         check_gates(("pass_rate", "latncy"))
+
+
+def test_the_lookup_gives_the_tables_entry_by_its_name_or_an_earlier_one() -> None:
+    assert table.metric_description("latency") is table.METRIC_DESCRIPTIONS[5]
+    assert table.metric_description("tool_multiset").name == "tool_usage"
+    with pytest.raises(KeyError):
+        table.metric_description("vibes")
+
+
+@pytest.mark.parametrize("name", table.METRIC_NAMES)
+def test_a_metric_reads_the_same_from_the_table_and_from_the_comparison(name: str) -> None:
+    """The comparison's metric inherits its words: what the renderers write does not depend on
+    which of the two they look up."""
+    described, computed = table.metric_description(name), comparison.metric(name)
+    side = comparison.Summary(n=12, mean=0.25, median=3.0, geometric_mean=None)
+    assert (described.heading, described.no_change, described.directional) == (
+        computed.heading,
+        computed.no_change,
+        computed.directional,
+    )
+    assert described.format_side(side) == computed.format_side(side)
+    assert described.format_effect(0.4, (0.1, 0.7)) == computed.format_effect(0.4, (0.1, 0.7))
+    assert described.format_band(0.15) == computed.format_band(0.15)
 
 
 def test_the_table_imports_only_the_standard_library() -> None:

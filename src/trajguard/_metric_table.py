@@ -5,7 +5,9 @@ suite loader reach it without numpy, pandas or scipy. :mod:`trajguard.comparison
 builds its :data:`~trajguard.comparison.METRICS` from this table, giving each metric the
 evaluator :attr:`MetricDescription.evaluator` names. Adding a metric is one entry here (plus its
 evaluator when no existing one measures it). The order is part of the seeding of the permutation
-tests (each metric's generator is keyed by its position): append, never reorder.
+tests (each metric's generator is keyed by its position): append, never reorder. How a metric
+reads (:mod:`trajguard._metric_words`) is looked up with :func:`metric_description`, for code
+that words a metric without computing it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
+
+from trajguard._metric_words import Kind, MetricWords
 
 __all__ = [
     "DEFAULT_GATING",
@@ -22,14 +26,13 @@ __all__ = [
     "Kind",
     "MetricDescription",
     "canonical_metric",
+    "metric_description",
     "unknown_metrics",
 ]
 
-Kind = Literal["rate", "shift", "ratio", "tools", "order", "paths"]
-
 
 @dataclass(frozen=True, kw_only=True)
-class MetricDescription:
+class MetricDescription(MetricWords):
     """What a metric measures, how it is banded and how it reads (not how it is computed).
 
     Attributes:
@@ -213,6 +216,7 @@ METRIC_DESCRIPTIONS: tuple[MetricDescription, ...] = (
 )
 
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRIC_DESCRIPTIONS)
+_BY_NAME = {m.name: m for m in METRIC_DESCRIPTIONS}
 """The metrics in the order of ``trajguard.comparison.METRICS``."""
 
 DEFAULT_GATING: frozenset[str] = frozenset(m.name for m in METRIC_DESCRIPTIONS if m.gating)
@@ -231,3 +235,9 @@ def unknown_metrics(names: Iterable[str]) -> list[str]:
     """The names that are neither a metric nor an earlier name of one, each once, in the given
     order (the one check of metric names: suites, ``--gate`` and the comparison settings)."""
     return [n for n in dict.fromkeys(names) if canonical_metric(n) not in METRIC_NAMES]
+
+
+def metric_description(name: str) -> MetricDescription:
+    """The metric called ``name`` or an earlier name of it, as it reads (``KeyError`` when
+    unknown); :func:`trajguard.comparison.metric` gives it with how it is computed."""
+    return _BY_NAME[canonical_metric(name)]

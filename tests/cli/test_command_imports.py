@@ -8,9 +8,12 @@ asserted (benchmarks/bench_command_floors.py measures it).
 
 `report` and `trend` read the comparison's record types without the code that compares
 (`_compare` and the tests it runs): the record modules import it inside the functions that
-compare. What they still load: the metric registry (`_registry`, whose metrics carry their
-evaluators, and through them `_arms` and pandas), because the renderers read metric labels from
-it; trend's own tests use scipy.stats.
+compare. Nor do they load the metric registry (`_registry`, whose metrics carry their
+evaluators, and through them `_arms`, `_joint` and the numeric code): the renderers word a
+metric from the standard-library table (`trajguard._metric_table.metric_description`); and
+`report` loads no pandas. What they still load: numpy and scipy (the record modules
+`results._document` reads import them at module level, and the store's pyarrow brings numpy);
+trend's own tests use scipy.stats and its store reads pandas.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ COMPARING_CODE = (
     "trajguard.comparison._families",
 )
 """The comparison itself: loaded by no command that reads a comparison's or a night's records."""
+METRIC_CODE = (
+    "trajguard.comparison._registry",
+    "trajguard.comparison._metric",
+    "trajguard.comparison._evaluators",
+    "trajguard.comparison._arms",
+    "trajguard.comparison._joint",
+)
+"""How a metric is computed: loaded by no command that only words a metric (issue 40)."""
 
 
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
@@ -66,7 +77,8 @@ def test_report_renders_the_sample_again_without_drawing_a_plot(
     source = SAMPLES / sample / "comparison.json"
     answer = command_imports(tmp_path, "report", str(source), "--out", "again")
     assert answer["code"] == 0, answer["stderr"]
-    assert _loaded(answer["modules"], (*NEVER, *COMPARING_CODE, "scipy.stats")) == []
+    assert _loaded(answer["modules"], (*NEVER, *COMPARING_CODE, *METRIC_CODE, "scipy.stats")) == []
+    assert _loaded(answer["modules"], ("pandas",)) == []
     assert "trajguard.report.builders._document" not in answer["modules"]  # the document's builder
     written = sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*"))
     assert any(p.suffix == ".png" for p in written), written
@@ -74,6 +86,18 @@ def test_report_renders_the_sample_again_without_drawing_a_plot(
         if (tmp_path / "again" / relative).is_file():
             again = (tmp_path / "again" / relative).read_bytes()
             assert again == (SAMPLES / sample / relative).read_bytes(), relative
+
+
+def test_report_pr_comment_words_the_metrics_without_computing_them(tmp_path: Path) -> None:
+    """The pull-request comment reads the metric table only, and prints the committed sample."""
+    source = SAMPLES / "sample-nightly" / "comparison.json"
+    answer = command_imports(
+        tmp_path, "report", str(source), "--format", "pr-comment", "--page-url", "report.html"
+    )
+    assert answer["code"] == 0, answer["stderr"]
+    assert _loaded(answer["modules"], (*NEVER, *COMPARING_CODE, *METRIC_CODE, "pandas")) == []
+    sample = (SAMPLES / "sample-nightly" / "pr-comment.md").read_text(encoding="utf-8")
+    assert answer["stdout"] == sample
 
 
 def test_report_redraw_draws_the_same_plots(tmp_path: Path) -> None:
@@ -122,5 +146,5 @@ def test_trend_loads_no_comparison_runner_plot_or_model_client(tmp_path: Path) -
     answer = command_imports(tmp_path, "trend", "store")
     assert answer["code"] == 0, answer["stderr"]
     assert "# Trend (8 nights of suite demo" in answer["stdout"]
-    assert _loaded(answer["modules"], NEVER + COMPARING_CODE) == []
+    assert _loaded(answer["modules"], NEVER + COMPARING_CODE + METRIC_CODE) == []
     assert "trajguard.pipeline" not in answer["modules"]

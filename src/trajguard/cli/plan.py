@@ -46,7 +46,8 @@ def main(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from trajguard import pipeline
-    from trajguard.comparison import CompareConfig, metric
+    from trajguard._metric_table import metric_description
+    from trajguard.comparison import CompareConfig
 
     tolerances = {} if args.target_drop is None else {"pass_rate": args.target_drop}
     plans = pipeline.plan(
@@ -76,7 +77,7 @@ def main(args: argparse.Namespace) -> int:
         table.add_column(column)
     for plan in plans:
         for row in plan.rows:
-            m = metric(row.metric)
+            m = metric_description(row.metric)
             table.add_row(
                 escape(printable(plan.scenario)),
                 m.plan_label or m.label,

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
         FloorState,
         check_floors,
     )
-    from trajguard.comparison._history import Drift, PooledBaseline, pool_history
+    from trajguard.comparison._history import Drift
     from trajguard.comparison._judge_probes import judge_probes
     from trajguard.comparison._judge_results import (
         UNSTABLE_JUDGE_DISAGREEMENT,
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     )
     from trajguard.comparison._paths import NO_TOOL, run_path
     from trajguard.comparison._plan import PlanRow, ScenarioPlan, plan_assumed, plan_runset
+    from trajguard.comparison._pooling import PooledBaseline, pool_history
     from trajguard.comparison._registry import (
         DEFAULT_GATING,
         METRIC_NAMES,

@@ -1,29 +1,27 @@
-"""A baseline history: which promoted batches to pool, and whether they agree with each other.
+"""A baseline history's agreement: whether the pooled batches agree with each other.
 
-Pooling the last few nights gives each scenario 50-100 baseline runs against 10-20 candidate
-runs, the cheapest power there is. Two rules keep it honest (docs/explanation/statistics.md §6):
+Pooling the last few nights (:mod:`trajguard.comparison._pooling`, the "same definition" rule)
+gives each scenario 50-100 baseline runs against 10-20 candidate runs, the cheapest power there
+is. This module keeps it honest (docs/explanation/statistics.md §6):
 
-* **Same definition.** For each scenario, the batches whose config hash equals the candidate's
-  are pooled. When none does (the candidate changed the scenario: a prompt edit), the batches
-  that agree with the latest batch's definition are pooled instead, and the report says the
-  definition changed. A batch without a hash is pooled only if it is the latest.
 * **Agreement.** The pooled batches of a scenario are tested against each other on every gating
   metric (batch labels permuted over runs, or for rates the batches' event counts drawn from
   the hypergeometric law of that permutation; Benjamini-Hochberg over scenarios and metrics at
   ``q``); a scenario whose batches disagree is named as a drifting baseline. The comparison
   itself assumes the pooled runs are exchangeable with each other: a drifting baseline is a
   reason to promote a fresh one, not something the test corrects.
+
+Its record, :class:`Drift`, is read by the report without pandas.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd  # resolvable at run time: the codec reads PooledBaseline's annotations
 
 from trajguard import stats as st
 
@@ -31,77 +29,7 @@ if TYPE_CHECKING:  # the record (Drift) is read without the computing modules
     from trajguard.comparison._arms import Arm
     from trajguard.comparison._config import CompareConfig
 
-__all__ = ["Drift", "PooledBaseline", "baseline_drift", "pool_history"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class PooledBaseline:
-    """The baseline runs pooled from a history, and why each scenario got its batches.
-
-    Attributes:
-        runs: the pooled rows (each keeps its ``batch_id``).
-        batches: per scenario, the labels of the batches pooled (newest first).
-        changed: scenarios whose candidate definition matches no kept batch (pooled on the
-            latest batch's definition instead).
-        available: batches in the history.
-    """
-
-    runs: pd.DataFrame
-    batches: Mapping[str, tuple[str, ...]]
-    changed: tuple[str, ...]
-    available: int
-
-
-def _hashes(table: pd.DataFrame) -> dict[str, frozenset[str]]:
-    if "config_hash" not in table.columns or table.empty:
-        return {}
-    present = table.dropna(subset=["config_hash"])
-    return {
-        str(s): frozenset(str(h) for h in g["config_hash"].unique())
-        for s, g in present.groupby("scenario")
-    }
-
-
-def pool_history(
-    batches: Sequence[tuple[str, pd.DataFrame]], candidate: pd.DataFrame
-) -> PooledBaseline:
-    """Pool a history's batches per scenario (``batches`` newest first, as (label, runs)).
-
-    Rows keep their batch: ``batch_id`` is set to the label where the table has none.
-    """
-    if not batches:
-        raise ValueError("a history has at least one batch")
-    tables = []
-    for label, runs in batches:
-        frame = runs.copy()
-        if "batch_id" not in frame.columns:
-            frame["batch_id"] = label
-        frame["batch_id"] = frame["batch_id"].fillna(label).astype(str)
-        tables.append((label, frame, _hashes(frame)))
-    wanted = _hashes(candidate)
-    scenarios = sorted({str(s) for _, f, _ in tables for s in f["scenario"].unique()})
-    chosen: dict[str, tuple[str, ...]] = {}
-    changed = []
-    parts = []
-    for scenario in scenarios:
-        holding = [
-            (label, h.get(scenario)) for label, f, h in tables if scenario in set(f["scenario"])
-        ]
-        target = wanted.get(scenario)
-        matching = [label for label, h in holding if target and h and h <= target]
-        if not matching:
-            if target:
-                changed.append(scenario)
-            latest = holding[0][1]
-            matching = [holding[0][0]] + [
-                label for label, h in holding[1:] if latest and h and h == latest
-            ]
-        chosen[scenario] = tuple(matching)
-        for label, frame, _ in tables:
-            if label in matching:
-                parts.append(frame[frame["scenario"] == scenario])
-    runs = pd.concat(parts, ignore_index=True) if parts else tables[0][1].iloc[0:0]
-    return PooledBaseline(runs=runs, batches=chosen, changed=tuple(changed), available=len(batches))
+__all__ = ["Drift", "baseline_drift"]
 
 
 @dataclass(frozen=True, kw_only=True)

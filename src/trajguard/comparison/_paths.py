@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from trajguard import stats as st
-from trajguard.comparison._arms import Arm
 from trajguard.comparison._evaluation import (
     Evaluation,
     Resampling,
@@ -32,6 +32,9 @@ from trajguard.comparison._evaluation import (
     one_sided_permutation,
     untestable,
 )
+
+if TYPE_CHECKING:  # run_path is read by the store of nights without the arms (and pandas)
+    from trajguard.comparison._arms import Arm
 
 __all__ = ["NO_TOOL", "PathCells", "evaluate_failing_paths", "run_path"]
 

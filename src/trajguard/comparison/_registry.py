@@ -2,11 +2,13 @@
 :mod:`trajguard._metric_table`, each description given its evaluator and its p-values on the
 joint arrangements.
 
-Every table, plot, plan row, tolerance check and evaluator dispatch reads :data:`METRICS` and
-:data:`TOLERANCES`. Adding a metric is one entry in that table (plus its evaluator in
-:mod:`trajguard.comparison._evaluators` when no existing one measures it). The order of
-:data:`METRICS` is that table's, part of the seeding of the permutation tests (each metric's
-generator is keyed by its position): append, never reorder.
+Every tolerance check and evaluator dispatch reads :data:`METRICS` and :data:`TOLERANCES`;
+tables, plots and plan rows word a metric from the table alone
+(:func:`trajguard._metric_table.metric_description`), without this module. Adding a metric
+is one entry in that table (plus its evaluator in :mod:`trajguard.comparison._evaluators` when
+no existing one measures it). The order of :data:`METRICS` is that table's, part of the seeding
+of the permutation tests (each metric's generator is keyed by its position): append, never
+reorder.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajguard.comparison import metric
+from trajguard._metric_table import metric_description
 from trajguard.report._format import interval_label, md
 from trajguard.report._markdown import render_report
 from trajguard.report._pairwise import pairwise_section
@@ -48,7 +48,7 @@ def render_ab_report(document: ReportDocument) -> str:
         "|---|---|---|---|---:|---:|---:|",
     ]
     for o in result.overall:
-        m = metric(o.metric)
+        m = metric_description(o.metric)
         lines.append(
             f"| {m.label} | {md(o.test, limit=50)} | {m.format_difference(o.estimate)} | "
             f"{m.format_interval(o.ci)} | {o.p_value:.3f} | {o.p_adjusted:.3f} | {o.scenarios} |"

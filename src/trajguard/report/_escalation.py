@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from trajguard._metric_table import metric_description as metric
 from trajguard._text import counted
-from trajguard.comparison import EscalationPlan, EscalationStop, metric
+from trajguard.comparison import EscalationPlan, EscalationStop
 from trajguard.report._format import md
 
 __all__ = ["escalation_section"]

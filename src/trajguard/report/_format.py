@@ -10,8 +10,9 @@ import html
 import math
 from collections.abc import Sequence
 
+from trajguard._metric_table import metric_description
 from trajguard._text import printable
-from trajguard.comparison import MetricResult, PassK, Verdict, metric
+from trajguard.comparison import MetricResult, PassK, Verdict
 
 __all__ = [
     "EFFECT_LEGEND",
@@ -59,7 +60,7 @@ def md(text: object, *, limit: int = 80) -> str:
 
 def value_cell(value: float | None, name: str) -> str:
     """One batch's value of metric ``name``."""
-    return metric(name).format_value(value)
+    return metric_description(name).format_value(value)
 
 
 def interval_label(alpha: float) -> str:
@@ -69,7 +70,7 @@ def interval_label(alpha: float) -> str:
 
 def effect_cells(result: MetricResult) -> tuple[str, str]:
     """The effect and its interval of one metric result."""
-    return metric(result.metric).format_effect(result.estimate, result.ci)
+    return metric_description(result.metric).format_effect(result.estimate, result.ci)
 
 
 def p_cell(value: float | None) -> str:

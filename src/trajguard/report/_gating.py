@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from trajguard._metric_table import metric_description
 from trajguard._text import counted
-from trajguard.comparison import Comparison, MetricResult, SuiteTest, Verdict, metric
+from trajguard.comparison import Comparison, MetricResult, SuiteTest, Verdict
 from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md, p_cell
 from trajguard.results import Scalar, ScenarioFacts
@@ -14,7 +15,7 @@ __all__ = ["failures", "gating_section", "machines_note"]
 
 
 def _band(comparison: Comparison, name: str, scenario: str | None = None) -> str:
-    m = metric(name)
+    m = metric_description(name)
     if m.tolerance is None:
         return "no band"
     config = comparison.config if scenario is None else comparison.config.for_scenario(scenario)
@@ -22,7 +23,7 @@ def _band(comparison: Comparison, name: str, scenario: str | None = None) -> str
 
 
 def _metric_reason(comparison: Comparison, scenario: str, result: MetricResult) -> str:
-    m = metric(result.metric)
+    m = metric_description(result.metric)
     effect = m.format_effect(result.estimate, None)[0]
     if m.kind == "rate":
         effect = (
@@ -42,7 +43,7 @@ def _metric_reason(comparison: Comparison, scenario: str, result: MetricResult) 
 
 
 def _suite_reason(comparison: Comparison, test: SuiteTest) -> str:
-    m = metric(test.metric)
+    m = metric_description(test.metric)
     return (
         f"**suite** {m.heading}: {m.format_difference(test.estimate)} on average over "
         f"{counted(test.scenarios, 'scenario')}, {_band(comparison, test.metric)} "
@@ -80,7 +81,7 @@ def failures(
 
 
 def _labels(names: tuple[str, ...] | list[str]) -> str:
-    return ", ".join(metric(n).heading for n in names) or "none"
+    return ", ".join(metric_description(n).heading for n in names) or "none"
 
 
 def gating_section(comparison: Comparison) -> list[str]:
@@ -126,7 +127,7 @@ def gating_section(comparison: Comparison) -> list[str]:
             "|---|---|---|---|---:|---:|---|",
         ]
         for t in family.suite:
-            m = metric(t.metric)
+            m = metric_description(t.metric)
             lines.append(
                 f"| {m.heading} | {t.test} | {m.format_difference(t.estimate)} | "
                 f"{_band(comparison, t.metric)} | {p_cell(t.p_value)} | {p_cell(t.p_adjusted)} "

@@ -3,7 +3,8 @@ agree (a drifting baseline is named)."""
 
 from __future__ import annotations
 
-from trajguard.comparison import Comparison, Drift, metric
+from trajguard._metric_table import metric_description
+from trajguard.comparison import Comparison, Drift
 from trajguard.report._format import md, p_cell
 from trajguard.results import HistoryFacts
 
@@ -11,7 +12,7 @@ __all__ = ["history_section"]
 
 
 def _values(d: Drift) -> str:
-    m = metric(d.metric)
+    m = metric_description(d.metric)
     if m.kind == "rate":
         return " / ".join(f"{100 * v:.0f}%" for v in d.values)
     if m.kind in ("tools", "paths"):
@@ -57,7 +58,8 @@ def history_section(comparison: Comparison, pooled: HistoryFacts | None) -> list
         ]
         for d in comparison.drift:
             lines.append(
-                f"| {md(d.scenario, limit=40)} | {metric(d.metric).label} | {_values(d)} | "
+                f"| {md(d.scenario, limit=40)} | {metric_description(d.metric).label} | "
+                f"{_values(d)} | "
                 f"{d.test} | {p_cell(d.p_value)} | {p_cell(d.p_adjusted)} | "
                 f"{'yes' if d.drifting else 'no'} |"
             )

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+from trajguard._metric_table import metric_description
 from trajguard._text import counted
-from trajguard.comparison import metric
 from trajguard.errors import UsageError
 from trajguard.report._ab import detectable_sentence
 from trajguard.report._format import MARK, md
@@ -133,7 +133,7 @@ def _overall_cost(document: ReportDocument) -> list[str]:
         if "cost" not in o.metric:
             continue
         try:
-            m = metric(o.metric)
+            m = metric_description(o.metric)
             shown = f"{m.label}: {m.format_difference(o.estimate)} {m.format_interval(o.ci)}"
         except KeyError:
             shown = f"{md(o.metric)}: {o.estimate}"

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from trajguard._metric_table import metric_description
 from trajguard._text import counted
-from trajguard.comparison import MetricResult, ScenarioResult, Verdict, metric
+from trajguard.comparison import MetricResult, ScenarioResult, Verdict
 from trajguard.errors import UsageError
 from trajguard.report._explanation import headline_shift, what_broke
 from trajguard.report._format import MARK, md
@@ -108,7 +109,7 @@ def _number(value: float | None) -> str:
 def cost_cell(result: MetricResult) -> str:
     """A cost metric's two sides and effect with its interval."""
     try:
-        shown = metric(result.metric)
+        shown = metric_description(result.metric)
     except KeyError:  # a metric this trajguard does not know: its numbers, plainly
         sides = f"{_number(result.baseline.mean)} → {_number(result.candidate.mean)}"
         ci = "" if result.ci is None else f" [{_number(result.ci[0])}, {_number(result.ci[1])}]"
@@ -125,7 +126,7 @@ def _rate(s: ScenarioResult, name: str) -> str:
         result = s.metric(name)
     except StopIteration:
         return "—"
-    m = metric(name)
+    m = metric_description(name)
     sides = f"{m.format_value(result.baseline.mean)} → {m.format_value(result.candidate.mean)}"
     if result.estimate is None:
         return sides

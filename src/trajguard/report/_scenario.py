@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from trajguard._metric_table import metric_description
 from trajguard._text import counted
-from trajguard.comparison import MetricResult, ScenarioResult, metric
+from trajguard.comparison import MetricResult, ScenarioResult
 from trajguard.report._explanation import explanation_section
 from trajguard.report._format import (
     EFFECT_LEGEND,
@@ -22,7 +23,7 @@ __all__ = ["scenario_section"]
 
 
 def _metric_row(result: MetricResult, latency_note: str | None) -> str:
-    m = metric(result.metric)
+    m = metric_description(result.metric)
     estimate, interval = effect_cells(result)
     kind = "" if result.kind == "gating" else " ·diag"
     if result.metric == "latency" and latency_note is not None:
@@ -87,7 +88,7 @@ def measured(result: MetricResult) -> bool:
     if result.baseline.n or result.candidate.n:
         return True
     try:
-        return not metric(result.metric).conditional
+        return not metric_description(result.metric).conditional
     except KeyError:
         return False
 
@@ -128,7 +129,10 @@ def scenario_section(
     lines += ["", f"<sub>{legend}</sub>"]
     lines += _gate_line(result)
     notes = [
-        f"{metric(m.metric).heading}: {n}" for m in result.metrics if measured(m) for n in m.notes
+        f"{metric_description(m.metric).heading}: {n}"
+        for m in result.metrics
+        if measured(m)
+        for n in m.notes
     ]
     if latency_note is not None and any(m.metric == "latency" for m in result.metrics):
         notes.append(latency_note)

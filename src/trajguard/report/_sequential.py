@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from trajguard._metric_table import metric_description as metric
 from trajguard._text import counted
-from trajguard.comparison import SequentialOutcome, metric
+from trajguard.comparison import SequentialOutcome
 from trajguard.stats import Action
 
 __all__ = ["sequential_section"]

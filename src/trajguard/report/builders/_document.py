@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from trajguard._metric_table import metric_description
 from trajguard.comparison import (
     ABResult,
     Comparison,
@@ -23,7 +24,6 @@ from trajguard.comparison import (
     FixedRecord,
     PooledBaseline,
     Verdict,
-    metric,
 )
 from trajguard.outcome import HARNESS_ERROR, Tally, classify
 from trajguard.report.builders._conversation_facts import conversation_facts
@@ -161,8 +161,10 @@ def _plot_samples(frame: pd.DataFrame, scenarios: Sequence[str]) -> dict[str, Pl
     rows = {str(k): v for k, v in behavioural.groupby("scenario", sort=False).indices.items()}
     columns = {
         name: (
-            pd.to_numeric(behavioural[metric(name).column], errors="coerce").to_numpy(dtype=float)
-            if metric(name).column in behavioural.columns
+            pd.to_numeric(behavioural[metric_description(name).column], errors="coerce").to_numpy(
+                dtype=float
+            )
+            if metric_description(name).column in behavioural.columns
             else np.full(len(behavioural), np.nan)
         )
         for name in _PLOTTED

@@ -3,10 +3,9 @@ set stored it; else read from ``failed_criteria``, whose entries are ``<kind>: <
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
-
-import pandas as pd
 
 from trajguard.store import criterion_outcomes
 
@@ -28,7 +27,7 @@ def legacy_label(entry: str) -> str:
 
 
 def _entries(value: Any) -> list[Any] | None:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return list(value)
 

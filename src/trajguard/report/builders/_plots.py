@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from trajguard._metric_table import metric_description
 from trajguard._text import counted, printable
-from trajguard.comparison import ScenarioResult, metric
+from trajguard.comparison import ScenarioResult
 from trajguard.results import ReportDocument, ScenarioFacts
 from trajguard.stats import wilson_interval
 
@@ -88,7 +89,7 @@ def _rates(axis: Any, result: ScenarioResult | None, confidence: float) -> None:
                 xytext=(0, 2),
                 textcoords="offset points",
             )
-    axis.set_xticks([0, 1], [metric(n).label for n in names])
+    axis.set_xticks([0, 1], [metric_description(n).label for n in names])
     axis.set_xlim(-0.6, 1.6)
     axis.set_ylim(0, 1.12)
     axis.set_title(f"rates, {100 * confidence:.4g}% Wilson intervals", fontsize=9)

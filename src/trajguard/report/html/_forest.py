@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from trajguard.comparison import Comparison, MetricResult, Verdict, metric
+from trajguard._metric_table import metric_description
+from trajguard.comparison import Comparison, MetricResult, Verdict
 from trajguard.report.html._escape import attr, text
 
 __all__ = ["VERDICT_COLOUR", "forest_svg"]
@@ -32,7 +33,7 @@ its edge."""
 
 
 def _band(comparison: Comparison, scenario: str, name: str) -> tuple[float, float] | None:
-    m = metric(name)
+    m = metric_description(name)
     if m.tolerance is None:
         return None
     t = comparison.config.for_scenario(scenario).tolerance(m.tolerance)
@@ -48,7 +49,7 @@ def _band(comparison: Comparison, scenario: str, name: str) -> tuple[float, floa
 def _scale(
     results: list[tuple[str, MetricResult]], comparison: Comparison, name: str
 ) -> tuple[float, float]:
-    centre = metric(name).no_change
+    centre = metric_description(name).no_change
     values = [centre]
     for scenario, r in results:
         if r.estimate is not None:
@@ -76,7 +77,7 @@ def _ticks(lo: float, hi: float, scale: float) -> list[float]:
 
 
 def _tick(name: str, value: float) -> str:
-    kind = metric(name).kind
+    kind = metric_description(name).kind
     if kind in ("rate", "paths", "order"):
         return f"{100 * value:+.0f}" if round(100 * value) else "0"
     return f"{value:.2g}"
@@ -132,7 +133,7 @@ def _panel(
     results: list[tuple[str, MetricResult]],
     height: int,
 ) -> list[str]:
-    m = metric(name)
+    m = metric_description(name)
     lo, hi = _scale(results, comparison, name)
     p, width = where
     x0 = _LABEL + p * (width + _GAP)

@@ -1,7 +1,8 @@
 """Each read-only command imports what it runs (issue 40): `show`, `runs`, `report` and
 `trend` run in a fresh process (`python -m trajguard.cli ...` through the wrapper of
 trajguard_testkit.imports) on small real inputs, and none of them loads the batch runner, a
-model client, statsmodels or matplotlib; `show` and `runs` load no comparison code and no scipy;
+model client, statsmodels or matplotlib; `show` and `runs` load no comparison code, no scipy and
+no ATIF models (a run set's rows hold the shapes);
 `report` does not draw the plots again unless `--redraw` asks (and draws them when it does:
 the control), and what it writes is byte for byte the committed sample report. No timing is
 asserted (benchmarks/bench_command_floors.py measures it).
@@ -35,6 +36,9 @@ NEVER = ("statsmodels", "matplotlib", "litellm", "aiohttp", "openai", "trajguard
 """Loaded by no read-only command (only by a comparison, a plot or a model call)."""
 COMPARING = ("trajguard.comparison", "scipy")
 """Loaded by no command that reads one run set."""
+TRAJECTORY_MODELS = ("trajguard.atif", "trajguard.core", "pydantic")
+"""The ATIF models and the shapes computed from them: a run set's rows already hold the shape,
+so no command that reads one loads them (only `show` of a trajectory file does)."""
 COMPARING_CODE = (
     "trajguard.comparison._compare",
     "trajguard.comparison._combined_tests",
@@ -60,14 +64,22 @@ def test_show_loads_neither_the_comparison_nor_scipy(tmp_path: Path) -> None:
     answer = command_imports(tmp_path, "show", str(RUNSET))
     assert answer["code"] == 0, answer["stderr"]
     assert "capital" in answer["stdout"] and "median steps" in answer["stdout"]
-    assert _loaded(answer["modules"], NEVER + COMPARING) == []
+    assert _loaded(answer["modules"], NEVER + COMPARING + TRAJECTORY_MODELS) == []
+
+
+def test_show_of_a_trajectory_file_loads_its_models(tmp_path: Path) -> None:
+    """The control: a trajectory is read through the ATIF models and shaped."""
+    trajectory = REPO / "tests" / "core" / "data" / "real_atif" / "openhands-hello-world.json"
+    answer = command_imports(tmp_path, "show", str(trajectory))
+    assert answer["code"] == 0, answer["stderr"]
+    assert _loaded(answer["modules"], TRAJECTORY_MODELS) == sorted(TRAJECTORY_MODELS)
 
 
 def test_runs_loads_neither_the_comparison_nor_pandas(tmp_path: Path) -> None:
     answer = command_imports(tmp_path, "runs", str(RUNSET), "--scenario", "capital")
     assert answer["code"] == 0, answer["stderr"]
     assert answer["stdout"].count("\n") == 20  # the baseline's 20 runs of capital
-    assert _loaded(answer["modules"], (*NEVER, *COMPARING, "pandas")) == []
+    assert _loaded(answer["modules"], (*NEVER, *COMPARING, *TRAJECTORY_MODELS, "pandas")) == []
 
 
 @pytest.mark.parametrize("sample", ["sample-nightly", "sample-ab"])

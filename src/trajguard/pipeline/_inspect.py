@@ -6,8 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajguard.atif import load_trajectory
-from trajguard.core.shape import Shape, shape
 from trajguard.errors import StoreError, UsageError
 from trajguard.outcome import ErrorCount
 from trajguard.report import ArmSummary, summarize
@@ -16,6 +14,7 @@ from trajguard.store import MANIFEST_FILE, RunSet, load_runset
 
 if TYPE_CHECKING:
     from trajguard.comparison import CompareConfig, ScenarioPlan
+    from trajguard.core.shape import Shape
 
 __all__ = ["RunSetView", "plan", "show"]
 
@@ -51,6 +50,9 @@ def show(target: Path, *, top: int = 3) -> RunSetView | Shape:
     if target.is_file() and target.suffix == ".parquet":
         target = _runset_of_parquet(target)
     elif target.is_file():
+        from trajguard.atif import load_trajectory  # a trajectory, not a run set: its models
+        from trajguard.core.shape import shape
+
         return shape(load_trajectory(target))
     runset = load_runset(target)
     columns = ["run_id", "scenario", "variant", "error_type", "error_message"]

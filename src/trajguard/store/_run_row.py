@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trajguard.core.normalize import canonical_json
-from trajguard.core.shape import Shape
 from trajguard.outcome import crash_reason, is_crash_row
+
+if TYPE_CHECKING:  # the store's face loads this module: reading runs needs no ATIF models
+    from trajguard.core.shape import Shape
 
 __all__ = [
     "MESSAGE_CHARS",
@@ -74,6 +75,8 @@ def run_columns(
 def shape_columns(normalized: Mapping[str, Any], run_shape: Shape) -> dict[str, Any]:
     """The columns of a run's (normalized, redacted) trajectory: its steps, tool calls and the
     trajectory itself."""
+    from trajguard.core.normalize import canonical_json
+
     return {
         "atif_schema_version": run_shape.schema_version,
         "step_count": run_shape.step_count,

@@ -1,6 +1,7 @@
 """A tagged union in a result document (trajguard._json_tags): the tag picks the one record type
 that is read, an unknown or missing tag is refused where it is, and the JSON Schema says which
-``name`` means which type. comparison.json's ``design`` is the one such field."""
+``name`` means which type and refuses what the reader refuses. comparison.json's ``design`` is
+the one such field."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from trajguard.comparison import FixedRecord, SequentialRecord
@@ -24,9 +26,15 @@ def _with_design(design: object) -> str:
     return json.dumps(data)
 
 
+def _schema_accepts(text: str) -> bool:
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    return validator.is_valid(json.loads(text))
+
+
 def test_the_tag_picks_the_record_type() -> None:
-    document = read_document(_with_design({"name": "fixed", "unit": "runs per variant"}))
-    assert document.design == FixedRecord(unit="runs per variant")
+    text = _with_design({"name": "fixed", "unit": "runs per variant"})
+    assert read_document(text).design == FixedRecord(unit="runs per variant")
+    assert _schema_accepts(text)
 
 
 @pytest.mark.parametrize(
@@ -45,6 +53,7 @@ def test_a_wrong_tag_or_a_record_that_does_not_fit_it_is_refused_where_it_is(
         read_document(_with_design(design))
     assert raised.value.path == path
     assert words in raised.value.message
+    assert not _schema_accepts(_with_design(design))  # the shipped schema says the same
 
 
 def test_the_schema_maps_each_name_to_its_record() -> None:
@@ -56,7 +65,8 @@ def test_the_schema_maps_each_name_to_its_record() -> None:
     for name, ref in mapping.items():
         record = schema["$defs"][ref.rsplit("/", 1)[1]]
         assert record["properties"]["name"]["const"] == name
-    assert schema["$defs"]["SequentialRecord"]["required"] == ["outcome"]
+    assert schema["$defs"]["SequentialRecord"]["required"] == ["name", "outcome"]
+    assert schema["$defs"]["FixedRecord"]["required"] == ["name"]  # the reader needs the tag
     assert SequentialRecord.__name__ in {r.rsplit("/", 1)[1] for r in mapping.values()}
 
 

@@ -4,7 +4,8 @@ A result field that holds one of several record types (the design a comparison r
 declares it ``Annotated[A | B | C, TaggedBy("name")]``: each type has a ``Literal`` ``name``
 field, pydantic reads the tag and validates the one type it names (an error's path then names
 the tag: ``$.design.sequential.outcome``), and the JSON Schema says ``oneOf`` with a
-discriminator. pydantic is imported only when it builds the field's schema, not here.
+discriminator, each member requiring its tag as the reader does. pydantic is imported only when
+it builds the field's schema, not here.
 """
 
 from __future__ import annotations
@@ -27,3 +28,13 @@ class TaggedBy:
         from pydantic import Discriminator
 
         return Discriminator(self.key).__get_pydantic_core_schema__(source, handler)
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+        """The union's schema, each member requiring the tag: a member's tag has a default in
+        Python, but the reader finds the member by it, so a document without it is refused."""
+        json_schema = handler(schema)
+        for member in json_schema.get("oneOf", ()):
+            properties = handler.resolve_ref_schema(member)
+            if self.key not in properties.get("required", ()):
+                properties["required"] = [self.key, *properties.get("required", ())]
+        return json_schema

@@ -216,8 +216,8 @@ METRIC_DESCRIPTIONS: tuple[MetricDescription, ...] = (
 )
 
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRIC_DESCRIPTIONS)
-_BY_NAME = {m.name: m for m in METRIC_DESCRIPTIONS}
 """The metrics in the order of ``trajguard.comparison.METRICS``."""
+_BY_NAME = {m.name: m for m in METRIC_DESCRIPTIONS}
 
 DEFAULT_GATING: frozenset[str] = frozenset(m.name for m in METRIC_DESCRIPTIONS if m.gating)
 """The metrics whose regressions fail a report unless ``--gate`` names others."""

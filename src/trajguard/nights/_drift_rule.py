@@ -79,25 +79,27 @@ def drift_line(
     tail = 0.05 / (2 * LOOKS)
     z = float(student_t.ppf(1 - tail, df)) if phi > 1 and df > 0 else float(norm.ppf(1 - tail))
     level = 2 * float(norm.cdf(z)) - 1  # Wilson's intervals at Student's quantile
-    bk, bn = base_passes / phi, base_runs / phi
-    k, total = float(x.sum()) / phi, float(n.sum()) / phi
-    if total <= 0 or bn <= 0:
+    passed, total = float(x.sum()), float(n.sum())
+    recent_passed, recent_total = float(x[-RECENT_NIGHTS:].sum()), float(n[-RECENT_NIGHTS:].sum())
+    if total <= 0 or base_runs <= 0:
         return DriftLine(0.0, 0.0, 0.0, 0.0, beyond_band=False, spread=phi)
-    _, low, high = newcombe(k, total, bk, bn, level=level)
-    rk, rn = float(x[-RECENT_NIGHTS:].sum()) / phi, float(n[-RECENT_NIGHTS:].sum()) / phi
-    recent = newcombe(rk, rn, bk, bn, level=level) if rn > 0 else (0.0, 0.0, 0.0)
-    # the differences of the rates themselves (the spread cancels): equal rates differ by 0
-    # exactly, not by the last digit of a division by the spread
-    base = base_passes / base_runs
-    d = float(x.sum()) / float(n.sum()) - base
-    recent_d = (
-        float(x[-RECENT_NIGHTS:].sum()) / float(n[-RECENT_NIGHTS:].sum()) - base if rn > 0 else 0.0
+    bk, bn = base_passes / phi, base_runs / phi  # the intervals: flaky nights as fewer runs
+    _, low, high = newcombe(passed / phi, total / phi, bk, bn, level=level)
+    recent = (
+        newcombe(recent_passed / phi, recent_total / phi, bk, bn, level=level)[1:]
+        if recent_total > 0
+        else (0.0, 0.0)
     )
+    # the differences: of the rates themselves, where the spread cancels, so equal rates differ
+    # by exactly 0 (not by the last digit of a division by the spread)
+    base = base_passes / base_runs
+    d = passed / total - base
+    recent_d = recent_passed / recent_total - base if recent_total > 0 else 0.0
     return DriftLine(
         difference=d,
         low=float(low),
         high=float(high),
         recent_difference=recent_d,
-        beyond_band=bool(_moved(d, low, high, band) or _moved(recent_d, *recent[1:], band)),
+        beyond_band=bool(_moved(d, low, high, band) or _moved(recent_d, *recent, band)),
         spread=float(phi),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from trajguard._metric_table import metric_description as metric
+from trajguard._metric_table import metric_description
 from trajguard._text import counted
 from trajguard.comparison import EscalationPlan, EscalationStop
 from trajguard.report._format import md
@@ -45,7 +45,7 @@ def escalation_section(
     ]
     for name, stop in sorted(stops.items()):
         looks = "; ".join(f"{x.runs}: {x.p_value:.2g} / {x.threshold:.2g}" for x in stop.looks)
-        decided = ", ".join(metric(m).label for m in stop.regressed) or "—"
+        decided = ", ".join(metric_description(m).label for m in stop.regressed) or "—"
         lines.append(
             f"| {md(name, limit=40)} | {stop.runs} | {looks or '—'} | {md(stop.reason, limit=120)} "
             f"| {decided} |"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajguard._metric_table import metric_description as metric
+from trajguard._metric_table import metric_description
 from trajguard._text import counted
 from trajguard.comparison import SequentialOutcome
 from trajguard.stats import Action
@@ -34,7 +34,7 @@ def sequential_section(outcome: SequentialOutcome) -> str:
     if outcome.variants is not None:
         return _ab_section(outcome, outcome.variants)
     gate = "regressed" if outcome.regressed else "no regression detected"
-    names = ", ".join(metric(m).label for m in outcome.gating) or "none"
+    names = ", ".join(metric_description(m).label for m in outcome.gating) or "none"
     plan = outcome.plan
     lines = [
         "## Sequential design",

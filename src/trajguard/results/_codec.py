@@ -268,8 +268,8 @@ def parse(
             )
         found = data.pop(VERSION_KEY)
         readable = {version: None, **(upgrades or {})}
-        matched = [v for v in readable if v == found and type(v) is type(found)]
-        if not matched:
+        matched = next((v for v in readable if v == found and type(v) is type(found)), None)
+        if matched is None:
             versions = " or ".join(repr(v) for v in readable)
             raise InvalidResultData(
                 f"schema version {found!r}, but this trajguard reads version {versions}",
@@ -277,7 +277,7 @@ def parse(
                 path=f"$.{VERSION_KEY}",
                 hint="render it with the trajguard version that wrote it, or compare again",
             )
-        upgrade = readable[matched[0]]
+        upgrade = readable[matched]
         if upgrade is not None:
             data = upgrade(data)
     return data

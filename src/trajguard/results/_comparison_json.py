@@ -61,15 +61,12 @@ def _design_of_v2(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(design, dict):
         return data  # no record, or not an object: the type check says so
     name = design.get("name", "fixed")
-    own = (
-        {
-            "sequential": {"outcome": design.get("sequential")},
-            "escalation": {"plan": design.get("escalation"), "stops": design.get("stops", [])},
-            "budget": {"outcome": design.get("budget")},
-        }.get(name, {})
-        if isinstance(name, str)
-        else {}
-    )
+    fields_of = {
+        "sequential": {"outcome": design.get("sequential")},
+        "escalation": {"plan": design.get("escalation"), "stops": design.get("stops", [])},
+        "budget": {"outcome": design.get("budget")},
+    }
+    own = fields_of.get(name, {}) if isinstance(name, str) else {}  # a bad name: the type check
     return {**data, "design": {"name": name, "unit": design.get("unit", "runs"), **own}}
 
 
